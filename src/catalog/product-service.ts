@@ -1,0 +1,282 @@
+import { randomBytes } from 'node:crypto';
+import { Prisma, type PrismaClient, type Product, type ProductStatus, type ProductType } from '../generated/prisma/client.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import type { Scope } from '../graphql/context.js';
+import { archivedWhere, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
+import { isUuid } from '../graphql/scalars.js';
+
+export const PEGI_RATINGS = ['NONE', 'PEGI_3', 'PEGI_7', 'PEGI_12', 'PEGI_16', 'PEGI_18'] as const;
+/** Fields that only describe games: the product type decides whether a body may carry them. */
+const GAME_FIELDS = ['developer', 'publisher', 'pegiRating', 'releaseDate', 'systems', 'genres'] as const;
+
+export interface ProductFields {
+  name?: string | null;
+  description?: string | null;
+  internalId?: string | null;
+  developer?: string | null;
+  publisher?: string | null;
+  pegiRating?: string | null;
+  releaseDate?: string | null;
+  systems?: string[] | null;
+  genres?: string[] | null;
+  tags?: string[] | null;
+  media?: unknown;
+  status?: ProductStatus | null;
+  customFields?: unknown;
+}
+
+export interface ProductListArgs extends OffsetListArgs {
+  ids?: string[] | null;
+  statuses?: ProductStatus[] | null;
+  termOrId?: string | null;
+  tagName?: string | null;
+  genres?: string[] | null;
+  systems?: string[] | null;
+  types?: ProductType[] | null;
+  projectId?: string | null;
+  offers?: string[] | null;
+  orderBy?: 'createdAt' | 'name' | 'price' | null;
+}
+
+type Query = { select?: Prisma.ProductSelect; include?: Prisma.ProductInclude };
+
+const inScope = (scope: Scope) => ({ workspaceId: scope.workspaceId, livemode: scope.livemode });
+
+export function productListWhere(scope: Scope, args: ProductListArgs): Prisma.ProductWhereInput {
+  const and: Prisma.ProductWhereInput[] = [inScope(scope), archivedWhere(args)];
+  if (args.ids) and.push({ id: { in: args.ids } });
+  if (args.statuses) and.push({ status: { in: args.statuses } });
+  if (args.types) and.push({ type: { in: args.types } });
+  if (args.projectId) and.push({ projectId: args.projectId });
+  if (args.tagName) and.push({ tags: { has: args.tagName } });
+  if (args.genres) and.push({ genres: { hasSome: args.genres } });
+  if (args.systems) and.push({ systems: { hasSome: args.systems } });
+  if (args.offers) and.push({ offers: { some: { id: { in: args.offers } } } });
+  if (args.termOrId) {
+    const term = args.termOrId.trim();
+    const or: Prisma.ProductWhereInput[] = [
+      { name: { contains: term, mode: 'insensitive' } },
+      { description: { contains: term, mode: 'insensitive' } },
+    ];
+    if (isUuid(term)) or.push({ id: term.toLowerCase() });
+    and.push({ OR: or });
+  }
+  return { AND: and };
+}
+
+export async function listProducts(prisma: PrismaClient, scope: Scope, args: ProductListArgs, query: Query) {
+  const { skip, take } = offsetPage(args, 20);
+  const where = productListWhere(scope, args);
+  const dir = direction(args);
+  const orderBy: Prisma.ProductOrderByWithRelationInput[] =
+    args.orderBy === 'name'
+      ? [{ name: dir }]
+      : args.orderBy === 'price'
+        ? [{ lowestPrice: { sort: dir, nulls: 'last' } }]
+        : [];
+  orderBy.push({ createdAt: dir }, { id: dir });
+  const [products, count] = await Promise.all([
+    prisma.product.findMany({ ...query, where, orderBy, skip, take }),
+    args.returnCount ? prisma.product.count({ where }) : null,
+  ]);
+  return { products, count };
+}
+
+export async function findProduct(prisma: PrismaClient | Prisma.TransactionClient, scope: Scope, productId: string, query: Query = {}) {
+  const product = await prisma.product.findFirst({ ...query, where: { id: productId, ...inScope(scope), archivedAt: null } });
+  if (!product) throw notFound('Product');
+  return product;
+}
+
+function checkTypeFields(type: ProductType, fields: ProductFields) {
+  if (type === 'Game') return;
+  const present = GAME_FIELDS.filter((name) => fields[name] !== undefined && fields[name] !== null);
+  if (present.length) throw badRequest(`${present.join(', ')} can only be set on Game products (this one is ${type})`);
+}
+
+function checkFields(fields: ProductFields) {
+  if (fields.name !== undefined) {
+    if (fields.name === null || fields.name.trim() === '') throw badRequest('name must not be empty');
+    if (fields.name.length > 255) throw badRequest('name must be at most 255 characters');
+  }
+  if (fields.pegiRating && !(PEGI_RATINGS as readonly string[]).includes(fields.pegiRating)) {
+    throw badRequest(`pegiRating must be one of ${PEGI_RATINGS.join(', ')}`);
+  }
+  if (fields.media !== undefined && fields.media !== null) checkMedia(fields.media);
+  if (fields.customFields !== undefined && fields.customFields !== null) {
+    if (typeof fields.customFields !== 'object' || Array.isArray(fields.customFields)) {
+      throw badRequest('customFields must be a JSON object');
+    }
+  }
+}
+
+function checkMedia(media: unknown) {
+  if (!Array.isArray(media)) throw badRequest('media must be an array of {url, type} objects');
+  media.forEach((item, index) => {
+    const entry = item as { url?: unknown; type?: unknown } | null;
+    if (!entry || typeof entry !== 'object' || typeof entry.url !== 'string' || !/^https?:\/\/\S+$/.test(entry.url)) {
+      throw badRequest(`media[${index}].url must be an http(s) URL`);
+    }
+    if (entry.type !== undefined && entry.type !== 'image' && entry.type !== 'video') {
+      throw badRequest(`media[${index}].type must be image or video`);
+    }
+  });
+}
+
+/** Prisma data for the writable fields that were sent; absent fields stay as they are. */
+function productData(fields: ProductFields) {
+  const data: Prisma.ProductUncheckedUpdateInput = {};
+  if (fields.name !== undefined && fields.name !== null) data.name = fields.name.trim();
+  if (fields.description !== undefined) data.description = fields.description ?? '';
+  if (fields.internalId !== undefined) data.internalId = fields.internalId;
+  if (fields.developer !== undefined) data.developer = fields.developer;
+  if (fields.publisher !== undefined) data.publisher = fields.publisher;
+  if (fields.pegiRating !== undefined) data.pegiRating = fields.pegiRating ?? 'NONE';
+  if (fields.releaseDate !== undefined) data.releaseDate = fields.releaseDate;
+  if (fields.systems !== undefined) data.systems = fields.systems ?? [];
+  if (fields.genres !== undefined) data.genres = fields.genres ?? [];
+  if (fields.tags !== undefined) data.tags = fields.tags ?? [];
+  if (fields.media !== undefined) data.media = (fields.media ?? []) as Prisma.InputJsonValue;
+  if (fields.status !== undefined && fields.status !== null) data.status = fields.status;
+  if (fields.customFields !== undefined) data.customFields = (fields.customFields ?? Prisma.DbNull) as Prisma.InputJsonValue;
+  return data;
+}
+
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return slug || 'product';
+}
+
+const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+
+/**
+ * Serialises product creation per workspace so two concurrent creates cannot both pass the
+ * product limit, then counts the live (unarchived) products of this mode.
+ */
+async function reserveProductSlot(tx: Prisma.TransactionClient, scope: Scope, productLimit: number) {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`products:${scope.workspaceId}`}))`;
+  const count = await tx.product.count({ where: { ...inScope(scope), archivedAt: null } });
+  if (count >= productLimit) {
+    throw new ApiError(409, `The workspace's product limit (${productLimit}) is reached; archive a product or raise the limit`);
+  }
+}
+
+/** Inserts with the wanted slug, or the slug plus a short random suffix when it is taken. */
+async function insertWithFreeSlug<T>(baseSlug: string, explicit: boolean, insert: (slug: string) => Promise<T>): Promise<T> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const slug = attempt === 0 ? baseSlug : `${baseSlug}-${randomBytes(3).toString('hex')}`;
+    try {
+      return await insert(slug);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      if (explicit) throw badRequest(`slug ${baseSlug} is already used by another product`);
+    }
+  }
+  throw new ApiError(409, 'Could not find a free slug; try again');
+}
+
+export interface CreateProductInput extends ProductFields {
+  name: string;
+  projectId: string;
+  type: ProductType;
+  slug?: string | null;
+}
+
+export async function createProduct(prisma: PrismaClient, scope: Scope, productLimit: number, input: CreateProductInput, query: Query) {
+  checkFields(input);
+  checkTypeFields(input.type, input);
+  if (input.slug !== undefined && input.slug !== null && !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(input.slug)) {
+    throw badRequest('slug must be lowercase letters and digits separated by single hyphens');
+  }
+  const project = await prisma.project.findFirst({ where: { id: input.projectId, workspaceId: scope.workspaceId } });
+  if (!project) throw badRequest('projectId does not name a project of this workspace');
+  const data = productData(input);
+  return insertWithFreeSlug(input.slug ?? slugify(input.name), Boolean(input.slug), (slug) =>
+    prisma.$transaction(async (tx) => {
+      await reserveProductSlot(tx, scope, productLimit);
+      return tx.product.create({
+        ...query,
+        data: { ...(data as Prisma.ProductUncheckedCreateInput), ...inScope(scope), projectId: project.id, type: input.type, name: input.name.trim(), slug },
+      });
+    }),
+  );
+}
+
+export async function updateProduct(prisma: PrismaClient, scope: Scope, productId: string, fields: ProductFields, query: Query) {
+  checkFields(fields);
+  const product = await findProduct(prisma, scope, productId);
+  checkTypeFields(product.type, fields);
+  return prisma.product.update({ ...query, where: { id: product.id }, data: productData(fields) });
+}
+
+/** Archives the product and its offers together; existing subscriptions are not touched. */
+export async function archiveProduct(prisma: PrismaClient, scope: Scope, productId: string) {
+  await prisma.$transaction(async (tx) => {
+    const product = await findProduct(tx, scope, productId);
+    const now = new Date();
+    await tx.offer.updateMany({ where: { productId: product.id, archivedAt: null }, data: { archivedAt: now } });
+    await tx.product.update({ where: { id: product.id }, data: { archivedAt: now, lowestPrice: null } });
+  });
+  return { success: true };
+}
+
+/** A copy with all live variants, a new id and slug; offers are not copied. */
+export async function duplicateProduct(prisma: PrismaClient, scope: Scope, productLimit: number, productId: string, query: Query) {
+  const source = await findProduct(prisma, scope, productId, { include: { variants: { where: { archivedAt: null }, orderBy: { createdAt: 'asc' } } } });
+  const { id: _id, createdAt: _c, updatedAt: _u, archivedAt: _a, lowestPrice: _l, slug, variants, ...copy } = source as Product & { variants: Prisma.VariantGetPayload<object>[] };
+  return insertWithFreeSlug(`${slug.slice(0, 55)}-copy`, false, (newSlug) =>
+    prisma.$transaction(async (tx) => {
+      await reserveProductSlot(tx, scope, productLimit);
+      return tx.product.create({
+        ...query,
+        data: {
+          ...copy,
+          media: copy.media as Prisma.InputJsonValue,
+          customFields: (copy.customFields ?? Prisma.DbNull) as Prisma.InputJsonValue,
+          status: 'DRAFT',
+          slug: newSlug,
+          variants: {
+            create: variants.map((v) => ({ internalId: v.internalId, name: v.name, description: v.description, order: v.order })),
+          },
+        },
+      });
+    }),
+  );
+}
+
+export interface VariantFields {
+  name?: string | null;
+  description?: string | null;
+  internalId?: string | null;
+  order?: number | null;
+}
+
+function variantData(fields: VariantFields) {
+  if (fields.name !== undefined && (fields.name === null || fields.name.trim() === '')) throw badRequest('name must not be empty');
+  const data: Prisma.VariantUncheckedUpdateInput = {};
+  if (fields.name) data.name = fields.name.trim();
+  if (fields.description !== undefined) data.description = fields.description ?? '';
+  if (fields.internalId !== undefined) data.internalId = fields.internalId;
+  if (fields.order !== undefined) data.order = fields.order;
+  return data;
+}
+
+export async function addVariant(prisma: PrismaClient, scope: Scope, productId: string, fields: VariantFields & { name: string }) {
+  const product = await findProduct(prisma, scope, productId);
+  const data = variantData(fields) as Prisma.VariantUncheckedCreateInput;
+  return prisma.variant.create({ data: { ...data, name: fields.name.trim(), productId: product.id } });
+}
+
+export async function updateVariant(prisma: PrismaClient, scope: Scope, productId: string, variantId: string, fields: VariantFields) {
+  const product = await findProduct(prisma, scope, productId);
+  const variant = await prisma.variant.findFirst({ where: { id: variantId, productId: product.id, archivedAt: null } });
+  if (!variant) throw notFound('Variant');
+  return prisma.variant.update({ where: { id: variant.id }, data: variantData(fields) });
+}

@@ -1,0 +1,182 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { ProductStatus, ProductType } from '../generated/prisma/enums.js';
+import { builder, unixSeconds } from '../graphql/builder.js';
+import { scopeOf } from '../graphql/context.js';
+import { offsetListArgs } from '../graphql/pagination.js';
+import { SuccessPayload } from '../graphql/payloads.js';
+import * as products from './product-service.js';
+
+export const ProductTypeEnum = builder.enumType(ProductType, { name: 'ProductType' });
+export const ProductStatusEnum = builder.enumType(ProductStatus, { name: 'ProductStatus' });
+const ProductOrderBy = builder.enumType('ProductOrderBy', { values: ['createdAt', 'name', 'price'] as const });
+
+export const Variant = builder.prismaObject('Variant', {
+  fields: (t) => ({
+    object: t.string({ resolve: () => 'variant' }),
+    id: t.exposeID('id'),
+    internalId: t.exposeString('internalId', { nullable: true }),
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    order: t.exposeInt('order', { nullable: true }),
+    productId: t.exposeID('productId'),
+    createdAt: t.field({ type: 'Timestamp', resolve: (v) => unixSeconds(v.createdAt) }),
+  }),
+});
+
+export const Product = builder.prismaObject('Product', {
+  fields: (t) => ({
+    object: t.string({ resolve: () => 'product' }),
+    id: t.exposeID('id'),
+    type: t.expose('type', { type: ProductTypeEnum }),
+    internalId: t.exposeString('internalId', { nullable: true }),
+    name: t.exposeString('name'),
+    description: t.exposeString('description'),
+    developer: t.exposeString('developer', { nullable: true }),
+    publisher: t.exposeString('publisher', { nullable: true }),
+    pegiRating: t.exposeString('pegiRating'),
+    releaseDate: t.exposeString('releaseDate', { nullable: true }),
+    systems: t.exposeStringList('systems', { nullable: true }),
+    genres: t.exposeStringList('genres', { nullable: true }),
+    status: t.expose('status', { type: ProductStatusEnum }),
+    customFields: t.expose('customFields', { type: 'JSON', nullable: true }),
+    slug: t.exposeString('slug'),
+    projectId: t.exposeID('projectId'),
+    tags: t.exposeStringList('tags'),
+    media: t.expose('media', { type: 'JSON' }),
+    createdAt: t.field({ type: 'Timestamp', resolve: (p) => unixSeconds(p.createdAt) }),
+    updatedAt: t.field({ type: 'Timestamp', resolve: (p) => unixSeconds(p.updatedAt) }),
+  }),
+});
+
+builder.asEntity(Product, {
+  key: builder.selection<{ id: string }>('id'),
+  resolveReference: async ({ id }, ctx) => products.findProduct(ctx.prisma, await scopeOf(ctx, 'read'), id),
+});
+builder.asEntity(Variant, {
+  key: builder.selection<{ id: string }>('id'),
+  resolveReference: async ({ id }, ctx) => {
+    const scope = await scopeOf(ctx, 'read');
+    return ctx.prisma.variant.findFirst({ where: { id, archivedAt: null, product: { workspaceId: scope.workspaceId, livemode: scope.livemode } } });
+  },
+});
+
+const ProductList = builder.simpleObject('ProductList', {
+  fields: (t) => ({ products: t.field({ type: [Product] }), count: t.int({ nullable: true }) }),
+});
+const ProductPayload = builder.simpleObject('ProductPayload', { fields: (t) => ({ product: t.field({ type: Product }) }) });
+const VariantPayload = builder.simpleObject('VariantPayload', { fields: (t) => ({ variant: t.field({ type: Variant }) }) });
+const PlanPayload = builder.simpleObject('PlanPayload', { fields: (t) => ({ plan: t.field({ type: Variant }) }) });
+
+const productFieldArgs = builder.args((t) => ({
+  description: t.string(),
+  internalId: t.string(),
+  developer: t.string(),
+  publisher: t.string(),
+  pegiRating: t.string({ description: `One of ${products.PEGI_RATINGS.join(', ')}` }),
+  releaseDate: t.string(),
+  systems: t.stringList(),
+  genres: t.stringList(),
+  tags: t.stringList(),
+  media: t.field({ type: 'JSON', description: 'Array of {url, type: image|video}' }),
+  status: t.field({ type: ProductStatusEnum }),
+  customFields: t.field({ type: 'JSON', description: 'A JSON object' }),
+}));
+
+const variantFieldArgs = builder.args((t) => ({
+  description: t.string(),
+  internalId: t.string(),
+  order: t.int(),
+}));
+
+builder.queryFields((t) => ({
+  products: t.field({
+    type: ProductList,
+    description: 'Products, newest first by default',
+    args: {
+      ...offsetListArgs,
+      ids: t.arg({ type: ['UUID'] }),
+      statuses: t.arg({ type: [ProductStatusEnum] }),
+      termOrId: t.arg.string({ description: 'Matches name or description, or the id' }),
+      tagName: t.arg.string(),
+      genres: t.arg.stringList(),
+      systems: t.arg.stringList(),
+      types: t.arg({ type: [ProductTypeEnum] }),
+      projectId: t.arg({ type: 'UUID' }),
+      offers: t.arg({ type: ['UUID'], description: 'Products having any of these offers' }),
+      orderBy: t.arg({ type: ProductOrderBy, description: 'price = lowest live offer price' }),
+    },
+    resolve: async (_root, args, ctx, info) =>
+      products.listProducts(ctx.prisma, await scopeOf(ctx, 'read'), args, queryFromInfo({ context: ctx, info, path: ['products'] })),
+  }),
+  product: t.field({
+    type: ProductPayload,
+    args: { productId: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (_root, args, ctx, info) => ({
+      product: await products.findProduct(ctx.prisma, await scopeOf(ctx, 'read'), args.productId, queryFromInfo({ context: ctx, info, path: ['product'] })),
+    }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createProduct: t.field({
+    type: ProductPayload,
+    args: {
+      name: t.arg.string({ required: true }),
+      projectId: t.arg({ type: 'UUID', required: true }),
+      type: t.arg({ type: ProductTypeEnum, required: true }),
+      slug: t.arg.string({ description: 'Fixed at creation; generated from the name when absent' }),
+      ...productFieldArgs,
+    },
+    resolve: async (_root, args, ctx, info) => {
+      const principal = await ctx.principal('write');
+      return {
+        product: await products.createProduct(ctx.prisma, principal, principal.settings.productLimit, args, queryFromInfo({ context: ctx, info, path: ['product'] })),
+      };
+    },
+  }),
+  updateProduct: t.field({
+    type: ProductPayload,
+    args: { productId: t.arg({ type: 'UUID', required: true }), name: t.arg.string(), ...productFieldArgs },
+    resolve: async (_root, { productId, ...fields }, ctx, info) => ({
+      product: await products.updateProduct(ctx.prisma, await scopeOf(ctx, 'write'), productId, fields, queryFromInfo({ context: ctx, info, path: ['product'] })),
+    }),
+  }),
+  archiveProduct: t.field({
+    type: SuccessPayload,
+    args: { productId: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (_root, args, ctx) => products.archiveProduct(ctx.prisma, await scopeOf(ctx, 'write'), args.productId),
+  }),
+  duplicateProduct: t.field({
+    type: ProductPayload,
+    args: { productId: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (_root, args, ctx, info) => {
+      const principal = await ctx.principal('write');
+      return {
+        product: await products.duplicateProduct(ctx.prisma, principal, principal.settings.productLimit, args.productId, queryFromInfo({ context: ctx, info, path: ['product'] })),
+      };
+    },
+  }),
+  addVariant: t.field({
+    type: VariantPayload,
+    args: { productId: t.arg({ type: 'UUID', required: true }), name: t.arg.string({ required: true }), ...variantFieldArgs },
+    resolve: async (_root, { productId, ...fields }, ctx) => ({
+      variant: await products.addVariant(ctx.prisma, await scopeOf(ctx, 'write'), productId, fields),
+    }),
+  }),
+  updateVariant: t.field({
+    type: VariantPayload,
+    args: { productId: t.arg({ type: 'UUID', required: true }), variantId: t.arg({ type: 'UUID', required: true }), name: t.arg.string(), ...variantFieldArgs },
+    resolve: async (_root, { productId, variantId, ...fields }, ctx) => ({
+      variant: await products.updateVariant(ctx.prisma, await scopeOf(ctx, 'write'), productId, variantId, fields),
+    }),
+  }),
+  updatePlan: t.field({
+    type: PlanPayload,
+    description: 'Plans are the variants of a product; the result is keyed plan',
+    args: { productId: t.arg({ type: 'UUID', required: true }), planId: t.arg({ type: 'UUID', required: true }), name: t.arg.string(), ...variantFieldArgs },
+    resolve: async (_root, { productId, planId, ...fields }, ctx) => ({
+      plan: await products.updateVariant(ctx.prisma, await scopeOf(ctx, 'write'), productId, planId, fields),
+    }),
+  }),
+}));
+

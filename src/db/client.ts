@@ -1,0 +1,9 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+
+import { PrismaClient } from '../generated/prisma/client.js';
+
+export function createPrismaClient(url: string): PrismaClient {
+  const max = Number(process.env.DATABASE_POOL_SIZE ?? 10);
+  if (!Number.isInteger(max) || max < 1) throw new Error('DATABASE_POOL_SIZE must be a positive integer');
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max }) });
+}

@@ -1,0 +1,31 @@
+import { GraphQLError } from 'graphql';
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 422 | 429 | 500 | 503;
+
+/** An error whose message is safe to show to the caller, with the HTTP status the spec gives it. */
+export class ApiError extends GraphQLError {
+  readonly status: ErrorStatus;
+
+  constructor(status: ErrorStatus, message: string) {
+    super(message, { extensions: { code: codeFor(status), http: { status } } });
+    this.status = status;
+  }
+}
+
+function codeFor(status: ErrorStatus): string {
+  switch (status) {
+    case 400: return 'BAD_REQUEST';
+    case 401: return 'UNAUTHENTICATED';
+    case 403: return 'FORBIDDEN';
+    case 404: return 'NOT_FOUND';
+    case 405: return 'METHOD_NOT_ALLOWED';
+    case 409: return 'CONFLICT';
+    case 422: return 'UNPROCESSABLE';
+    case 429: return 'RATE_LIMITED';
+    case 503: return 'UNAVAILABLE';
+    default: return 'INTERNAL_SERVER_ERROR';
+  }
+}
+
+export const badRequest = (message: string) => new ApiError(400, message);
+export const notFound = (what: string) => new ApiError(404, `${what} not found`);

@@ -1,0 +1,34 @@
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { ApiError } from '../errors.js';
+import type { Access, Principal } from '../http/auth.js';
+
+/** The tenant boundary every query filters on: one workspace, live or test data. */
+export interface Scope {
+  workspaceId: string;
+  livemode: boolean;
+}
+
+export interface Context {
+  prisma: PrismaClient;
+  requestId: string;
+  /** Resolves (once) who is calling; throws 401 when the access is not granted. */
+  principal(access: Access): Promise<Principal>;
+}
+
+/** Builds the per-request principal resolver from a lazy authenticator. */
+export function principalResolver(authenticateOnce: () => Promise<Principal>): Context['principal'] {
+  let pending: Promise<Principal> | undefined;
+  return async (access) => {
+    pending ??= authenticateOnce();
+    const principal = await pending;
+    if (access === 'write' && !principal.canWrite) {
+      throw new ApiError(401, 'This operation needs a valid x-svc-secret-key header');
+    }
+    return principal;
+  };
+}
+
+export async function scopeOf(ctx: Context, access: Access): Promise<Scope> {
+  const { workspaceId, livemode } = await ctx.principal(access);
+  return { workspaceId, livemode };
+}

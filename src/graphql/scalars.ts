@@ -1,0 +1,69 @@
+import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+
+// Timestamps travel as JSON numbers up to 2^53-1, beyond GraphQL's 32-bit Int.
+export const MAX_TIMESTAMP = Number.MAX_SAFE_INTEGER;
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const isUuid = (value: string) => UUID_PATTERN.test(value);
+
+function parseTimestamp(value: unknown): number {
+  const number = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < 0 || number > MAX_TIMESTAMP) {
+    throw new GraphQLError(`Timestamp must be an integer from 0 to ${MAX_TIMESTAMP}`);
+  }
+  return number;
+}
+
+export const TimestampScalar = new GraphQLScalarType<number, number>({
+  name: 'Timestamp',
+  description: `Integer Unix time from 0 to ${MAX_TIMESTAMP}`,
+  serialize: (value) => parseTimestamp(value),
+  parseValue: parseTimestamp,
+  parseLiteral: (ast: ValueNode) => {
+    if (ast.kind !== Kind.INT && ast.kind !== Kind.STRING) throw new GraphQLError('Timestamp must be an integer');
+    return parseTimestamp(ast.value);
+  },
+});
+
+function parseUuid(value: unknown): string {
+  if (typeof value !== 'string' || !isUuid(value)) throw new GraphQLError(`Expected a UUID, got ${JSON.stringify(value)}`);
+  return value.toLowerCase();
+}
+
+export const UuidScalar = new GraphQLScalarType<string, string>({
+  name: 'UUID',
+  description: 'A UUID in its canonical 8-4-4-4-12 hexadecimal form',
+  serialize: (value) => String(value),
+  parseValue: parseUuid,
+  parseLiteral: (ast: ValueNode) => {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError('UUID must be a string');
+    return parseUuid(ast.value);
+  },
+});
+
+function literalToJson(ast: ValueNode): unknown {
+  switch (ast.kind) {
+    case Kind.STRING:
+    case Kind.BOOLEAN:
+      return ast.value;
+    case Kind.INT:
+    case Kind.FLOAT:
+      return Number(ast.value);
+    case Kind.OBJECT:
+      return Object.fromEntries(ast.fields.map((field) => [field.name.value, literalToJson(field.value)]));
+    case Kind.LIST:
+      return ast.values.map(literalToJson);
+    case Kind.NULL:
+      return null;
+    default:
+      throw new GraphQLError('JSON literals cannot hold variables');
+  }
+}
+
+export const JsonScalar = new GraphQLScalarType<unknown, unknown>({
+  name: 'JSON',
+  description: 'Any JSON value',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: literalToJson,
+});

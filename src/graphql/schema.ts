@@ -1,0 +1,21 @@
+import { lexicographicSortSchema, type GraphQLSchema } from 'graphql';
+import { builder } from './builder.js';
+// Each domain registers its types and fields on the shared builder when imported.
+import '../catalog/products.js';
+
+export interface Schemas {
+  /** What /v0 and internal clients see. */
+  client: GraphQLSchema;
+  /** The same schema as an Apollo Federation v2 subgraph (what /graphql serves). */
+  subgraph: GraphQLSchema;
+}
+
+let built: Schemas | undefined;
+
+export function buildSchemas(): Schemas {
+  built ??= {
+    subgraph: lexicographicSortSchema(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6', federationDirectives: ['@key'] })),
+    client: lexicographicSortSchema(builder.toSchema()),
+  };
+  return built;
+}

@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { createServerAdapter } from '@whatwg-node/server';
+import type { GraphQLSchema } from 'graphql';
+import { createYoga } from 'graphql-yoga';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { ApiError } from '../errors.js';
+import { principalResolver, type Context } from '../graphql/context.js';
+import { logger } from '../logger.js';
+import { errorResponse } from '../rest/envelope.js';
+import { BASE_PATH, checkBodyTypes, createRestApi, type RestContext } from '../rest/router.js';
+import { authenticate } from './auth.js';
+import type { Metrics } from './metrics.js';
+import type { RateLimiter } from './rate-limit.js';
+
+export interface AppDependencies {
+  prisma: PrismaClient;
+  /** The client schema: what /v0 exposes. */
+  schema: GraphQLSchema;
+  /** The same schema as a federation subgraph: what /graphql serves. */
+  subgraphSchema: GraphQLSchema;
+  metrics: Metrics;
+  rateLimiter: RateLimiter;
+  trustProxy: boolean;
+  /** Extra routes outside /v0 (the OpenAPI document and docs page). */
+  documents: { openApi: () => unknown; docsHtml: () => string };
+}
+
+// Browsers may send only these headers cross-origin, and x-request-id stays unreadable to them.
+const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, PATCH',
+  'access-control-allow-headers': 'content-type, x-svc-public-key, x-svc-secret-key',
+  'access-control-max-age': '600',
+};
+
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+
+function clientAddress(req: IncomingMessage | undefined, headers: Headers, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  return req?.socket.remoteAddress ?? 'unknown';
+}
+
+async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  const text = await request.text();
+  if (text.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'Request body is not valid JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new ApiError(400, 'Request body must be a JSON object');
+  }
+  return body as Record<string, unknown>;
+}
+
+export function createApp(deps: AppDependencies) {
+  const { prisma, metrics, rateLimiter } = deps;
+  const rest = createRestApi(deps.schema);
+
+  const yoga = createYoga<{ requestId: string }, Context>({
+    schema: deps.subgraphSchema,
+    graphqlEndpoint: '/graphql',
+    logging: false,
+    landingPage: false,
+    context: ({ request, requestId }) => ({
+      prisma,
+      requestId,
+      principal: principalResolver(() => authenticate(prisma, request.headers, 'read')),
+    }),
+  });
+
+  async function handleRest(request: Request, url: URL, requestId: string): Promise<{ response: Response; route: string }> {
+    const matched = rest.match(request.method, url.pathname);
+    if (request.method === 'OPTIONS' && matched.kind !== 'not-found') {
+      return { response: new Response(JSON.stringify({ status: 'success', data: {} }), { headers: { ...CORS_HEADERS, 'content-type': 'application/json' } }), route: 'preflight' };
+    }
+    if (matched.kind === 'not-found') return { response: errorResponse(404, `No route for ${request.method} ${url.pathname}`), route: 'unmatched' };
+    if (matched.kind === 'wrong-method') {
+      return {
+        response: errorResponse(405, `Method ${request.method} is not allowed here; use ${matched.allow.join(', ')}`, { allow: matched.allow.join(', ') }),
+        route: 'unmatched',
+      };
+    }
+    const { route } = matched;
+    const routeLabel = `${BASE_PATH}${route.path}`;
+    // Authentication comes first, so a bad request without keys still gets 401.
+    const principal = await authenticate(prisma, request.headers, request.method === 'GET' ? 'read' : 'write');
+    let forwarded = request;
+    if (request.method !== 'GET') {
+      const body = await readJsonObject(request);
+      checkBodyTypes(body, route.args);
+      forwarded = new Request(request.url, { method: request.method, headers: request.headers, body: JSON.stringify(body) });
+    }
+    const context: RestContext = {
+      prisma,
+      requestId,
+      rawQuery: url.searchParams,
+      principal: principalResolver(async () => principal),
+    };
+    const response = await rest.handle(forwarded, context);
+    return { response, route: routeLabel };
+  }
+
+  async function dispatch(request: Request, requestId: string, address: string): Promise<{ response: Response; route: string }> {
+    const url = new URL(request.url);
+    const { pathname } = url;
+    if (pathname === '/healthz') return { response: Response.json({ status: 'ok' }), route: pathname };
+    if (pathname === '/readyz') {
+      try {
+        await prisma.$queryRaw`SELECT 1`;
+        return { response: Response.json({ status: 'ok' }), route: pathname };
+      } catch {
+        return { response: Response.json({ status: 'unavailable' }, { status: 503 }), route: pathname };
+      }
+    }
+    if (pathname === '/metrics') {
+      return { response: new Response(await metrics.render(), { headers: { 'content-type': metrics.contentType } }), route: pathname };
+    }
+    const retryAfter = await rateLimiter.consume(address);
+    if (retryAfter > 0) {
+      return { response: errorResponse(429, 'Too many requests; retry later', { 'retry-after': String(retryAfter) }), route: 'rate-limited' };
+    }
+    if (pathname === `${BASE_PATH}/openapi.json` && request.method === 'GET') {
+      return { response: Response.json(deps.documents.openApi()), route: pathname };
+    }
+    if (pathname === `${BASE_PATH}/docs` && request.method === 'GET') {
+      return { response: new Response(deps.documents.docsHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }), route: pathname };
+    }
+    if (pathname === BASE_PATH || pathname.startsWith(`${BASE_PATH}/`)) return handleRest(request, url, requestId);
+    if (pathname === '/graphql') return { response: await yoga.fetch(request, { requestId }), route: pathname };
+    return { response: errorResponse(404, `No route for ${request.method} ${pathname}`), route: 'unmatched' };
+  }
+
+  return createServerAdapter<{ req?: IncomingMessage }>(async (request, serverContext) => {
+    const started = performance.now();
+    const given = request.headers.get('x-request-id');
+    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    let result: { response: Response; route: string };
+    try {
+      result = await dispatch(request, requestId, clientAddress(serverContext.req, request.headers, deps.trustProxy));
+    } catch (error) {
+      if (error instanceof ApiError) {
+        result = { response: errorResponse(error.status, error.message), route: 'rejected' };
+      } else {
+        logger.error({ err: error, requestId }, 'unhandled error');
+        result = { response: errorResponse(500, 'Internal server error'), route: 'error' };
+      }
+    }
+    const { response, route } = result;
+    response.headers.set('x-request-id', requestId);
+    if (request.headers.has('origin')) {
+      response.headers.set('access-control-allow-origin', '*');
+    }
+    const seconds = (performance.now() - started) / 1000;
+    metrics.observe(request.method, route, response.status, seconds);
+    logger.info({ requestId, method: request.method, route, status: response.status, ms: Math.round(seconds * 1000) }, 'request');
+    return response;
+  });
+}

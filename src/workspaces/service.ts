@@ -1,0 +1,97 @@
+import type { PrismaClient, Workspace } from '../generated/prisma/client.js';
+import { generateKeyPair, hashSecretKey, type KeyMode } from './keys.js';
+
+export interface IssuedKeys {
+  publicKey: string;
+  secretKey: string;
+  testPublicKey: string;
+  testSecretKey: string;
+}
+
+type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+
+/** Issues a live and a test key pair; only the secrets' hashes are stored. */
+async function issueKeys(tx: Tx, workspaceId: string): Promise<IssuedKeys> {
+  const issue = async (mode: KeyMode) => {
+    const pair = generateKeyPair(mode);
+    await tx.apiKey.create({ data: { workspaceId, mode, publicKey: pair.publicKey, secretKeyHash: hashSecretKey(pair.secretKey) } });
+    return pair;
+  };
+  const live = await issue('live');
+  const test = await issue('test');
+  return { publicKey: live.publicKey, secretKey: live.secretKey, testPublicKey: test.publicKey, testSecretKey: test.secretKey };
+}
+
+/** A workspace comes with one project and its first keys. */
+export async function createWorkspace(prisma: PrismaClient, name: string) {
+  return prisma.$transaction(async (tx) => {
+    const workspace = await tx.workspace.create({ data: { name } });
+    const project = await tx.project.create({ data: { workspaceId: workspace.id, name: 'Default project' } });
+    const keys = await issueKeys(tx, workspace.id);
+    return { workspaceId: workspace.id, projectId: project.id, ...keys };
+  });
+}
+
+/** Revokes every active key of the workspace and issues new ones, atomically. */
+export async function rotateKeys(prisma: PrismaClient, workspaceId: string) {
+  return prisma.$transaction(async (tx) => {
+    const workspace = await tx.workspace.findUnique({ where: { id: workspaceId } });
+    if (!workspace) throw new Error(`No workspace ${workspaceId}`);
+    await tx.apiKey.updateMany({ where: { workspaceId, revokedAt: null }, data: { revokedAt: new Date() } });
+    return { workspaceId, ...(await issueKeys(tx, workspaceId)) };
+  });
+}
+
+type SettingKind = 'boolean' | 'integer' | 'string';
+const SETTINGS = {
+  testMode: 'boolean',
+  offline: 'boolean',
+  productLimit: 'integer',
+  portalEnabled: 'boolean',
+  refundsEnabled: 'boolean',
+  embeddedPaymentMethodUpdate: 'boolean',
+  customSubscriptionManagementUrl: 'string',
+  contactEmail: 'string',
+  name: 'string',
+} as const satisfies Record<string, SettingKind>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+function parseSetting(name: string, raw: string): [SettingName, boolean | number | string | null] {
+  if (!(name in SETTINGS)) throw new Error(`Unknown setting ${name}; known: ${Object.keys(SETTINGS).join(', ')}`);
+  const kind = SETTINGS[name as SettingName];
+  if (kind === 'boolean') {
+    if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be true or false`);
+    return [name as SettingName, raw === 'true'];
+  }
+  if (kind === 'integer') {
+    if (!/^\d+$/.test(raw) || Number(raw) > 2_147_483_647) throw new Error(`${name} must be a non-negative integer`);
+    return [name as SettingName, Number(raw)];
+  }
+  if (name === 'name' && raw === '') throw new Error('name must not be empty');
+  if (name === 'customSubscriptionManagementUrl' && raw !== '' && !/^https?:\/\/\S+$/.test(raw)) {
+    throw new Error('customSubscriptionManagementUrl must be an http(s) URL or empty');
+  }
+  if (name === 'contactEmail' && raw !== '' && !/^[^\s@]+@[^\s@]+$/.test(raw)) throw new Error('contactEmail must be an email address or empty');
+  return [name as SettingName, raw === '' ? null : raw];
+}
+
+export function settingsView(workspace: Workspace) {
+  const { id, name, testMode, offline, productLimit, portalEnabled, refundsEnabled, embeddedPaymentMethodUpdate, customSubscriptionManagementUrl, contactEmail } = workspace;
+  return { workspaceId: id, name, testMode, offline, productLimit, portalEnabled, refundsEnabled, embeddedPaymentMethodUpdate, customSubscriptionManagementUrl, contactEmail };
+}
+
+/** Applies `key=value` assignments (all validated before anything is written). */
+export async function setWorkspaceSettings(prisma: PrismaClient, workspaceId: string, assignments: string[]) {
+  if (assignments.length === 0) throw new Error('Give at least one key=value');
+  const data = Object.fromEntries(
+    assignments.map((assignment) => {
+      const at = assignment.indexOf('=');
+      if (at <= 0) throw new Error(`Expected key=value, got ${assignment}`);
+      return parseSetting(assignment.slice(0, at), assignment.slice(at + 1));
+    }),
+  );
+  const exists = await prisma.workspace.findUnique({ where: { id: workspaceId } });
+  if (!exists) throw new Error(`No workspace ${workspaceId}`);
+  return settingsView(await prisma.workspace.update({ where: { id: workspaceId }, data }));
+}
