@@ -15,6 +15,7 @@ import {
   bindMigrationAwareSqlAdapterFactory,
   ColumnTypeEnum,
   DriverAdapterError,
+  type ErrorRegistry,
   type SqlDriverAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
   type SqlQuery,
@@ -150,9 +151,13 @@ function loadEngine(): Promise<typeof SchemaEngine> {
     const bindings = await import('@prisma/schema-engine-wasm/schema_engine_bg');
     const entry = createRequire(import.meta.url).resolve('@prisma/schema-engine-wasm');
     const wasm = await readFile(path.join(path.dirname(entry), 'schema_engine_bg.wasm'));
-    const { instance } = await WebAssembly.instantiate(wasm, {
-      './schema_engine_bg.js': bindings as unknown as WebAssembly.ModuleImports,
-    });
+    const imports: WebAssembly.ModuleImports = { ...bindings };
+    // The engine leaves timers of several seconds behind after its work is done: unref them so
+    // they do not hold a finished process open. (Sockets keep the process alive while it works.)
+    for (const name of Object.keys(imports).filter((key) => key.startsWith('__wbg_setTimeout_'))) {
+      imports[name] = (callback: () => void, ms: number) => setTimeout(callback, ms >>> 0).unref();
+    }
+    const { instance } = await WebAssembly.instantiate(wasm, { './schema_engine_bg.js': imports });
     bindings.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as () => void)();
     return bindings.SchemaEngine;
@@ -166,10 +171,11 @@ async function withEngine<T>(
   run: (engine: SchemaEngine) => Promise<T>,
 ): Promise<T> {
   const Engine = await loadEngine();
-  const factory = new EngineAdapters(url);
-  const bound = bindMigrationAwareSqlAdapterFactory(factory);
+  const adapters = new EngineAdapters(url);
+  const bound = bindMigrationAwareSqlAdapterFactory(adapters);
+  let result: T;
   try {
-    return await factory.exclusive(async () => {
+    result = await adapters.exclusive(async () => {
       const engine = await Engine.new({ datamodels }, () => undefined, bound);
       try {
         return await run(engine);
@@ -178,25 +184,32 @@ async function withEngine<T>(
       }
     });
   } catch (error) {
+    // The engine's error is the one worth reporting; a failed clean-up would only hide it.
+    await adapters.dispose().catch(() => undefined);
     throw engineError(error, bound.errorRegistry);
-  } finally {
-    await factory.dispose();
   }
+  await adapters.dispose();
+  return result;
 }
 
-function engineError(error: unknown, registry: { consumeError(id: number): { error: unknown } | undefined }): Error {
+function engineError(error: unknown, registry: ErrorRegistry): unknown {
   if (panicMessage !== undefined) {
     const message = panicMessage;
     panicMessage = undefined;
     return new Error(`the schema engine panicked: ${message}`, { cause: error });
   }
-  if (!(error instanceof Error)) return new Error(String(error));
-  // A JavaScript error thrown inside the adapter reaches us as an id into the registry.
-  const id = (error as { cause?: { id?: unknown } }).cause?.id;
-  const original = typeof id === 'number' ? registry.consumeError(id)?.error : undefined;
-  if (original instanceof Error) return original;
+  if (!(error instanceof Error)) return error;
+  // An error thrown inside our adapters reaches the engine as "External error id#N".
+  const id = /External error id#(\d+)/.exec(error.message)?.[1];
+  const original = id === undefined ? undefined : registry.consumeError(Number(id))?.error;
+  if (original !== undefined) {
+    const detail = original instanceof Error ? original.message : String(original);
+    return new Error(`${error.message.split('\n')[0]}: ${detail}`, { cause: original });
+  }
+  // User-facing engine errors (P3009: failed migrations found, ...) carry their code apart.
   const code = (error as { code?: unknown }).code;
-  return new Error(typeof code === 'string' ? `${code}: ${error.message}` : error.message, { cause: error });
+  if (typeof code === 'string') return new Error(`${code}: ${error.message}`, { cause: error });
+  return error;
 }
 
 // ---- adapters ---------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { startServerProcess, type ServerProcess } from './processes.js';
+import { startServerProcess, type ServerProcess } from './processes.ts'; // Jest loads global setup as CommonJS without moduleNameMapper.
 
 // One fresh database on the machine's PostgreSQL per run, and one server process on it.
 const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';

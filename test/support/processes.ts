@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+// Jest and npm run from the repository root (this file is also loaded as CommonJS by Jest's
+// global setup, where import.meta is not available).
+export const ROOT = process.cwd();
 const TSX = ['--import', 'tsx'];
 
 export interface ServerProcess {
