@@ -5,5 +5,6 @@ import { PrismaClient } from '../generated/prisma/client.js';
 export function createPrismaClient(url: string): PrismaClient {
   const max = Number(process.env.DATABASE_POOL_SIZE ?? 10);
   if (!Number.isInteger(max) || max < 1) throw new Error('DATABASE_POOL_SIZE must be a positive integer');
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max }) });
+  // 'minimal' skips capturing a stack trace on every query (used only to decorate error messages).
+  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max }), errorFormat: 'minimal' });
 }

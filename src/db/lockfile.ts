@@ -1,11 +1,14 @@
 // Cross-process lock files owned by a pid. A lock is written to a temporary file and then
 // link()ed into place: like O_EXCL creation it fails when the lock exists, and a reader never
 // sees a half-written file. A lock whose owner is dead is stale and is taken over.
+import { randomUUID } from 'node:crypto';
 import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 
 export interface LockInfo {
   pid: number;
   port?: number;
+  /** A second port the owner serves (the Temporal dev server's web UI). */
+  uiPort?: number;
 }
 
 export function isAlive(pid: number): boolean {
@@ -29,7 +32,7 @@ export async function readLock(file: string): Promise<LockInfo | null | undefine
   }
   try {
     const info = JSON.parse(text) as Partial<LockInfo>;
-    if (Number.isInteger(info.pid)) return { pid: info.pid!, port: info.port };
+    if (Number.isInteger(info.pid)) return { pid: info.pid!, port: info.port, uiPort: info.uiPort };
   } catch {
     // Not ours or damaged: nobody can be shown to own it.
   }
@@ -38,7 +41,7 @@ export async function readLock(file: string): Promise<LockInfo | null | undefine
 
 /** Takes the lock, or returns the live owner that holds it. */
 export async function acquireLock(file: string, info: LockInfo): Promise<LockInfo | undefined> {
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${randomUUID()}.tmp`;
   await writeFile(tmp, JSON.stringify(info));
   try {
     for (;;) {
@@ -60,7 +63,7 @@ export async function acquireLock(file: string, info: LockInfo): Promise<LockInf
 // Two processes can find the same stale lock: each moves it aside before deleting it, so one
 // cannot delete the fresh lock the other has just taken.
 async function removeStale(file: string): Promise<void> {
-  const aside = `${file}.${process.pid}.stale`;
+  const aside = `${file}.${randomUUID()}.stale`;
   try {
     await rename(file, aside);
   } catch (error) {
@@ -74,7 +77,7 @@ async function removeStale(file: string): Promise<void> {
 
 /** Rewrites a lock this process holds (atomically, by rename). */
 export async function updateLock(file: string, info: LockInfo): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${randomUUID()}.tmp`;
   await writeFile(tmp, JSON.stringify(info));
   await rename(tmp, file);
 }

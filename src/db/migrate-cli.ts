@@ -7,11 +7,11 @@ import { parseArgs } from 'node:util';
 import { connectDatabase } from './embedded.js';
 import { markRolledBack, migrateDeploy, migrateDev } from './migrate.js';
 
-const usage =
-  'usage: migrate-cli deploy | dev --name <name> [--accept-data-loss] | resolve --rolled-back <migration>';
+const USAGE = 'usage: migrate-cli deploy | dev --name <name> [--accept-data-loss] | resolve --rolled-back <migration>';
 
-async function main(): Promise<void> {
+function command(argv: string[]): (url: string) => Promise<string> {
   const { positionals, values } = parseArgs({
+    args: argv,
     allowPositionals: true,
     options: {
       name: { type: 'string' },
@@ -19,32 +19,35 @@ async function main(): Promise<void> {
       'rolled-back': { type: 'string' },
     },
   });
-  const [command, ...extra] = positionals;
-  if (extra.length > 0) throw new Error(usage);
+  const [name, ...extra] = positionals;
+  const { name: migrationName, 'accept-data-loss': acceptDataLoss, 'rolled-back': rolledBack } = values;
+  if (extra.length > 0) throw new Error(USAGE);
+  if (name === 'deploy') {
+    return async (url) => {
+      const applied = await migrateDeploy(url);
+      return applied.length > 0 ? `applied ${applied.join(', ')}` : 'no pending migrations';
+    };
+  }
+  if (name === 'dev' && migrationName) {
+    return async (url) => {
+      const created = await migrateDev(url, migrationName, { acceptDataLoss });
+      return created ? `created and applied ${created}` : 'no schema change: no migration created';
+    };
+  }
+  if (name === 'resolve' && rolledBack) {
+    return async (url) => {
+      await markRolledBack(url, rolledBack);
+      return `marked ${rolledBack} as rolled back`;
+    };
+  }
+  throw new Error(USAGE);
+}
 
+async function main(): Promise<void> {
+  const run = command(process.argv.slice(2));
   const database = await connectDatabase();
   try {
-    switch (command) {
-      case 'deploy': {
-        const applied = await migrateDeploy(database.url);
-        console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'no pending migrations');
-        break;
-      }
-      case 'dev': {
-        if (!values.name) throw new Error(usage);
-        const created = await migrateDev(database.url, values.name, { acceptDataLoss: values['accept-data-loss'] });
-        console.log(created ? `created and applied ${created}` : 'no schema change: no migration created');
-        break;
-      }
-      case 'resolve': {
-        if (!values['rolled-back']) throw new Error(usage);
-        await markRolledBack(database.url, values['rolled-back']);
-        console.log(`marked ${values['rolled-back']} as rolled back`);
-        break;
-      }
-      default:
-        throw new Error(usage);
-    }
+    console.log(await run(database.url));
   } finally {
     await database.close();
   }

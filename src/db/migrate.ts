@@ -77,7 +77,11 @@ export async function migrateDev(databaseUrl: string, name: string, options: Mig
     if (action.tag === 'reset') {
       throw new Error(`the database does not match the migrations and would have to be reset: ${action.reason}`);
     }
-    await engine.applyMigrations({ migrationsList, filters });
+    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters });
+    // evaluateDataLoss and createMigration read the schema the migrations produce from a cache
+    // that devDiagnostic fills, keyed by the migrations applied then; in this WebAssembly build
+    // they cannot compute it themselves (they have no shadow database). Fill it for the new list.
+    if (appliedMigrationNames.length > 0) await engine.devDiagnostic({ migrationsList, filters });
 
     const { unexecutableSteps, warnings } = await engine.evaluateDataLoss({ migrationsList, schema, filters });
     if (unexecutableSteps.length > 0) {
@@ -106,9 +110,10 @@ export async function markRolledBack(databaseUrl: string, migrationName: string)
   await withEngine(databaseUrl, undefined, (engine) => engine.markMigrationRolledBack({ migrationName }));
 }
 
-// Prisma's CLI turns names into snake case identifiers the same way.
+// As Prisma's CLI does (slugify with "_"), minus transliteration: "Add userEmail" -> add_user_email.
 function slug(name: string): string {
   return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '')
@@ -176,6 +181,7 @@ async function withEngine<T>(
   let result: T;
   try {
     result = await adapters.exclusive(async () => {
+      // The callback receives the engine's debug log, which we do not show.
       const engine = await Engine.new({ datamodels }, () => undefined, bound);
       try {
         return await run(engine);
@@ -196,7 +202,10 @@ function engineError(error: unknown, registry: ErrorRegistry): unknown {
   if (panicMessage !== undefined) {
     const message = panicMessage;
     panicMessage = undefined;
-    return new Error(`the schema engine panicked: ${message}`, { cause: error });
+    // The WebAssembly instance is unusable after a panic.
+    return new Error(`the schema engine panicked (restart the process before migrating again): ${message}`, {
+      cause: error,
+    });
   }
   if (!(error instanceof Error)) return error;
   // An error thrown inside our adapters reaches the engine as "External error id#N".
@@ -208,8 +217,10 @@ function engineError(error: unknown, registry: ErrorRegistry): unknown {
   }
   // User-facing engine errors (P3009: failed migrations found, ...) carry their code apart.
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') return new Error(`${code}: ${error.message}`, { cause: error });
-  return error;
+  if (typeof code !== 'string' || !/^P\d{4}$/.test(code)) return error;
+  // The Prisma CLI's `migrate resolve` may not run here; ours does the same.
+  const hint = code === 'P3009' ? '\nOnce the migration is fixed: tsx src/db/migrate-cli.ts resolve --rolled-back <migration>' : '';
+  return new Error(`${code}: ${error.message}${hint}`, { cause: error });
 }
 
 // ---- adapters ---------------------------------------------------------------------------------
@@ -227,6 +238,7 @@ class EngineAdapters implements SqlMigrationAwareDriverAdapterFactory {
   readonly adapterName = '@prisma/adapter-pg';
   private readonly cleanups: (() => Promise<void>)[] = [];
   private pglite?: Promise<boolean>;
+  private memory?: ReturnType<EngineAdapters['startMemoryPglite']>;
 
   constructor(private readonly url: string) {}
 
@@ -297,9 +309,22 @@ class EngineAdapters implements SqlMigrationAwareDriverAdapterFactory {
     return adapter;
   }
 
-  // The engine's shadow database on PGlite: a fresh in-memory PGlite (the PGlite server answers
-  // every database name with its one database, so CREATE DATABASE gives no separate shadow).
+  // The engine's shadow database on PGlite: an in-memory PGlite (the PGlite server answers every
+  // database name with its one database, so CREATE DATABASE gives no separate shadow). Starting
+  // one takes seconds, so one serves the whole run, emptied before each use.
   private async memoryShadow(): Promise<SqlDriverAdapter> {
+    this.memory ??= this.startMemoryPglite();
+    const { db, url } = await this.memory;
+    await db.exec(`DO $$ DECLARE s name; BEGIN
+      FOR s IN SELECT nspname FROM pg_namespace WHERE nspname !~ '^pg_' AND nspname <> 'information_schema' LOOP
+        EXECUTE format('DROP SCHEMA %I CASCADE', s);
+      END LOOP;
+      CREATE SCHEMA public;
+    END $$`);
+    return this.adapter(url);
+  }
+
+  private async startMemoryPglite() {
     const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
       import('@electric-sql/pglite'),
       import('@electric-sql/pglite-socket'),
@@ -312,7 +337,7 @@ class EngineAdapters implements SqlMigrationAwareDriverAdapterFactory {
       await db.close();
     });
     const port = server.getServerConn().split(':').pop();
-    return this.adapter(`postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`);
+    return { db, url: `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable` };
   }
 
   private isPglite(): Promise<boolean> {

@@ -24,8 +24,10 @@ const port = Number(process.env.PGLITE_PORT ?? 0);
 let db: PGlite | undefined;
 let server: PGLiteSocketServer | undefined;
 
-function report(message: ServerMessage): void {
-  if (process.send) process.send(message);
+// Resolves once the message is sent: the process may exit right after.
+async function report(message: ServerMessage): Promise<void> {
+  const send = process.send?.bind(process);
+  if (send) await new Promise<void>((resolve) => send(message, undefined, undefined, () => resolve()));
   else if (message.type === 'ready') console.log(`embedded PostgreSQL ready at ${embeddedUrl(message.port)}`);
   else if (message.type === 'busy') console.error(`${paths.dir} is already served by pid ${message.pid}`);
   else console.error(message.message);
@@ -36,7 +38,7 @@ async function start(): Promise<boolean> {
   await mkdir(paths.dir, { recursive: true });
   const owner = await acquireLock(paths.lockFile, { pid: process.pid });
   if (owner) {
-    report({ type: 'busy', pid: owner.pid });
+    await report({ type: 'busy', pid: owner.pid });
     return false;
   }
   db = await PGlite.create(paths.pgliteDir);
@@ -44,12 +46,12 @@ async function start(): Promise<boolean> {
   await server.start();
   const listening = Number(server.getServerConn().split(':').pop());
   await updateLock(paths.lockFile, { pid: process.pid, port: listening });
-  report({ type: 'ready', port: listening });
+  await report({ type: 'ready', port: listening });
   return true;
 }
 
 const started = start().catch(async (error: unknown) => {
-  report({ type: 'error', message: `embedded PostgreSQL failed to start: ${String(error)}` });
+  await report({ type: 'error', message: `embedded PostgreSQL failed to start: ${String(error)}` });
   process.exitCode = 1;
   return false;
 });

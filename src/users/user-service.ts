@@ -1,0 +1,200 @@
+import { randomBytes, scrypt, type ScryptOptions } from 'node:crypto';
+import { Prisma, type PrismaClient, type User } from '../generated/prisma/client.js';
+import { badRequest, notFound } from '../errors.js';
+import { recordEvent } from '../events/event-service.js';
+import { unixSeconds } from '../graphql/builder.js';
+import type { Scope } from '../graphql/context.js';
+import { archivedWhere, pageCount, pagePage } from '../graphql/pagination.js';
+import { isCountry, postalCodeRequired } from '../reference/countries.js';
+
+export const PASSWORD_MIN_LENGTH = 8;
+// scrypt's cost barely depends on the input length; the cap only bounds what a request may carry.
+const PASSWORD_MAX_LENGTH = 256;
+const EMAIL_MAX_LENGTH = 254;
+const TEXT_MAX_LENGTH = 255;
+// The WHATWG "valid e-mail address" grammar, plus a dot in the domain: a buyer needs a routable address.
+const EMAIL_PATTERN =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
+const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 64, saltBytes: 16 } as const;
+
+// A type alias (not an interface) so it stays assignable to Prisma's JSON input.
+export type BillingDetails = {
+  countryCode: string;
+  postalCode?: string | null;
+  state?: string | null;
+  city?: string | null;
+  line1?: string | null;
+  line2?: string | null;
+  name?: string | null;
+};
+
+export interface CreateUserInput {
+  email: string;
+  username?: string | null;
+  internalId?: string | null;
+  details?: unknown;
+  billingDetails?: BillingDetails | null;
+  password?: string | null;
+}
+
+export interface UserListArgs {
+  page?: number | null;
+  limit?: number | null;
+  archived?: boolean | null;
+  withArchived?: boolean | null;
+  email?: string | null;
+}
+
+type Query = { select?: Prisma.UserSelect; include?: Prisma.UserInclude };
+type InventoryQuery = { select?: Prisma.OrderItemSelect; include?: Prisma.OrderItemInclude };
+
+const inScope = (scope: Scope) => ({ workspaceId: scope.workspaceId, livemode: scope.livemode });
+
+/** Emails compare case-insensitively: this is the key of the per-workspace-mode unique index. */
+const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+const DUPLICATE_EMAIL = 'a user with this email already exists';
+
+function checkText(name: string, value: string | null | undefined) {
+  if (value && value.length > TEXT_MAX_LENGTH) throw badRequest(`${name} must be at most ${TEXT_MAX_LENGTH} characters`);
+}
+
+function checkEmail(email: string): string {
+  const trimmed = email.trim();
+  if (trimmed.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(trimmed)) throw badRequest('email must be a valid email address');
+  return trimmed;
+}
+
+/** Trimmed optional text; an empty value is stored as absent. */
+const optionalText = (value: string | null | undefined) => value?.trim() || null;
+
+function checkBillingDetails(input: BillingDetails): BillingDetails {
+  const countryCode = input.countryCode.trim().toUpperCase();
+  if (!isCountry(countryCode)) throw badRequest('billingDetails.countryCode must be a two-letter ISO 3166-1 country code');
+  const details: BillingDetails = {
+    countryCode,
+    postalCode: optionalText(input.postalCode),
+    state: optionalText(input.state),
+    city: optionalText(input.city),
+    line1: optionalText(input.line1),
+    line2: optionalText(input.line2),
+    name: optionalText(input.name),
+  };
+  for (const [name, value] of Object.entries(details)) checkText(`billingDetails.${name}`, value);
+  if (!details.postalCode && postalCodeRequired(countryCode)) {
+    throw badRequest(`billingDetails.postalCode is required for country ${countryCode}`);
+  }
+  return details;
+}
+
+function checkPassword(password: string) {
+  if (password.length < PASSWORD_MIN_LENGTH) throw badRequest(`password must be at least ${PASSWORD_MIN_LENGTH} characters`);
+  if (password.length > PASSWORD_MAX_LENGTH) throw badRequest(`password must be at most ${PASSWORD_MAX_LENGTH} characters`);
+}
+
+const scryptAsync = (password: string, salt: Buffer, keyLength: number, options: ScryptOptions) =>
+  new Promise<Buffer>((resolve, reject) => scrypt(password, salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key))));
+
+/** A salted scrypt hash that names its parameters: `scrypt$N$r$p$<salt>$<key>` (base64). */
+async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(SCRYPT.saltBytes);
+  const key = await scryptAsync(password, salt, SCRYPT.keyLength, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+
+/** The user as the API returns it (the User type's fields, never the password): the data of its events. */
+export function userResource(u: User) {
+  return {
+    object: 'user',
+    id: u.id,
+    username: u.username,
+    email: u.email,
+    details: u.details,
+    internalId: u.internalId,
+    billingDetails: u.billingDetails,
+    createdAt: unixSeconds(u.createdAt),
+  };
+}
+
+export async function createUser(prisma: PrismaClient, scope: Scope, input: CreateUserInput, query: Query) {
+  const email = checkEmail(input.email);
+  checkText('username', input.username);
+  checkText('internalId', input.internalId);
+  if (input.details !== undefined && input.details !== null && (typeof input.details !== 'object' || Array.isArray(input.details))) {
+    throw badRequest('details must be a JSON object');
+  }
+  const billingDetails = input.billingDetails ? checkBillingDetails(input.billingDetails) : null;
+  if (input.password !== undefined && input.password !== null) checkPassword(input.password);
+
+  const emailNormalized = normalizeEmail(email);
+  // Archived users keep their address: the unique index covers them too.
+  const taken = await prisma.user.findFirst({ where: { ...inScope(scope), emailNormalized }, select: { id: true } });
+  if (taken) throw badRequest(DUPLICATE_EMAIL);
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  try {
+    return await prisma.$transaction(async (tx) => {
+      const user = await tx.user.create({
+        ...query,
+        data: {
+          ...inScope(scope),
+          email,
+          emailNormalized,
+          username: input.username ?? null,
+          internalId: input.internalId ?? null,
+          details: (input.details ?? Prisma.DbNull) as Prisma.InputJsonValue,
+          billingDetails: billingDetails ?? Prisma.DbNull,
+          passwordHash,
+        },
+      });
+      await recordEvent(tx, scope, 'user_created', { user: userResource(user) });
+      return user;
+    });
+  } catch (error) {
+    // A concurrent create with the same address lost the race on the unique index.
+    if (isUniqueViolation(error)) throw badRequest(DUPLICATE_EMAIL);
+    throw error;
+  }
+}
+
+export async function findUser(prisma: PrismaClient, scope: Scope, userId: string, query: Query = {}) {
+  const user = await prisma.user.findFirst({ ...query, where: { id: userId, ...inScope(scope), archivedAt: null } });
+  if (!user) throw notFound('User');
+  return user;
+}
+
+export async function listUsers(prisma: PrismaClient, scope: Scope, args: UserListArgs, query: Query) {
+  const { limit, skip } = pagePage(args, 20);
+  const and: Prisma.UserWhereInput[] = [inScope(scope), archivedWhere(args)];
+  if (args.email !== undefined && args.email !== null) and.push({ emailNormalized: normalizeEmail(args.email) });
+  const where = { AND: and };
+  const [users, count] = await Promise.all([
+    prisma.user.findMany({ ...query, where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take: limit }),
+    prisma.user.count({ where }),
+  ]);
+  return { users, count, pages: pageCount(count, limit) };
+}
+
+/** Archiving is a soft delete; an archived (or unknown) user is 404, so archiving twice is too. */
+export async function archiveUser(prisma: PrismaClient, scope: Scope, userId: string) {
+  await prisma.$transaction(async (tx) => {
+    const { count } = await tx.user.updateMany({ where: { id: userId, ...inScope(scope), archivedAt: null }, data: { archivedAt: new Date() } });
+    if (count === 0) throw notFound('User');
+    const user = await tx.user.findUniqueOrThrow({ where: { id: userId } });
+    await recordEvent(tx, scope, 'user_archived', { user: userResource(user) });
+  });
+  return { success: true, archived: true };
+}
+
+/** What the buyer owns: the items of the user's paid orders, newest first. */
+export async function userInventory(prisma: PrismaClient, scope: Scope, userId: string, args: { page?: number | null; limit?: number | null }, query: InventoryQuery) {
+  const { limit, skip } = pagePage(args, 20);
+  const user = await findUser(prisma, scope, userId, { select: { id: true } });
+  const where: Prisma.OrderItemWhereInput = { order: { userId: user.id, ...inScope(scope), status: 'PAID' } };
+  const [inventory, count] = await Promise.all([
+    prisma.orderItem.findMany({ ...query, where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take: limit }),
+    prisma.orderItem.count({ where }),
+  ]);
+  return { inventory, count, pages: pageCount(count, limit) };
+}

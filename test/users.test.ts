@@ -1,0 +1,459 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { baseUrl, call, keyHeaders, newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
+import type { operations } from './generated/openapi.js';
+import { restClient } from './support/client.js';
+
+type CreateUserBody = operations['createUser']['requestBody']['content']['application/json'];
+
+const PASSWORD = 'correct horse battery staple';
+
+/** Direct database access, for seeding orders (no endpoint creates them yet) and reading stored state. */
+let db: pg.Client;
+beforeAll(async () => {
+  db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await db.connect();
+});
+afterAll(async () => {
+  await db.end();
+});
+
+const createUser = (ws: Workspace, body: CreateUserBody, key = {}) => restClient(ws, key).POST('/v0/users/create', { body });
+
+async function newUser(ws: Workspace, body: Partial<CreateUserBody> = {}, key = {}) {
+  const { data, response } = await createUser(ws, { email: `${randomUUID()}@example.com`, ...body }, key);
+  expect(response.status).toBe(200);
+  return data!.data.user;
+}
+
+describe('users: create', () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await newWorkspace('Users create');
+  });
+
+  test('returns every field in the envelope, trims the email, round-trips details and never returns the password', async () => {
+    const details = { plan: 'gold', tags: ['a', 'b'], nested: { level: 2, flag: true, none: null } };
+    const { data, response } = await createUser(ws, {
+      email: '  Ada.Lovelace@Example.com ',
+      username: 'ada',
+      internalId: 'crm-42',
+      details,
+      billingDetails: { countryCode: 'us', postalCode: ' 94105 ', state: 'CA', city: 'San Francisco', line1: '1 Main St', name: 'Ada L' },
+      password: PASSWORD,
+    });
+    expect(response.status).toBe(200);
+    expect(data!.status).toBe('success');
+    const { user } = data!.data;
+    expect(user).toEqual({
+      object: 'user',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      username: 'ada',
+      email: 'Ada.Lovelace@Example.com',
+      details,
+      internalId: 'crm-42',
+      billingDetails: { countryCode: 'US', postalCode: '94105', state: 'CA', city: 'San Francisco', line1: '1 Main St', line2: null, name: 'Ada L' },
+      createdAt: expect.any(Number),
+    });
+    expect(Math.abs(user.createdAt - Date.now() / 1000)).toBeLessThan(60);
+    expect(JSON.stringify(data)).not.toMatch(/password|correct horse/i);
+
+    const stored = await db.query('SELECT "email", "emailNormalized", "passwordHash", "livemode" FROM "User" WHERE id = $1', [user.id]);
+    expect(stored.rows).toHaveLength(1);
+    const row = stored.rows[0];
+    expect(row).toMatchObject({ email: 'Ada.Lovelace@Example.com', emailNormalized: 'ada.lovelace@example.com', livemode: true });
+    expect(row.passwordHash).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]{86}==$/);
+    expect(row.passwordHash).not.toContain(PASSWORD);
+
+    // The list returns the same object, still without the password.
+    const list = await restClient(ws).GET('/v0/users/list', { params: { query: { email: 'ada.lovelace@example.com' } } });
+    expect(list.response.status).toBe(200);
+    expect(list.data!.data).toEqual({ users: [user], count: 1, pages: 1 });
+    expect(JSON.stringify(list.data)).not.toMatch(/password|correct horse/i);
+  });
+
+  test('two users with the same password get different salted hashes', async () => {
+    const a = await newUser(ws, { password: PASSWORD });
+    const b = await newUser(ws, { password: PASSWORD });
+    const { rows } = await db.query('SELECT "passwordHash" FROM "User" WHERE id = ANY($1::uuid[])', [[a.id, b.id]]);
+    expect(rows).toHaveLength(2);
+    expect(rows[0].passwordHash).not.toBe(rows[1].passwordHash);
+  });
+
+  test('only email is required; the optional fields come back null', async () => {
+    const user = await newUser(ws, { email: 'minimal@example.org' });
+    expect(user).toMatchObject({ email: 'minimal@example.org', username: null, internalId: null, details: null, billingDetails: null });
+    const { rows } = await db.query('SELECT "passwordHash" FROM "User" WHERE id = $1', [user.id]);
+    expect(rows[0].passwordHash).toBeNull();
+  });
+
+  test('a duplicate email in another case is 400 and stores nothing', async () => {
+    await newUser(ws, { email: 'Dup@Example.com' });
+    const { error, response } = await createUser(ws, { email: 'dUP@example.COM', username: 'second' });
+    expect(response.status).toBe(400);
+    expect(error).toEqual({ status: 'error', error: { message: 'a user with this email already exists' } });
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM "User" WHERE "workspaceId" = $1 AND "emailNormalized" = $2', [ws.workspaceId, 'dup@example.com']);
+    expect(rows[0].n).toBe(1);
+  });
+
+  test('concurrent creates with one email: exactly one wins, the others get 400', async () => {
+    const results = await Promise.all(Array.from({ length: 5 }, (_, i) => createUser(ws, { email: i % 2 ? 'Race@Example.com' : 'race@example.com' })));
+    expect(results.map((r) => r.response.status).sort()).toEqual([200, 400, 400, 400, 400]);
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM "User" WHERE "workspaceId" = $1 AND "emailNormalized" = $2', [ws.workspaceId, 'race@example.com']);
+    expect(rows[0].n).toBe(1);
+  });
+
+  test.each(['not-an-email', 'a@b', 'two words@example.com', '@example.com', 'a@-example.com', '', '   ', `${'x'.repeat(250)}@example.com`])(
+    'an invalid email %j is 400',
+    async (email) => {
+      const { error, response } = await createUser(ws, { email });
+      expect(response.status).toBe(400);
+      expect(error!.error.message).toBe('email must be a valid email address');
+    },
+  );
+
+  test('billingDetails: an unknown country is 400', async () => {
+    for (const countryCode of ['ZZ', 'USA', '', 'U1']) {
+      const { error, response } = await createUser(ws, { email: `${randomUUID()}@example.com`, billingDetails: { countryCode, postalCode: '1' } });
+      expect(response.status).toBe(400);
+      expect(error!.error.message).toMatch(/countryCode/);
+    }
+  });
+
+  test('billingDetails: a missing or blank postal code is 400 where the country requires one', async () => {
+    for (const billingDetails of [{ countryCode: 'US' }, { countryCode: 'US', postalCode: '  ' }, { countryCode: 'DE', postalCode: null }]) {
+      const { error, response } = await createUser(ws, { email: `${randomUUID()}@example.com`, billingDetails });
+      expect(response.status).toBe(400);
+      expect(error!.error.message).toBe(`billingDetails.postalCode is required for country ${billingDetails.countryCode}`);
+    }
+  });
+
+  test('billingDetails: no postal code needed for AE or XK', async () => {
+    for (const countryCode of ['AE', 'XK']) {
+      const user = await newUser(ws, { billingDetails: { countryCode, city: 'Somewhere' } });
+      expect(user.billingDetails).toEqual({ countryCode, postalCode: null, state: null, city: 'Somewhere', line1: null, line2: null, name: null });
+    }
+  });
+
+  test('a password shorter than 8 characters is 400 and is not echoed', async () => {
+    const { error, response } = await createUser(ws, { email: `${randomUUID()}@example.com`, password: 'short7!' });
+    expect(response.status).toBe(400);
+    expect(error!.error.message).toBe('password must be at least 8 characters');
+  });
+
+  test.each([
+    ['email missing', { username: 'x' }],
+    ['email a number', { email: 42 }],
+    ['email null', { email: null }],
+    ['username a number', { email: 'types1@example.com', username: 5 }],
+    ['details a string', { email: 'types2@example.com', details: 'gold' }],
+    ['details an array', { email: 'types3@example.com', details: [1, 2] }],
+    ['billingDetails a string', { email: 'types4@example.com', billingDetails: 'US' }],
+    ['countryCode a number', { email: 'types5@example.com', billingDetails: { countryCode: 1 } }],
+    ['countryCode missing', { email: 'types6@example.com', billingDetails: { postalCode: '10001' } }],
+    ['an unknown billingDetails key', { email: 'types7@example.com', billingDetails: { countryCode: 'AE', zip: '1' } }],
+    ['password a number', { email: 'types8@example.com', password: 12345678 }],
+  ] as [string, Record<string, unknown>][])('wrong types: %s is 400 and stores nothing', async (_name, body) => {
+    const res = await call('POST', '/v0/users/create', ws, body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 'error', error: { message: expect.any(String) } });
+    if (typeof body.email === 'string') {
+      const { rows } = await db.query('SELECT count(*)::int AS n FROM "User" WHERE "emailNormalized" = $1', [body.email]);
+      expect(rows[0].n).toBe(0);
+    }
+  });
+
+  test('a body that is not JSON is 400', async () => {
+    const res = await raw('POST', '/v0/users/create', { headers: keyHeaders(ws), body: '{"email":' });
+    expect(res.status).toBe(400);
+    expect(res.body.status).toBe('error');
+  });
+
+  test('without keys 401; with only the public key 401 and nothing stored', async () => {
+    const anonymous = await raw('POST', '/v0/users/create', { body: JSON.stringify({ email: 'anon@example.com' }) });
+    expect(anonymous.status).toBe(401);
+    const { error, response } = await createUser(ws, { email: 'readonly@example.com' }, { write: false });
+    expect(response.status).toBe(401);
+    expect(error!.status).toBe('error');
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM "User" WHERE "emailNormalized" = ANY($1)', [['anon@example.com', 'readonly@example.com']]);
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('users: list', () => {
+  let ws: Workspace;
+  const created: { id: string }[] = [];
+  beforeAll(async () => {
+    ws = await newWorkspace('Users list');
+    for (let i = 0; i < 5; i += 1) created.push(await newUser(ws, { username: `u${i}`, password: PASSWORD }));
+  });
+  const list = (query: Record<string, unknown>) => restClient(ws, { write: false }).GET('/v0/users/list', { params: { query } });
+  const ids = (users: { id: string }[]) => users.map((u) => u.id);
+  const newestFirst = () => ids([...created].reverse());
+
+  test('defaults: page 1, limit 20, newest first, count and pages always present', async () => {
+    const { data, response } = await list({});
+    expect(response.status).toBe(200);
+    expect(ids(data!.data.users)).toEqual(newestFirst());
+    expect(data!.data.count).toBe(5);
+    expect(data!.data.pages).toBe(1);
+    expect(JSON.stringify(data)).not.toMatch(/password|correct horse/i);
+  });
+
+  test('page and limit slice the list; pages = ceil(count / limit)', async () => {
+    const pages = await Promise.all([1, 2, 3, 4].map((page) => list({ page, limit: 2 })));
+    expect(pages.map((p) => p.data!.data.count)).toEqual([5, 5, 5, 5]);
+    expect(pages.map((p) => p.data!.data.pages)).toEqual([3, 3, 3, 3]);
+    expect(ids(pages[0]!.data!.data.users)).toEqual(newestFirst().slice(0, 2));
+    expect(ids(pages[1]!.data!.data.users)).toEqual(newestFirst().slice(2, 4));
+    expect(ids(pages[2]!.data!.data.users)).toEqual(newestFirst().slice(4));
+    expect(pages[3]!.data!.data.users).toEqual([]);
+  });
+
+  test.each([0, -1])('page=%i is 400', async (page) => {
+    const { error, response } = await list({ page });
+    expect(response.status).toBe(400);
+    expect(error!.error.message).toBe('page must be >= 1');
+  });
+
+  test('limit is clamped to 1..100, never rejected', async () => {
+    const big = await list({ limit: 500 });
+    expect(big.response.status).toBe(200);
+    expect(big.data!.data).toMatchObject({ count: 5, pages: 1 });
+    expect(big.data!.data.users).toHaveLength(5);
+    const small = await list({ limit: 0 });
+    expect(small.response.status).toBe(200);
+    expect(small.data!.data).toMatchObject({ count: 5, pages: 5 });
+    expect(small.data!.data.users).toHaveLength(1);
+  });
+
+  test('a non-numeric page is 400', async () => {
+    const res = await raw('GET', '/v0/users/list', { headers: keyHeaders(ws, { write: false }), query: 'page=two' });
+    expect(res.status).toBe(400);
+  });
+
+  test('the email filter is exact and case-insensitive', async () => {
+    const target = await newUser(ws, { email: 'Filter.Me@Example.com' });
+    await newUser(ws, { email: 'filter.me.too@example.com' });
+    const { data } = await list({ email: 'FILTER.me@example.COM' });
+    expect(ids(data!.data.users)).toEqual([target.id]);
+    expect(data!.data.count).toBe(1);
+    const none = await list({ email: 'filter.me' });
+    expect(none.data!.data).toEqual({ users: [], count: 0, pages: 0 });
+  });
+
+  test('without a key 401', async () => {
+    const res = await raw('GET', '/v0/users/list');
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('users: archive', () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await newWorkspace('Users archive');
+  });
+  const archive = (userId: string, key = {}) => restClient(ws, key).PATCH('/v0/users/{userId}/archive', { params: { path: { userId } } });
+  const list = (query: Record<string, unknown> = {}) => restClient(ws).GET('/v0/users/list', { params: { query } });
+
+  test('returns success and the deprecated archived flag; hides the user; archived=true and withArchived=true list it', async () => {
+    const kept = await newUser(ws);
+    const gone = await newUser(ws);
+    const { data, response } = await archive(gone.id);
+    expect(response.status).toBe(200);
+    expect(data).toEqual({ status: 'success', data: { success: true, archived: true } });
+
+    const { rows } = await db.query('SELECT "archivedAt" FROM "User" WHERE id = $1', [gone.id]);
+    expect(rows[0].archivedAt).toBeInstanceOf(Date);
+
+    const live = await list();
+    expect(live.data!.data.users.map((u: { id: string }) => u.id)).toEqual([kept.id]);
+    expect(live.data!.data.count).toBe(1);
+    const archivedOnly = await list({ archived: true });
+    expect(archivedOnly.data!.data.users.map((u: { id: string }) => u.id)).toEqual([gone.id]);
+    const both = await list({ withArchived: true });
+    expect(both.data!.data.users.map((u: { id: string }) => u.id)).toEqual([gone.id, kept.id]);
+    const archivedWins = await list({ archived: true, withArchived: true });
+    expect(archivedWins.data!.data.users.map((u: { id: string }) => u.id)).toEqual([gone.id]);
+  });
+
+  test('archiving twice is 404; an archived user still holds its email', async () => {
+    const user = await newUser(ws, { email: 'Archived@Example.com' });
+    expect((await archive(user.id)).response.status).toBe(200);
+    const again = await archive(user.id);
+    expect(again.response.status).toBe(404);
+    expect(again.error!.status).toBe('error');
+    const reuse = await createUser(ws, { email: 'archived@example.com' });
+    expect(reuse.response.status).toBe(400);
+    expect(reuse.error!.error.message).toBe('a user with this email already exists');
+  });
+
+  test('an unknown id is 404, a malformed id 400, a read-only key 401 (and nothing is archived)', async () => {
+    expect((await archive(randomUUID())).response.status).toBe(404);
+    expect((await archive('not-a-uuid')).response.status).toBe(400);
+    const user = await newUser(ws);
+    expect((await archive(user.id, { write: false })).response.status).toBe(401);
+    const { rows } = await db.query('SELECT "archivedAt" FROM "User" WHERE id = $1', [user.id]);
+    expect(rows[0].archivedAt).toBeNull();
+  });
+});
+
+describe('users: inventory', () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await newWorkspace('Users inventory');
+  });
+  const inventory = (userId: string, query: Record<string, unknown> = {}, w = ws) =>
+    restClient(w, { write: false }).GET('/v0/users/{userId}/inventory', { params: { path: { userId }, query } });
+
+  async function seedOrder(userId: string, status: string, number: string, items: { quantity: number; variantId?: string }[], at: Date) {
+    const orderId = randomUUID();
+    await db.query(
+      `INSERT INTO "Order" (id, "workspaceId", livemode, number, status, "userId", currency, value, "createdAt", "updatedAt")
+       VALUES ($1, $2, true, $3, $4, $5, 'USD', 1000, $6, $6)`,
+      [orderId, ws.workspaceId, number, status, userId, at],
+    );
+    const itemIds: string[] = [];
+    for (const [index, item] of items.entries()) {
+      const id = randomUUID();
+      itemIds.push(id);
+      await db.query(
+        `INSERT INTO "OrderItem" (id, "orderId", "productId", "offerId", "variantId", quantity, "unitPrice", "createdAt")
+         VALUES ($1, $2, $3, $4, $5, $6, 500, $7)`,
+        [id, orderId, randomUUID(), randomUUID(), item.variantId ?? null, item.quantity, new Date(at.getTime() + index)],
+      );
+    }
+    return { orderId, itemIds };
+  }
+
+  test('a new user owns nothing: empty list, count 0, pages 0', async () => {
+    const user = await newUser(ws);
+    const { data, response } = await inventory(user.id);
+    expect(response.status).toBe(200);
+    expect(data).toEqual({ status: 'success', data: { inventory: [], count: 0, pages: 0 } });
+  });
+
+  test("lists the items of the user's PAID orders only, newest first, paged", async () => {
+    const buyer = await newUser(ws);
+    const other = await newUser(ws);
+    const variantId = randomUUID();
+    const older = await seedOrder(buyer.id, 'PAID', 'ORD000000000001', [{ quantity: 1 }], new Date('2026-01-01T00:00:00Z'));
+    const newer = await seedOrder(buyer.id, 'PAID', 'ORD000000000002', [{ quantity: 2, variantId }, { quantity: 3 }], new Date('2026-02-01T00:00:00Z'));
+    await seedOrder(buyer.id, 'PENDING', 'ORD000000000003', [{ quantity: 9 }], new Date('2026-03-01T00:00:00Z'));
+    await seedOrder(buyer.id, 'CANCELLED', 'ORD000000000004', [{ quantity: 9 }], new Date('2026-03-02T00:00:00Z'));
+    await seedOrder(other.id, 'PAID', 'ORD000000000005', [{ quantity: 9 }], new Date('2026-03-03T00:00:00Z'));
+
+    const { data, response } = await inventory(buyer.id);
+    expect(response.status).toBe(200);
+    const { inventory: items, count, pages } = data!.data;
+    expect(count).toBe(3);
+    expect(pages).toBe(1);
+    expect(items.map((i: { id: string }) => i.id)).toEqual([newer.itemIds[1], newer.itemIds[0], older.itemIds[0]]);
+    expect(items[1]).toEqual({
+      object: 'inventoryItem',
+      id: newer.itemIds[0],
+      orderId: newer.orderId,
+      orderNumber: 'ORD000000000002',
+      productId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      offerId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      variantId,
+      quantity: 2,
+      createdAt: Math.floor(new Date('2026-02-01T00:00:00Z').getTime() / 1000),
+    });
+    expect(items[0]).toMatchObject({ variantId: null, quantity: 3, orderNumber: 'ORD000000000002' });
+    expect(items[2]).toMatchObject({ orderId: older.orderId, orderNumber: 'ORD000000000001', quantity: 1 });
+
+    const second = await inventory(buyer.id, { page: 2, limit: 2 });
+    expect(second.data!.data).toMatchObject({ count: 3, pages: 2 });
+    expect(second.data!.data.inventory.map((i: { id: string }) => i.id)).toEqual([older.itemIds[0]]);
+    expect((await inventory(buyer.id, { page: 0 })).response.status).toBe(400);
+  });
+
+  test('an unknown, archived or malformed user id: 404, 404, 400', async () => {
+    expect((await inventory(randomUUID())).response.status).toBe(404);
+    const user = await newUser(ws);
+    await restClient(ws).PATCH('/v0/users/{userId}/archive', { params: { path: { userId: user.id } } });
+    const archived = await inventory(user.id);
+    expect(archived.response.status).toBe(404);
+    expect(archived.error).toEqual({ status: 'error', error: { message: 'User not found' } });
+    expect((await inventory('nope')).response.status).toBe(400);
+  });
+
+  test('without a key 401', async () => {
+    const user = await newUser(ws);
+    expect((await raw('GET', `/v0/users/${user.id}/inventory`)).status).toBe(401);
+  });
+});
+
+describe('users: tenancy', () => {
+  let ws: Workspace;
+  let stranger: Workspace;
+  beforeAll(async () => {
+    [ws, stranger] = await Promise.all([newWorkspace('Users tenant'), newWorkspace('Users stranger')]);
+  });
+
+  test("another workspace's user is invisible: 404 on archive and inventory, absent from the list, its email free", async () => {
+    const user = await newUser(ws, { email: 'shared@example.com' });
+    const archive = await restClient(stranger).PATCH('/v0/users/{userId}/archive', { params: { path: { userId: user.id } } });
+    expect(archive.response.status).toBe(404);
+    const inventory = await restClient(stranger).GET('/v0/users/{userId}/inventory', { params: { path: { userId: user.id } } });
+    expect(inventory.response.status).toBe(404);
+    const list = await restClient(stranger).GET('/v0/users/list', { params: { query: { withArchived: true } } });
+    expect(list.data!.data.users.map((u: { id: string }) => u.id)).not.toContain(user.id);
+    const { rows } = await db.query('SELECT "archivedAt" FROM "User" WHERE id = $1', [user.id]);
+    expect(rows[0].archivedAt).toBeNull();
+    // Uniqueness is per workspace: the other workspace may use the same address.
+    await newUser(stranger, { email: 'SHARED@example.com' });
+  });
+
+  test('test-mode users are separate from live users', async () => {
+    await setWorkspace(ws.workspaceId, 'testMode=true');
+    const testKey = { mode: 'test' as const };
+    const live = await newUser(ws, { email: 'both@example.com' });
+    const test = await newUser(ws, { email: 'Both@Example.com' }, testKey);
+    expect(test.id).not.toBe(live.id);
+
+    const liveList = await restClient(ws).GET('/v0/users/list', { params: { query: { email: 'both@example.com' } } });
+    expect(liveList.data!.data.users.map((u: { id: string }) => u.id)).toEqual([live.id]);
+    const testList = await restClient(ws, testKey).GET('/v0/users/list', { params: { query: {} } });
+    expect(testList.data!.data.users.map((u: { id: string }) => u.id)).toEqual([test.id]);
+    expect(testList.data!.data.count).toBe(1);
+
+    const crossInventory = await restClient(ws).GET('/v0/users/{userId}/inventory', { params: { path: { userId: test.id } } });
+    expect(crossInventory.response.status).toBe(404);
+    const crossArchive = await restClient(ws, testKey).PATCH('/v0/users/{userId}/archive', { params: { path: { userId: live.id } } });
+    expect(crossArchive.response.status).toBe(404);
+    const { rows } = await db.query('SELECT livemode FROM "User" WHERE id = $1', [test.id]);
+    expect(rows[0].livemode).toBe(false);
+  });
+});
+
+describe('users: GraphQL', () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await newWorkspace('Users graphql');
+  });
+  const graphql = async (query: string, variables: Record<string, unknown> = {}) => {
+    const response = await fetch(`${baseUrl()}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...keyHeaders(ws, { write: false }) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return (await response.json()) as { data?: any; errors?: unknown[] };
+  };
+
+  test('the User type has no password field', async () => {
+    const { data } = await graphql('{ __type(name: "User") { fields { name } } }');
+    const names = data.__type.fields.map((f: { name: string }) => f.name);
+    expect(names).toEqual(expect.arrayContaining(['object', 'id', 'username', 'email', 'details', 'internalId', 'billingDetails', 'createdAt']));
+    expect(names.filter((n: string) => /password/i.test(n))).toEqual([]);
+  });
+
+  test('User is a federation entity resolved by id within the workspace', async () => {
+    const user = await newUser(ws, { username: 'entity' });
+    const query = 'query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on User { id username email } } }';
+    const { data, errors } = await graphql(query, { reps: [{ __typename: 'User', id: user.id }] });
+    expect(errors).toBeUndefined();
+    expect(data._entities).toEqual([{ id: user.id, username: 'entity', email: user.email }]);
+  });
+});
