@@ -1,3 +1,5 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print, type GraphQLFormattedError } from 'graphql';
 import createClient from 'openapi-fetch';
 import type { paths } from '../generated/openapi.js';
 import { baseUrl, keyHeaders, type KeyChoice, type Workspace } from './api.js';
@@ -8,4 +10,23 @@ import { baseUrl, keyHeaders, type KeyChoice, type Workspace } from './api.js';
  */
 export function restClient(ws: Workspace, key: KeyChoice = {}) {
   return createClient<paths>({ baseUrl: baseUrl(), headers: keyHeaders(ws, key) });
+}
+
+export interface GraphQLResult<TData> {
+  status: number;
+  data?: TData | null;
+  errors?: GraphQLFormattedError[];
+}
+
+/**
+ * Runs typed documents (test/generated/graphql, from test/graphql/*.graphql) over HTTP with the
+ * workspace's key headers (none when `ws` is null); `url` defaults to the server's /graphql.
+ */
+export function graphqlClient(ws: Workspace | null, key: KeyChoice = {}, url = `${baseUrl()}/graphql`) {
+  const headers = { 'content-type': 'application/json', ...(ws ? keyHeaders(ws, key) : {}) };
+  return async <TData, TVariables>(document: TypedDocumentNode<TData, TVariables>, variables: TVariables): Promise<GraphQLResult<TData>> => {
+    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query: print(document), variables }) });
+    const body = (await response.json()) as { data?: TData | null; errors?: GraphQLFormattedError[] };
+    return { status: response.status, ...body };
+  };
 }

@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { routes } from '../src/rest/routes.js';
+import { baseUrl, newWorkspace, raw, type Workspace } from './support/api.js';
+import { ROOT, runProcess, type Finished } from './support/processes.js';
+
+type Schema = { [key: string]: any };
+type OpenApi = { paths: Record<string, Record<string, Schema>>; components: Schema };
+
+const CHECK_TIMEOUT = 240_000;
+
+const runCheck = (against: string[]) =>
+  runProcess(process.execPath, ['--import', 'tsx', 'scripts/generate.ts', '--check', ...against.flatMap((dir) => ['--against', dir])], { NODE_OPTIONS: '' });
+
+/**
+ * SwaggerParser.validate on a document, in a child process: swagger-parser 13 requires an ES
+ * module, which Node does natively but Jest's module loader cannot.
+ */
+async function swaggerParserValidate(document: unknown): Promise<Finished> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'commerce-openapi-'));
+  try {
+    const file = path.join(dir, 'openapi.json');
+    await writeFile(file, JSON.stringify(document));
+    const script = "import SwaggerParser from '@apidevtools/swagger-parser'; await SwaggerParser.validate(process.argv[1]); console.log('valid');";
+    return await runProcess(process.execPath, ['--input-type=module', '-e', script, file], { NODE_OPTIONS: '' });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const readDocument = async (): Promise<OpenApi> => JSON.parse(await readFile(path.join(ROOT, 'schema/openapi.json'), 'utf8'));
+
+const resolve = (document: OpenApi, node: Schema): Schema =>
+  node.$ref ? resolve(document, (node.$ref as string).split('/').slice(1).reduce((parent: any, key) => parent[key], document)) : node;
+
+/** The body checked against a schema of the document; properties the document lacks count as drift. */
+function conformance(document: OpenApi, schema: Schema, value: unknown, where: string): string[] {
+  if (schema.$ref) return conformance(document, resolve(document, schema), value, where);
+  if (value === null) {
+    if (schema.nullable) return [];
+    if (schema.allOf) return schema.allOf.flatMap((branch: Schema) => conformance(document, branch, value, where));
+    return schema.type || schema.enum || schema.oneOf ? [`${where}: null is not allowed`] : [];
+  }
+  if (schema.allOf) return schema.allOf.flatMap((branch: Schema) => conformance(document, branch, value, where));
+  if (schema.oneOf) {
+    const fits = schema.oneOf.some((branch: Schema) => conformance(document, branch, value, where).length === 0);
+    return fits ? [] : [`${where}: matches no oneOf branch`];
+  }
+  if (schema.enum && !schema.enum.includes(value)) return [`${where}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`];
+  switch (schema.type) {
+    case 'object': {
+      if (typeof value !== 'object' || Array.isArray(value)) return [`${where}: expected an object`];
+      const record = value as Record<string, unknown>;
+      const properties = (schema.properties ?? {}) as Record<string, Schema>;
+      return [
+        ...((schema.required ?? []) as string[]).filter((key) => !(key in record)).map((key) => `${where}.${key}: missing`),
+        ...Object.keys(record).filter((key) => !(key in properties)).map((key) => `${where}.${key}: not in the document`),
+        ...Object.entries(record).flatMap(([key, child]) => (properties[key] ? conformance(document, properties[key], child, `${where}.${key}`) : [])),
+      ];
+    }
+    case 'array':
+      return Array.isArray(value) ? value.flatMap((item, index) => conformance(document, schema.items, item, `${where}[${index}]`)) : [`${where}: expected an array`];
+    case 'integer':
+      return Number.isInteger(value) ? [] : [`${where}: expected an integer`];
+    case 'number':
+      return typeof value === 'number' ? [] : [`${where}: expected a number`];
+    case 'string':
+      return typeof value === 'string' ? [] : [`${where}: expected a string`];
+    case 'boolean':
+      return typeof value === 'boolean' ? [] : [`${where}: expected a boolean`];
+    default:
+      return [];
+  }
+}
+
+/** A response checked against its operation: the status must be documented and the body fit it. */
+function responseProblems(document: OpenApi, operation: Schema, status: number, body: unknown): string[] {
+  const response = operation.responses[String(status)];
+  if (!response) return [`status ${status} is not documented`];
+  return conformance(document, resolve(document, response).content['application/json'].schema, body, 'body');
+}
+
+describe('generated artifacts', () => {
+  let scratch: string;
+  let check: Finished;
+
+  beforeAll(async () => {
+    // A copy of the checked-in artifacts with three kinds of staleness, checked alongside the real ones.
+    scratch = await mkdtemp(path.join(tmpdir(), 'commerce-artifacts-'));
+    for (const dir of ['schema', 'test/generated', 'src/generated']) await cp(path.join(ROOT, dir), path.join(scratch, dir), { recursive: true });
+    const openapi = path.join(scratch, 'schema/openapi.json');
+    await writeFile(openapi, (await readFile(openapi, 'utf8')).replace('"title": "Commerce API"', '"title": "Edited by hand"'));
+    await rm(path.join(scratch, 'test/generated/graphql/index.ts'));
+    await writeFile(path.join(scratch, 'src/generated/prisma/models/Leftover.ts'), 'export {};\n');
+    // One generation compared with both trees (generating is the slow part).
+    check = await runCheck([ROOT, scratch]);
+  }, CHECK_TIMEOUT);
+
+  afterAll(async () => {
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  test('the checked-in copies match a fresh generation (npm run generate:check)', async () => {
+    expect(check.stdout + check.stderr).toContain(`generated files are up to date in ${ROOT}.`);
+    expect(check.stderr).not.toContain(`Stale generated files in ${ROOT} `);
+  });
+
+  test('the check names every stale, missing and leftover file', async () => {
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(`Stale generated files in ${scratch} `);
+    const listed = check.stderr.split('\n').filter((line) => line.startsWith('  ')).map((line) => line.trim());
+    expect(listed).toEqual(['schema/openapi.json', 'src/generated/prisma/models/Leftover.ts (not generated any more)', 'test/generated/graphql/index.ts']);
+  });
+});
+
+describe('the published OpenAPI document', () => {
+  let document: OpenApi;
+  let ws: Workspace;
+  beforeAll(async () => {
+    [document, ws] = await Promise.all([readDocument(), newWorkspace('OpenAPI')]);
+  });
+
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([documentPath, item]) => Object.entries(item).map(([method, operation]) => ({ path: documentPath, method: method.toUpperCase(), operation })));
+
+  test('GET /v0/openapi.json serves the checked-in document, and it is valid', async () => {
+    const res = await raw('GET', '/v0/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(res.body).toEqual(document);
+    const validation = await swaggerParserValidate(res.body);
+    expect(validation.stdout + validation.stderr).toBe('valid\n');
+    expect(validation.code).toBe(0);
+  });
+
+  test('swagger-parser rejects a broken document (the validity check is real)', async () => {
+    const broken = structuredClone(document);
+    broken.paths['/v0/products/list']!.get!.responses['400'] = { $ref: '#/components/responses/Missing' };
+    const result = await swaggerParserValidate(broken);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/Missing/);
+  });
+
+  test('it documents exactly the route table, with its methods, paths and summaries', () => {
+    const documented = operations().map((o) => `${o.method} ${o.path} ${o.operation.summary}`);
+    const table = routes.map((r) => `${r.method} /v0${r.path.replace(/:([^/]+)/g, '{$1}')} ${r.summary}`);
+    expect(documented.sort()).toEqual(table.sort());
+  });
+
+  test('every operation states its keys, its errors in the envelope and x-request-id', () => {
+    for (const { path: p, method, operation } of operations()) {
+      const where = `${method} ${p}`;
+      expect([where, operation.security]).toEqual([where, [method === 'GET' ? { publicKey: [] } : { publicKey: [], secretKey: [] }]]);
+      const statuses = Object.keys(operation.responses);
+      const expected = ['200', '400', '401', '429', '500', ...(p.includes('{') ? ['404'] : []), ...(method === 'POST' && p === '/v0/products/create' ? ['409'] : [])];
+      expect([where, statuses.filter((s) => expected.includes(s)).sort()]).toEqual([where, expected.sort()]);
+      for (const status of statuses) {
+        const response = resolve(document, operation.responses[status]);
+        expect([where, status, response.headers['x-request-id']]).toEqual([where, status, { $ref: '#/components/headers/RequestId' }]);
+        const schema = response.content['application/json'].schema;
+        if (status === '200') expect(schema.properties.status).toEqual({ type: 'string', enum: ['success'] });
+        else expect(schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+      }
+    }
+    expect(document.components.securitySchemes).toEqual({
+      publicKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-svc-public-key' }),
+      secretKey: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'x-svc-secret-key' }),
+    });
+  });
+
+  test('reads take query parameters, writes a JSON body, and path parameters appear only in the path', () => {
+    for (const { path: p, method, operation } of operations()) {
+      const where = `${method} ${p}`;
+      const inPath = [...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      const parameters = (operation.parameters ?? []) as Schema[];
+      expect([where, parameters.filter((x) => x.in === 'path').map((x) => x.name)]).toEqual([where, inPath]);
+      if (method === 'GET') {
+        expect([where, operation.requestBody]).toEqual([where, undefined]);
+        for (const x of parameters.filter((y) => y.schema.type === 'array')) expect([where, x.name, x.style, x.explode]).toEqual([where, x.name, 'form', true]);
+      } else {
+        expect([where, parameters.filter((x) => x.in === 'query')]).toEqual([where, []]);
+        const properties = Object.keys(operation.requestBody.content['application/json'].schema.properties);
+        expect([where, properties.filter((name) => inPath.includes(name))]).toEqual([where, []]);
+      }
+    }
+  });
+
+  test('the server serves every documented operation (without keys each one is 401, not 404)', async () => {
+    for (const { path: p, method } of operations()) {
+      const res = await raw(method, p.replace(/\{[^}]+\}/g, randomUUID()), { headers: {}, body: method === 'GET' ? undefined : '{}' });
+      expect([method, p, res.status, res.body.status]).toEqual([method, p, 401, 'error']);
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+    }
+  });
+
+  test('responses of every read and of the creates fit the document, field for field', async () => {
+    // One record of each kind, so lists and by-id reads return real objects. Plain requests:
+    // the document is what is under test.
+    const writeKeys = { 'x-svc-public-key': ws.publicKey, 'x-svc-secret-key': ws.secretKey };
+    const ids: Record<string, string> = {};
+    const create = async (documentPath: string, body: Record<string, unknown>) => {
+      const res = await raw('POST', documentPath, { headers: writeKeys, body: JSON.stringify(body) });
+      expect([documentPath, res.status, responseProblems(document, document.paths[documentPath]!.post!, res.status, res.body)]).toEqual([documentPath, 200, []]);
+      return Object.values(res.body.data as Record<string, { id: string }>)[0]!.id;
+    };
+    ids.productId = await create('/v0/products/create', { name: 'Documented', projectId: ws.projectId, type: 'Game', genres: ['Puzzle'], customFields: { a: 1 } });
+    ids.offerId = await create('/v0/offers/create', { productId: ids.productId, currency: 'USD', price: 1000 });
+    ids.discountId = await create('/v0/discounts/create', { type: 'code', discountCode: 'DOCUMENTED', amount: 10, amountType: 'percentage' });
+    ids.userId = await create('/v0/users/create', { email: `documented-${randomUUID()}@example.com` });
+    await create('/v0/elements/checkout/create', { offersIds: [ids.offerId] });
+
+    for (const { path: p, operation } of operations().filter((o) => o.method === 'GET')) {
+      // Ids of the records above; any other id is unknown, which exercises the error responses.
+      const url = p.replace(/\{([^}]+)\}/g, (_match, name: string) => ids[name] ?? randomUUID());
+      const res = await raw('GET', url, { headers: { 'x-svc-public-key': ws.publicKey }, query: 'returnCount=true' });
+      expect([p, res.status, responseProblems(document, operation, res.status, res.body)]).toEqual([p, res.status, []]);
+    }
+  });
+
+  test('a response the document does not describe is caught by the conformance check', () => {
+    const list = document.paths['/v0/products/list']!.get!;
+    expect(responseProblems(document, list, 200, { status: 'success', data: { products: [{ id: 'x' }], count: null, extra: 1 } })).toEqual(
+      expect.arrayContaining(['body.data.extra: not in the document', 'body.data.products[0].name: missing']),
+    );
+    expect(responseProblems(document, list, 418, {})).toEqual(['status 418 is not documented']);
+  });
+
+  test('GET /v0/docs is a self-contained page for the document', async () => {
+    const res = await fetch(`${baseUrl()}/v0/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await res.text();
+    expect(html).toContain('href="/v0/openapi.json"');
+    expect(html).toContain("fetch('/v0/openapi.json')");
+    // No CDN: nothing is loaded from another origin.
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+});
