@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Prisma, type PrismaClient, type Product, type ProductStatus, type ProductType } from '../generated/prisma/client.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
+import { recordEvent } from '../events/event-service.js';
+import { unixSeconds } from '../graphql/builder.js';
 import type { Scope } from '../graphql/context.js';
 import { archivedWhere, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
 import { isUuid } from '../graphql/scalars.js';
+import { offerResource } from './offer-service.js';
 
 export const PEGI_RATINGS = ['NONE', 'PEGI_3', 'PEGI_7', 'PEGI_12', 'PEGI_16', 'PEGI_18'] as const;
 /** Fields that only describe games: the product type decides whether a body may carry them. */
@@ -80,6 +83,32 @@ export async function listProducts(prisma: PrismaClient, scope: Scope, args: Pro
     args.returnCount ? prisma.product.count({ where }) : null,
   ]);
   return { products, count };
+}
+
+/** The product as the API returns it (the Product type's fields): the data of its events. */
+export function productResource(p: Product) {
+  return {
+    object: 'product',
+    id: p.id,
+    type: p.type,
+    internalId: p.internalId,
+    name: p.name,
+    description: p.description,
+    developer: p.developer,
+    publisher: p.publisher,
+    pegiRating: p.pegiRating,
+    releaseDate: p.releaseDate,
+    systems: p.systems,
+    genres: p.genres,
+    status: p.status,
+    customFields: p.customFields,
+    slug: p.slug,
+    projectId: p.projectId,
+    tags: p.tags,
+    media: p.media,
+    createdAt: unixSeconds(p.createdAt),
+    updatedAt: unixSeconds(p.updatedAt),
+  };
 }
 
 export async function findProduct(prisma: PrismaClient | Prisma.TransactionClient, scope: Scope, productId: string, query: Query = {}) {
@@ -201,28 +230,40 @@ export async function createProduct(prisma: PrismaClient, scope: Scope, productL
   return insertWithFreeSlug(input.slug ?? slugify(input.name), Boolean(input.slug), (slug) =>
     prisma.$transaction(async (tx) => {
       await reserveProductSlot(tx, scope, productLimit);
-      return tx.product.create({
+      const product = await tx.product.create({
         ...query,
         data: { ...(data as Prisma.ProductUncheckedCreateInput), ...inScope(scope), projectId: project.id, type: input.type, name: input.name.trim(), slug },
       });
+      await recordEvent(tx, scope, 'product_created', { product: productResource(product) });
+      return product;
     }),
   );
 }
 
 export async function updateProduct(prisma: PrismaClient, scope: Scope, productId: string, fields: ProductFields, query: Query) {
   checkFields(fields);
-  const product = await findProduct(prisma, scope, productId);
-  checkTypeFields(product.type, fields);
-  return prisma.product.update({ ...query, where: { id: product.id }, data: productData(fields) });
+  return prisma.$transaction(async (tx) => {
+    const current = await findProduct(tx, scope, productId);
+    checkTypeFields(current.type, fields);
+    const product = await tx.product.update({ ...query, where: { id: current.id }, data: productData(fields) });
+    await recordEvent(tx, scope, 'product_updated', { product: productResource(product) });
+    return product;
+  });
 }
 
 /** Archives the product and its offers together; existing subscriptions are not touched. */
 export async function archiveProduct(prisma: PrismaClient, scope: Scope, productId: string) {
   await prisma.$transaction(async (tx) => {
-    const product = await findProduct(tx, scope, productId);
     const now = new Date();
-    await tx.offer.updateMany({ where: { productId: product.id, archivedAt: null }, data: { archivedAt: now } });
-    await tx.product.update({ where: { id: product.id }, data: { archivedAt: now, lowestPrice: null } });
+    // Claims the archive: of two concurrent calls only one matches, so one event is recorded.
+    const { count } = await tx.product.updateMany({ where: { id: productId, ...inScope(scope), archivedAt: null }, data: { archivedAt: now, lowestPrice: null } });
+    if (count === 0) throw notFound('Product');
+    const offers = await tx.offer.findMany({ where: { productId, archivedAt: null }, orderBy: { createdAt: 'asc' } });
+    await tx.offer.updateMany({ where: { id: { in: offers.map((o) => o.id) } }, data: { archivedAt: now } });
+    const product = await tx.product.findUniqueOrThrow({ where: { id: productId } });
+    await recordEvent(tx, scope, 'product_archived', { product: productResource(product) });
+    // Its offers are archived with it, so their subscribers hear of it too.
+    for (const offer of offers) await recordEvent(tx, scope, 'offer_archived', { offer: offerResource(offer) });
   });
   return { success: true };
 }
@@ -234,7 +275,7 @@ export async function duplicateProduct(prisma: PrismaClient, scope: Scope, produ
   return insertWithFreeSlug(`${slug.slice(0, 55)}-copy`, false, (newSlug) =>
     prisma.$transaction(async (tx) => {
       await reserveProductSlot(tx, scope, productLimit);
-      return tx.product.create({
+      const product = await tx.product.create({
         ...query,
         data: {
           ...copy,
@@ -247,6 +288,8 @@ export async function duplicateProduct(prisma: PrismaClient, scope: Scope, produ
           },
         },
       });
+      await recordEvent(tx, scope, 'product_created', { product: productResource(product) });
+      return product;
     }),
   );
 }

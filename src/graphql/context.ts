@@ -8,6 +8,9 @@ export interface Scope {
   livemode: boolean;
 }
 
+/** The Prisma where-clause fields that keep a query inside one scope. */
+export const inScope = (scope: Scope) => ({ workspaceId: scope.workspaceId, livemode: scope.livemode });
+
 export interface Context {
   prisma: PrismaClient;
   requestId: string;

@@ -2,6 +2,11 @@ import { lexicographicSortSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
 // Each domain registers its types and fields on the shared builder when imported.
 import '../catalog/products.js';
+import '../catalog/offers.js';
+import '../checkout/elements.js';
+import '../discounts/discounts.js';
+import '../users/users.js';
+import '../webhooks/webhooks.js';
 
 export interface Schemas {
   /** What /v0 and internal clients see. */

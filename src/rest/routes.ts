@@ -20,8 +20,32 @@ export const routes: readonly RestRoute[] = [
   { method: 'POST', path: '/products/:productId/variants/add', field: 'Mutation.addVariant', summary: 'Add a variant' },
   { method: 'PATCH', path: '/products/:productId/variants/:variantId/update', field: 'Mutation.updateVariant', summary: 'Update a variant' },
   { method: 'PATCH', path: '/products/:productId/plans/:planId/update', field: 'Mutation.updatePlan', summary: 'Update a plan' },
-  // Offers: (added with the offers work)
-  // Discounts: (added with the discounts work)
-  // Users: (added with the users work)
-  // Checkout elements: (added with the checkout elements work)
+  // Offers
+  { method: 'GET', path: '/offers/list', field: 'Query.offers', summary: 'List offers' },
+  { method: 'POST', path: '/offers/create', field: 'Mutation.createOffer', summary: 'Create an offer' },
+  { method: 'GET', path: '/offers/:offerId', field: 'Query.offer', summary: 'Get offer details with its product, variant and inventory' },
+  { method: 'PATCH', path: '/offers/:offerId/update', field: 'Mutation.updateOffer', summary: 'Update an offer' },
+  { method: 'PATCH', path: '/offers/:offerId/archive', field: 'Mutation.archiveOffer', summary: 'Archive an offer' },
+  // Discounts
+  { method: 'GET', path: '/discounts/list', field: 'Query.discounts', summary: 'List discounts' },
+  { method: 'POST', path: '/discounts/create', field: 'Mutation.createDiscount', summary: 'Create a discount' },
+  { method: 'GET', path: '/discounts/:discountId', field: 'Query.discount', summary: 'Get a discount with its usage, offers and products' },
+  { method: 'PATCH', path: '/discounts/:discountId/update', field: 'Mutation.updateDiscount', summary: 'Update a discount' },
+  { method: 'PATCH', path: '/discounts/:discountId/archive', field: 'Mutation.archiveDiscount', summary: 'Archive a discount' },
+  // Users
+  { method: 'GET', path: '/users/list', field: 'Query.users', summary: 'List users (page pagination)' },
+  { method: 'POST', path: '/users/create', field: 'Mutation.createUser', summary: 'Create a user' },
+  { method: 'PATCH', path: '/users/:userId/archive', field: 'Mutation.archiveUser', summary: 'Archive a user' },
+  { method: 'GET', path: '/users/:userId/inventory', field: 'Query.userInventory', summary: "List the items a user owns (page pagination)" },
+  // Checkout elements
+  { method: 'GET', path: '/elements/checkout/list', field: 'Query.checkoutElements', summary: 'List checkout elements' },
+  { method: 'POST', path: '/elements/checkout/create', field: 'Mutation.createCheckoutElement', summary: 'Create a checkout element' },
+  // Webhooks
+  { method: 'GET', path: '/webhooks/list', field: 'Query.webhooks', summary: 'List all webhooks (secrets masked)' },
+  { method: 'POST', path: '/webhooks/create', field: 'Mutation.createWebhook', summary: 'Create a webhook (returns the full secret)' },
+  { method: 'POST', path: '/webhooks/sendTestEvent', field: 'Mutation.sendTestEvent', summary: 'Send a synthetic event to the subscribed webhooks' },
+  { method: 'GET', path: '/webhooks/:webhookId', field: 'Query.webhook', summary: 'Get a webhook (secret masked)' },
+  { method: 'PATCH', path: '/webhooks/:webhookId/update', field: 'Mutation.updateWebhook', summary: 'Update a webhook (returns the full secret)' },
+  { method: 'PATCH', path: '/webhooks/:webhookId/archive', field: 'Mutation.archiveWebhook', summary: 'Archive a webhook, freeing its slot' },
+  { method: 'GET', path: '/webhooks/:webhookId/attempts', field: 'Query.webhookAttempts', summary: 'List delivery attempts' },
 ];

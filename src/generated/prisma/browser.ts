@@ -82,3 +82,23 @@ export type Order = Prisma.OrderModel
  * 
  */
 export type OrderItem = Prisma.OrderItemModel
+/**
+ * Model Webhook
+ * 
+ */
+export type Webhook = Prisma.WebhookModel
+/**
+ * Model WebhookAttempt
+ * 
+ */
+export type WebhookAttempt = Prisma.WebhookAttemptModel
+/**
+ * Model Event
+ * 
+ */
+export type Event = Prisma.EventModel
+/**
+ * Model Email
+ * 
+ */
+export type Email = Prisma.EmailModel

@@ -98,3 +98,11 @@ export const CheckoutElementStatus = {
 } as const
 
 export type CheckoutElementStatus = (typeof CheckoutElementStatus)[keyof typeof CheckoutElementStatus]
+
+
+export const WebhookStatus = {
+  active: 'active',
+  inactive: 'inactive'
+} as const
+
+export type WebhookStatus = (typeof WebhookStatus)[keyof typeof WebhookStatus]

@@ -63,7 +63,11 @@ export const ModelName = {
   CheckoutElement: 'CheckoutElement',
   CheckoutElementOffer: 'CheckoutElementOffer',
   Order: 'Order',
-  OrderItem: 'OrderItem'
+  OrderItem: 'OrderItem',
+  Webhook: 'Webhook',
+  WebhookAttempt: 'WebhookAttempt',
+  Event: 'Event',
+  Email: 'Email'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -320,6 +324,69 @@ export const OrderItemScalarFieldEnum = {
 } as const
 
 export type OrderItemScalarFieldEnum = (typeof OrderItemScalarFieldEnum)[keyof typeof OrderItemScalarFieldEnum]
+
+
+export const WebhookScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  url: 'url',
+  status: 'status',
+  secret: 'secret',
+  events: 'events',
+  consecutiveFailures: 'consecutiveFailures',
+  failingSince: 'failingSince',
+  lastBlockReason: 'lastBlockReason',
+  lastBlockedAt: 'lastBlockedAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  deletedAt: 'deletedAt'
+} as const
+
+export type WebhookScalarFieldEnum = (typeof WebhookScalarFieldEnum)[keyof typeof WebhookScalarFieldEnum]
+
+
+export const WebhookAttemptScalarFieldEnum = {
+  id: 'id',
+  webhookId: 'webhookId',
+  eventId: 'eventId',
+  eventType: 'eventType',
+  sequence: 'sequence',
+  statusCode: 'statusCode',
+  request: 'request',
+  response: 'response',
+  createdAt: 'createdAt'
+} as const
+
+export type WebhookAttemptScalarFieldEnum = (typeof WebhookAttemptScalarFieldEnum)[keyof typeof WebhookAttemptScalarFieldEnum]
+
+
+export const EventScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  type: 'type',
+  payload: 'payload',
+  test: 'test',
+  createdAt: 'createdAt',
+  dispatchedAt: 'dispatchedAt'
+} as const
+
+export type EventScalarFieldEnum = (typeof EventScalarFieldEnum)[keyof typeof EventScalarFieldEnum]
+
+
+export const EmailScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  to: 'to',
+  subject: 'subject',
+  text: 'text',
+  kind: 'kind',
+  createdAt: 'createdAt',
+  sentAt: 'sentAt'
+} as const
+
+export type EmailScalarFieldEnum = (typeof EmailScalarFieldEnum)[keyof typeof EmailScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -1,0 +1,60 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { logger } from '../logger.js';
+
+// Operational emails (webhook failing, disabled, blocked, unblocked). With SMTP_URL set they go
+// out over SMTP and are recorded as sent; without it they wait in the Email table (sentAt null)
+// for an operator, and only their recipient and subject are logged.
+
+export type EmailKind = 'webhook_failing' | 'webhook_disabled' | 'webhook_blocked' | 'webhook_unblocked';
+
+export interface EmailMessage {
+  /**
+   * Makes the call idempotent for a retried caller (a Temporal activity): a message already
+   * sent under this id is not sent again. Generated when absent.
+   */
+  id?: string;
+  workspaceId?: string | null;
+  to: string;
+  subject: string;
+  text: string;
+  kind: EmailKind;
+}
+
+export interface MailerOptions {
+  /** smtp:// or smtps:// URL (nodemailer syntax, e.g. smtps://user:pass@host:465). Default: SMTP_URL. */
+  smtpUrl?: string;
+  /** Default: EMAIL_FROM, else "Commerce API <no-reply@localhost>". */
+  from?: string;
+}
+
+const DEFAULT_FROM = 'Commerce API <no-reply@localhost>';
+const transports = new Map<string, Transporter>();
+
+function transport(smtpUrl: string): Transporter {
+  let existing = transports.get(smtpUrl);
+  if (!existing) {
+    existing = nodemailer.createTransport(smtpUrl);
+    transports.set(smtpUrl, existing);
+  }
+  return existing;
+}
+
+/** Sends (or, without SMTP, queues) one email; returns its row id and when it was sent. */
+export async function sendEmail(prisma: PrismaClient, message: EmailMessage, options: MailerOptions = {}): Promise<{ id: string; sentAt: Date | null }> {
+  const smtpUrl = options.smtpUrl ?? (process.env.SMTP_URL || undefined);
+  const from = options.from ?? (process.env.EMAIL_FROM || DEFAULT_FROM);
+  const { id, workspaceId = null, to, subject, text, kind } = message;
+  const data = { workspaceId, to, subject, text, kind };
+  // Recorded before sending, so a failed send stays in the table as unsent.
+  const email = id ? await prisma.email.upsert({ where: { id }, create: { id, ...data }, update: {} }) : await prisma.email.create({ data });
+  if (email.sentAt) return { id: email.id, sentAt: email.sentAt };
+  if (!smtpUrl) {
+    logger.info({ emailId: email.id, kind, to, subject }, 'SMTP_URL is not set: email stored unsent');
+    return { id: email.id, sentAt: null };
+  }
+  // The stored message is what goes out, so a retry sends what was first recorded.
+  await transport(smtpUrl).sendMail({ from, to: email.to, subject: email.subject, text: email.text, headers: { 'x-commerce-email-id': email.id } });
+  const sent = await prisma.email.update({ where: { id: email.id }, data: { sentAt: new Date() } });
+  return { id: sent.id, sentAt: sent.sentAt };
+}

@@ -1,0 +1,37 @@
+import type { Event, Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { inScope, type Scope } from '../graphql/context.js';
+import type { EventType } from './event-types.js';
+
+// The event outbox. A state change and the event reporting it commit together: recordEvent
+// writes into the caller's transaction, so a rolled-back change leaves no event and a committed
+// one always has its event. Handing events to the delivery workflow happens afterwards and
+// sets dispatchedAt.
+
+/** What a webhook receiver gets for one event (the HTTP body of a delivery). */
+export interface EventBody {
+  id: string;
+  /** Always equal to id: receivers deduplicate on it (delivery is at least once). */
+  idempotencyKey: string;
+  type: string;
+  /** Milliseconds, like every webhook timestamp. */
+  createdAt: number;
+  livemode: boolean;
+  data: Prisma.JsonValue;
+}
+
+/** Records an event in the caller's transaction; payload is the event's `data`. */
+export async function recordEvent(tx: Prisma.TransactionClient, scope: Scope, type: EventType, payload: object): Promise<{ id: string }> {
+  return tx.event.create({ data: { ...inScope(scope), type, payload: payload as Prisma.InputJsonObject }, select: { id: true } });
+}
+
+export function eventBody(event: Pick<Event, 'id' | 'type' | 'createdAt' | 'livemode' | 'payload'>): EventBody {
+  return { id: event.id, idempotencyKey: event.id, type: event.type, createdAt: event.createdAt.getTime(), livemode: event.livemode, data: event.payload };
+}
+
+/** The webhooks an event goes to: active, not archived, same workspace and mode, subscribed to its type. */
+export function subscribedWebhooks(prisma: PrismaClient | Prisma.TransactionClient, event: Pick<Event, 'workspaceId' | 'livemode' | 'type'>) {
+  return prisma.webhook.findMany({
+    where: { workspaceId: event.workspaceId, livemode: event.livemode, status: 'active', deletedAt: null, events: { has: event.type } },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+  });
+}

@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import type { Prisma, PrismaClient, Webhook, WebhookStatus } from '../generated/prisma/client.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
+import { inScope, type Scope } from '../graphql/context.js';
+import { direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
+import { EVENT_TYPES, isEventType, type EventType } from '../events/event-types.js';
+import { validateWebhookUrl, webhookAllowHostsFromEnv } from './ssrf.js';
+
+/** Live (active or inactive, not archived) webhooks a workspace may have per mode. */
+export const WEBHOOK_LIMIT = 5;
+const ATTEMPTS_TAKE = 10;
+const URL_MAX_LENGTH = 2048;
+// Standard Webhooks secrets: "whsec_" + base64 of the HMAC key (24 to 64 bytes; 32 when generated).
+const SECRET_PREFIX = 'whsec_';
+const SECRET_BYTES = { min: 24, max: 64, generated: 32 } as const;
+const MASK = '••••';
+
+// Rows whose secret may be shown in full: only what create and update return. Any other row
+// (list, get, entity references) resolves its secret masked, so forgetting to mask fails closed.
+const revealed = new WeakSet<Webhook>();
+
+/** The secret as list and get show it: its last four characters behind a fixed mask. */
+export const maskSecret = (secret: string) => `${MASK}${secret.slice(-4)}`;
+
+export const shownSecret = (webhook: Webhook) => (revealed.has(webhook) ? webhook.secret : maskSecret(webhook.secret));
+
+function reveal(webhook: Webhook): Webhook {
+  revealed.add(webhook);
+  return webhook;
+}
+
+export const generateSecret = () => `${SECRET_PREFIX}${randomBytes(SECRET_BYTES.generated).toString('base64')}`;
+
+/** The HMAC key bytes of a secret in the whsec_ format, or null when it is not one. */
+export function secretKey(secret: string): Buffer | null {
+  if (!secret.startsWith(SECRET_PREFIX)) return null;
+  const encoded = secret.slice(SECRET_PREFIX.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return null;
+  const key = Buffer.from(encoded, 'base64');
+  // Only canonical base64 (what encoding the key gives back), so one key has one spelling.
+  return key.toString('base64') === encoded ? key : null;
+}
+
+function checkSecret(secret: string): string {
+  const key = secretKey(secret);
+  if (key === null || key.length < SECRET_BYTES.min || key.length > SECRET_BYTES.max) {
+    throw badRequest(
+      `secret must be "${SECRET_PREFIX}" followed by the standard base64 encoding of ${SECRET_BYTES.min} to ${SECRET_BYTES.max} random bytes; omit it on create to have one generated`,
+    );
+  }
+  return secret;
+}
+
+/** An event type sent by a caller; 400 naming the known types otherwise. */
+export function parseEventType(value: string, where = 'eventType'): EventType {
+  if (!isEventType(value)) throw badRequest(`${where}: unknown event type "${value}"; known types: ${EVENT_TYPES.join(', ')}`);
+  return value;
+}
+
+function checkEvents(events: readonly string[]): EventType[] {
+  if (events.length === 0) throw badRequest('events must hold at least one event type');
+  const parsed = events.map((event, index) => parseEventType(event, `events[${index}]`));
+  const repeated = parsed.filter((event, index) => parsed.indexOf(event) !== index);
+  if (repeated.length) throw badRequest(`events repeats ${[...new Set(repeated)].join(', ')}`);
+  return parsed;
+}
+
+/** The URL as it will be called (WHATWG-normalised); 400 with the SSRF rule's message otherwise. */
+async function checkUrl(raw: string): Promise<string> {
+  if (raw.length > URL_MAX_LENGTH) throw badRequest(`url must be at most ${URL_MAX_LENGTH} characters`);
+  const result = await validateWebhookUrl(raw.trim(), { allowHosts: webhookAllowHostsFromEnv() });
+  if (!result.ok) throw badRequest(result.message);
+  return result.url.href;
+}
+
+const live = (scope: Scope) => ({ ...inScope(scope), deletedAt: null });
+
+export async function listWebhooks(prisma: PrismaClient, scope: Scope) {
+  const webhooks = await prisma.webhook.findMany({ where: live(scope), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  return { webhooks };
+}
+
+export async function findWebhook(prisma: PrismaClient | Prisma.TransactionClient, scope: Scope, webhookId: string) {
+  const webhook = await prisma.webhook.findFirst({ where: { id: webhookId, ...live(scope) } });
+  if (!webhook) throw notFound('Webhook');
+  return webhook;
+}
+
+export interface CreateWebhookInput {
+  url: string;
+  events: string[];
+  status?: WebhookStatus | null;
+  secret?: string | null;
+}
+
+/**
+ * Serialises webhook creation per workspace and mode, so concurrent creates cannot pass the
+ * limit together, then counts the live webhooks (inactive ones included: only archiving frees
+ * a slot).
+ */
+async function reserveWebhookSlot(tx: Prisma.TransactionClient, scope: Scope) {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${scope.workspaceId}:${scope.livemode}`}))`;
+  const count = await tx.webhook.count({ where: live(scope) });
+  if (count >= WEBHOOK_LIMIT) {
+    throw badRequest(`A workspace can have at most ${WEBHOOK_LIMIT} webhooks (active or inactive) per mode; archive one to free a slot`);
+  }
+}
+
+export async function createWebhook(prisma: PrismaClient, scope: Scope, input: CreateWebhookInput) {
+  if (input.status === null) throw badRequest('status cannot be null');
+  const events = checkEvents(input.events);
+  const secret = input.secret === undefined || input.secret === null ? generateSecret() : checkSecret(input.secret);
+  const url = await checkUrl(input.url);
+  const webhook = await prisma.$transaction(async (tx) => {
+    await reserveWebhookSlot(tx, scope);
+    return tx.webhook.create({ data: { ...inScope(scope), url, events, secret, status: input.status ?? 'active' } });
+  });
+  return reveal(webhook);
+}
+
+export interface UpdateWebhookInput {
+  url?: string | null;
+  events?: string[] | null;
+  status?: WebhookStatus | null;
+  secret?: string | null;
+}
+
+/**
+ * Absent fields keep their value. `secret` replaces the signing secret; `status: active` on an
+ * inactive webhook re-enables it with a fresh failure streak (it never re-enables itself).
+ */
+export async function updateWebhook(prisma: PrismaClient, scope: Scope, webhookId: string, input: UpdateWebhookInput) {
+  for (const name of ['url', 'events', 'status', 'secret'] as const) {
+    if (input[name] === null) throw badRequest(`${name} cannot be null`);
+  }
+  const data: Prisma.WebhookUpdateInput = {};
+  if (input.events != null) data.events = checkEvents(input.events);
+  if (input.secret != null) data.secret = checkSecret(input.secret);
+  if (input.url != null) data.url = await checkUrl(input.url);
+  if (input.status != null) data.status = input.status;
+  const webhook = await prisma.$transaction(async (tx) => {
+    const current = await findWebhook(tx, scope, webhookId);
+    if (current.status === 'inactive' && input.status === 'active') Object.assign(data, { consecutiveFailures: 0, failingSince: null });
+    return tx.webhook.update({ where: { id: current.id }, data });
+  });
+  return reveal(webhook);
+}
+
+/** Archiving (deletedAt) stops deliveries and frees a slot; an archived webhook is 404 from then on. */
+export async function archiveWebhook(prisma: PrismaClient, scope: Scope, webhookId: string) {
+  const { count } = await prisma.webhook.updateMany({ where: { id: webhookId, ...live(scope) }, data: { deletedAt: new Date() } });
+  if (count === 0) throw notFound('Webhook');
+  return { success: true };
+}
+
+/** Delivery attempts of one webhook, newest first by default; the count is always returned. */
+export async function listWebhookAttempts(prisma: PrismaClient, scope: Scope, webhookId: string, args: Pick<OffsetListArgs, 'skip' | 'take' | 'orderDirection'>) {
+  const { skip, take } = offsetPage(args, ATTEMPTS_TAKE);
+  const webhook = await findWebhook(prisma, scope, webhookId);
+  const where = { webhookId: webhook.id };
+  const dir = direction(args);
+  const [attempts, count] = await Promise.all([
+    prisma.webhookAttempt.findMany({ where, orderBy: [{ createdAt: dir }, { sequence: dir }, { id: dir }], skip, take }),
+    prisma.webhookAttempt.count({ where }),
+  ]);
+  return { attempts, count };
+}
+
+export interface TestEventInput {
+  eventType: EventType;
+  /** Optional hints for the synthetic payload. */
+  items?: unknown;
+  userId?: string | null;
+}
+
+/** Fires a synthetic event to every active webhook of the scope subscribed to its type. */
+export async function sendTestEvent(_prisma: PrismaClient, _scope: Scope, _input: TestEventInput): Promise<{ success: boolean }> {
+  throw new ApiError(503, 'Webhook delivery is not available yet');
+}
