@@ -77,11 +77,11 @@ export async function migrateDev(databaseUrl: string, name: string, options: Mig
     if (action.tag === 'reset') {
       throw new Error(`the database does not match the migrations and would have to be reset: ${action.reason}`);
     }
-    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters });
+    await engine.applyMigrations({ migrationsList, filters });
     // evaluateDataLoss and createMigration read the schema the migrations produce from a cache
-    // that devDiagnostic fills, keyed by the migrations applied then; in this WebAssembly build
-    // they cannot compute it themselves (they have no shadow database). Fill it for the new list.
-    if (appliedMigrationNames.length > 0) await engine.devDiagnostic({ migrationsList, filters });
+    // that only a shadow-database diagnosis fills; in this WebAssembly build they cannot compute
+    // it themselves (and devDiagnostic skips it on an empty database). Fill it for the new list.
+    await engine.diagnoseMigrationHistory({ migrationsList, optInToShadowDatabase: true, filters });
 
     const { unexecutableSteps, warnings } = await engine.evaluateDataLoss({ migrationsList, schema, filters });
     if (unexecutableSteps.length > 0) {
