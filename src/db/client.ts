@@ -6,5 +6,11 @@ export function createPrismaClient(url: string): PrismaClient {
   const max = Number(process.env.DATABASE_POOL_SIZE ?? 10);
   if (!Number.isInteger(max) || max < 1) throw new Error('DATABASE_POOL_SIZE must be a positive integer');
   // 'minimal' skips capturing a stack trace on every query (used only to decorate error messages).
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max }), errorFormat: 'minimal' });
+  return new PrismaClient({
+    adapter: new PrismaPg({ connectionString: url, max }),
+    errorFormat: 'minimal',
+    // Writes that serialise on an advisory lock (limits, unique codes) may queue behind each
+    // other under load; Prisma's 2 s / 5 s defaults would turn that wait into a 500.
+    transactionOptions: { maxWait: 10_000, timeout: 15_000 },
+  });
 }
