@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// One-command entry points (`npm start`, `npm test`) that work on a fresh clone: they install the
-// locked dependencies when node_modules is missing or stale, then run the real command.
+// One-command entry points (`npm start`, `npm test`, `npm run worker`) that work on a fresh clone:
+// they install the locked dependencies when node_modules is missing or stale, make sure the
+// `temporal` CLI exists when a local Temporal dev server will be needed, then run the real command.
 // Plain JavaScript on purpose: it runs before any dependency exists.
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -26,14 +27,33 @@ if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(lock).mtime
 const [target, ...rest] = process.argv.slice(2);
 const tsx = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
+
+/**
+ * Finds, builds (Go) or downloads the `temporal` CLI (src/temporal/cli.ts) and returns the
+ * environment that hands its path to the command; progress and failures go to stderr.
+ */
+function provisionTemporal() {
+  const result = spawnSync(process.execPath, [tsx, 'src/temporal/provision.ts'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (result.error) throw result.error;
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  return { TEMPORAL_CLI_PATH: result.stdout.trim() };
+}
+// Only a run without TEMPORAL_ADDRESS starts a dev server; the test suite always starts one.
+const temporalEnv = () => (process.env.TEMPORAL_ADDRESS ? {} : provisionTemporal());
+
 switch (target) {
   case 'start':
-    process.exit(run(process.execPath, [tsx, 'src/main.ts', ...rest]));
+    process.exit(run(process.execPath, [tsx, 'src/main.ts', ...rest], temporalEnv()));
+    break;
+  case 'worker':
+    process.exit(run(process.execPath, [tsx, 'src/worker.ts', ...rest], temporalEnv()));
     break;
   case 'test':
-    process.exit(run(process.execPath, [jest, ...rest], { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules`.trim() }));
+    process.exit(
+      run(process.execPath, [jest, ...rest], { ...provisionTemporal(), NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules`.trim() }),
+    );
     break;
   default:
-    console.error('usage: node scripts/run.mjs start|test [args]');
+    console.error('usage: node scripts/run.mjs start|worker|test [args]');
     process.exit(2);
 }

@@ -39,11 +39,7 @@ async function main(argv: string[]): Promise<unknown> {
   if (group === 'workspace' && command === 'show') {
     const [workspaceId] = rest;
     if (!workspaceId) throw new Error('workspace show needs a workspace id');
-    return run(async (prisma) => {
-      const workspace = await prisma.workspace.findUnique({ where: { id: workspaceId } });
-      if (!workspace) throw new Error(`No workspace ${workspaceId}`);
-      return workspaces.settingsView(workspace);
-    });
+    return run(async (prisma) => workspaces.settingsView(await workspaces.requireWorkspace(prisma, workspaceId)));
   }
   if (group === 'keys' && command === 'rotate') {
     const [workspaceId] = rest;

@@ -18,9 +18,36 @@ export const config = {
     points: intEnv('RATE_LIMIT_POINTS', 600),
     durationSeconds: intEnv('RATE_LIMIT_WINDOW_SECONDS', 60),
     blockSeconds: intEnv('RATE_LIMIT_COOLDOWN_SECONDS', 10),
+    // Processes sharing one Redis share a budget only under the same prefix.
+    keyPrefix: process.env.RATE_LIMIT_KEY_PREFIX || 'edge',
   },
   redisUrl: process.env.REDIS_URL || undefined,
-  // Only honoured from the loopback peer unless TRUST_PROXY is set: otherwise anyone could
-  // pick their own rate-limit bucket with a forged header.
+  // x-forwarded-for names the client only with TRUST_PROXY=true: otherwise anyone could pick
+  // their own rate-limit bucket with a forged header.
   trustProxy: process.env.TRUST_PROXY === 'true',
+  temporal: {
+    // Unset: a Temporal dev server is started (or reused) with its history under DATA_DIR.
+    address: process.env.TEMPORAL_ADDRESS || undefined,
+    namespace: process.env.TEMPORAL_NAMESPACE || 'default',
+    taskQueue: process.env.TEMPORAL_TASK_QUEUE || 'commerce',
+    // TLS is on with any of these; a client certificate and key together give mutual TLS.
+    tls: process.env.TEMPORAL_TLS === 'true',
+    tlsCertPath: process.env.TEMPORAL_TLS_CERT_PATH || undefined,
+    tlsKeyPath: process.env.TEMPORAL_TLS_KEY_PATH || undefined,
+    tlsCaPath: process.env.TEMPORAL_TLS_CA_PATH || undefined,
+    tlsServerName: process.env.TEMPORAL_TLS_SERVER_NAME || undefined,
+    apiKey: process.env.TEMPORAL_API_KEY || undefined,
+    // Ports of the dev server; 0 picks free ones.
+    devPort: intEnv('TEMPORAL_DEV_PORT', 0),
+    uiPort: intEnv('TEMPORAL_UI_PORT', 0),
+    // false: this process serves HTTP only and `npm run worker` processes run the workflows.
+    workerInProcess: process.env.WORKER_IN_PROCESS !== 'false',
+  },
+  webhooks: {
+    // The spec's delivery rules (25 s to answer, retries about 5 minutes apart); tests shorten both.
+    timeoutMs: intEnv('WEBHOOK_TIMEOUT_MS', 25_000),
+    retryIntervalMs: intEnv('WEBHOOK_RETRY_INTERVAL_MS', 300_000),
+    // How often each worker process looks for events not yet handed to delivery.
+    dispatchIntervalMs: intEnv('EVENT_DISPATCH_INTERVAL_MS', 250),
+  },
 };

@@ -1,23 +1,23 @@
+import { shutdownHandler } from './lifecycle.js';
 import { logger } from './logger.js';
 import { startServer } from './server.js';
 
 // Entry point of `npm start`: the whole service on embedded defaults unless configured otherwise.
+const shutdown = shutdownHandler();
 const server = await startServer();
-logger.info({ url: server.url }, 'listening');
+shutdown.onStop(() => server.close());
+const { temporal } = server;
+logger.info({ url: server.url, temporal }, 'listening');
+// Printed before the "listening" line, which tells scripts that everything is up.
+console.log(
+  temporal.uiUrl
+    ? `Temporal dev server at ${temporal.address} (namespace ${temporal.namespace}), UI ${temporal.uiUrl}`
+    : `Temporal at ${temporal.address} (namespace ${temporal.namespace})`,
+);
+console.log(
+  temporal.worker
+    ? `Temporal worker in this process on task queue ${temporal.taskQueue}`
+    : `No Temporal worker in this process (WORKER_IN_PROCESS=false): run \`npm run worker\` for task queue ${temporal.taskQueue}`,
+);
 console.log(`Commerce API listening on ${server.url} (REST ${server.url}/v0, GraphQL ${server.url}/graphql)`);
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'shutting down');
-  try {
-    await server.close();
-    process.exit(0);
-  } catch (error) {
-    logger.error({ err: error }, 'unclean shutdown');
-    process.exit(1);
-  }
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+server.failure.catch(shutdown.fatal);

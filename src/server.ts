@@ -10,20 +10,53 @@ import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { logger } from './logger.js';
 import { docsHtml, openApiDocument } from './rest/openapi.js';
+import { createActivities } from './temporal/activities.js';
+import { provideTemporal } from './temporal/client.js';
+import { connectTemporal } from './temporal/connection.js';
+import { bundleWorkflows, runWorker } from './temporal/worker.js';
+import { startEventDispatcher } from './webhooks/dispatcher.js';
 
 export interface RunningServer {
   url: string;
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    /** The dev server's web UI; undefined for a configured cluster. */
+    uiUrl?: string;
+    /** Whether this process runs a worker (WORKER_IN_PROCESS). */
+    worker: boolean;
+  };
+  /** Rejects when a part running in the background (dev server, in-process worker) fails. */
+  failure: Promise<never>;
   close(): Promise<void>;
 }
 
-/** Connects (or starts) the database, applies pending migrations and serves HTTP. */
+/**
+ * Connects (or starts) the database and Temporal, applies pending migrations, runs a worker
+ * unless WORKER_IN_PROCESS=false, and serves HTTP.
+ */
 export async function startServer(options: { port?: number; host?: string } = {}): Promise<RunningServer> {
-  const database = await connectDatabase();
-  const applied = await migrateDeploy(database.url);
-  if (applied.length) logger.info({ applied }, 'migrations applied');
+  const workflowBundle = config.temporal.workerInProcess ? bundleWorkflows() : undefined;
+  // Awaited below; a failure is reported there, not as an unhandled rejection meanwhile.
+  workflowBundle?.catch(() => undefined);
+  // Both may start a child process (PGlite, the Temporal dev server): start them side by side.
+  const [database, temporal] = await Promise.all([
+    connectDatabase().then(async (db) => {
+      const applied = await migrateDeploy(db.url);
+      if (applied.length) logger.info({ applied }, 'migrations applied');
+      return db;
+    }),
+    connectTemporal(),
+  ]);
+  provideTemporal(temporal);
   const prisma = createPrismaClient(database.url);
+  const worker = workflowBundle ? await runWorker(temporal, createActivities({ prisma }), await workflowBundle) : undefined;
+  // Every worker process hands the event outbox to Temporal.
+  const dispatcher = worker ? startEventDispatcher(prisma, temporal) : undefined;
   const schemas = buildSchemas();
   const rateLimiter = createRateLimiter();
+  await rateLimiter.ready();
   const app = createApp({
     prisma,
     schema: schemas.client,
@@ -43,11 +76,18 @@ export async function startServer(options: { port?: number; host?: string } = {}
   const url = `http://${options.host ?? config.host}:${port}`;
   return {
     url,
+    temporal: { address: temporal.address, namespace: temporal.namespace, taskQueue: temporal.taskQueue, uiUrl: temporal.uiUrl, worker: Boolean(worker) },
+    failure: Promise.race([temporal.failure, ...(worker ? [worker.failure] : [])]),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      // Workers first (in-flight activities still use the database), then Temporal, then the database.
+      await dispatcher?.stop();
+      await worker?.shutdown();
+      provideTemporal(undefined);
+      await temporal.stop();
       await prisma.$disconnect();
       await rateLimiter.close();
       await database.close();

@@ -59,6 +59,23 @@ async function readJsonObject(request: Request): Promise<Record<string, unknown>
   return body as Record<string, unknown>;
 }
 
+/** Whether a string anywhere in a JSON value (keys included) holds U+0000; iterative, as nesting depth is the caller's. */
+function containsNul(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const item = pending.pop();
+    if (typeof item === 'string') {
+      if (item.includes('\0')) return true;
+    } else if (item && typeof item === 'object') {
+      for (const [key, inner] of Object.entries(item)) pending.push(key, inner);
+    }
+  }
+  return false;
+}
+
+// PostgreSQL text cannot hold U+0000: refuse it up front instead of failing in the database.
+const nulRejected = () => new ApiError(400, 'The request contains a NUL character');
+
 export function createApp(deps: AppDependencies) {
   const { prisma, metrics, rateLimiter } = deps;
   const rest = createRestApi(deps.schema);
@@ -91,19 +108,26 @@ export function createApp(deps: AppDependencies) {
     const routeLabel = `${BASE_PATH}${route.path}`;
     // Authentication comes first, so a bad request without keys still gets 401.
     const principal = await authenticate(prisma, request.headers, request.method === 'GET' ? 'read' : 'write');
-    let forwarded = request;
-    if (request.method !== 'GET') {
-      const body = await readJsonObject(request);
+    if (/%00/.test(url.pathname) || containsNul([...url.searchParams])) throw nulRejected();
+    const isRead = request.method === 'GET';
+    let body: Record<string, unknown> = {};
+    if (!isRead) {
+      body = await readJsonObject(request);
+      if (containsNul(body)) throw nulRejected();
+      // The path names the record: a body field repeating a path parameter is ignored like any unknown field.
+      for (const name of route.pathParams) delete body[name];
       checkBodyTypes(body, route.args);
-      forwarded = new Request(request.url, { method: request.method, headers: request.headers, body: JSON.stringify(body) });
     }
     const context: RestContext = {
       prisma,
       requestId,
-      rawQuery: url.searchParams,
+      // A write takes its arguments from the path and the JSON body only: SOFA would let the
+      // query string override body fields, loosely typed.
+      rawQuery: isRead ? url.searchParams : new URLSearchParams(),
+      rawBody: body,
       principal: principalResolver(async () => principal),
     };
-    const response = await rest.handle(forwarded, context);
+    const response = await rest.handle(route, request, url, context, isRead ? undefined : JSON.stringify(body));
     return { response, route: routeLabel };
   }
 

@@ -6,6 +6,7 @@ export interface RateLimitOptions {
   points: number;
   durationSeconds: number;
   blockSeconds: number;
+  keyPrefix: string;
   redisUrl?: string;
 }
 
@@ -15,7 +16,7 @@ export interface RateLimitOptions {
  */
 export function createRateLimiter(options: RateLimitOptions = { ...config.rateLimit, redisUrl: config.redisUrl }) {
   const common = {
-    keyPrefix: 'edge',
+    keyPrefix: options.keyPrefix,
     points: options.points,
     duration: options.durationSeconds,
     blockDuration: options.blockSeconds,
@@ -30,6 +31,21 @@ export function createRateLimiter(options: RateLimitOptions = { ...config.rateLi
     limiter = new RateLimiterMemory(common);
   }
   return {
+    /**
+     * Waits (at most `timeoutMs`) for the Redis connection, so the first requests count in the
+     * shared budget rather than in the per-process fallback. Serving starts either way.
+     */
+    async ready(timeoutMs = 5000): Promise<void> {
+      if (!redis || redis.status === 'ready') return;
+      const connection = redis;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        connection.once('ready', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
     /** Seconds to wait, or 0 when the request may pass. */
     async consume(clientKey: string): Promise<number> {
       try {

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import {
   coerceInputValue,
   execute as graphqlExecute,
@@ -16,14 +17,25 @@ import { useSofa } from 'sofa-api';
 import { ApiError, type ErrorStatus } from '../errors.js';
 import type { Context } from '../graphql/context.js';
 import { logger } from '../logger.js';
+import { createCompiledExecutor } from './compiled-execute.js';
 import { errorResponse } from './envelope.js';
 import { routes, type RestRoute } from './routes.js';
 
 export const BASE_PATH = '/v0';
 
+type SofaErrorHandler = NonNullable<Parameters<typeof useSofa>[0]['errorHandler']>;
+
+/** SOFA's handler of one route, as it registers it on its fets router. */
+type SofaHandler = (request: Request, serverContext: { graphqlContext: RestContext }) => Response | Promise<Response>;
+
+// SOFA reads query strings with its own copy of qs: the same copy reads them here.
+const parseQuery = createRequire(createRequire(import.meta.url).resolve('sofa-api'))('qs').parse as (query: string) => Record<string, unknown>;
+
 interface CompiledRoute extends RestRoute {
   pattern: RegExp;
   args: readonly GraphQLArgument[];
+  pathParams: readonly string[];
+  handler: SofaHandler;
 }
 
 export type RouteMatch =
@@ -34,12 +46,14 @@ export type RouteMatch =
 /** Context handed to SOFA for one request; the raw query lets list parameters keep every value. */
 export interface RestContext extends Context {
   rawQuery: URLSearchParams;
+  /** The JSON body of a write; {} for a read. */
+  rawBody: Record<string, unknown>;
 }
 
 function compilePath(path: string): RegExp {
   const source = path
     .split('/')
-    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((segment) => (segment.startsWith(':') ? '([^/]+)' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
   return new RegExp(`^${source}$`);
 }
@@ -57,12 +71,24 @@ function statusOf(error: unknown): ErrorStatus {
   return 500;
 }
 
+/** A 5xx thrown on purpose as an ApiError (e.g. 503 "retry later"): its status and message are for the caller. */
+const isDeliberate = (error: unknown) =>
+  error instanceof ApiError || (error instanceof GraphQLError && error.originalError instanceof ApiError);
+
+// Errors of an operation are logged where the request id is known; SOFA's own ones are logged here.
+const loggedErrors = new WeakSet<object>();
+
+function logInternal(error: unknown, requestId?: string): void {
+  logger.error({ err: (error as GraphQLError)?.originalError ?? error, requestId }, 'unhandled error in a REST operation');
+  if (error && typeof error === 'object') loggedErrors.add(error);
+}
+
 /** Maps GraphQL errors to the spec's envelope; internals never leak into a 5xx message. */
 export function graphqlErrorsToResponse(errors: readonly unknown[]): Response {
   const first = errors[0];
   const status = statusOf(first);
-  if (status >= 500) {
-    logger.error({ err: (first as GraphQLError)?.originalError ?? first }, 'unhandled error in a REST operation');
+  if (status >= 500 && !isDeliberate(first)) {
+    if (!(first && typeof first === 'object' && loggedErrors.has(first))) logInternal(first);
     return errorResponse(500, 'Internal server error');
   }
   const message = first instanceof Error ? first.message : 'Bad request';
@@ -100,6 +126,19 @@ function withListParameters(operation: OperationDefinitionNode, variables: Recor
   return merged;
 }
 
+/**
+ * SOFA drops body fields whose value is null, which would make null mean "absent". They are
+ * passed on, so a write can clear a nullable field with null (absent keeps the stored value).
+ */
+function withBodyNulls(operation: OperationDefinitionNode, variables: Record<string, unknown>, body: Record<string, unknown>) {
+  const merged = { ...variables };
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (body[name] === null && !(name in merged)) merged[name] = null;
+  }
+  return merged;
+}
+
 /** The JSON body must carry each known field with its GraphQL type exactly: no silent casts. */
 export function checkBodyTypes(body: Record<string, unknown>, args: readonly GraphQLArgument[]): void {
   for (const arg of args) {
@@ -112,6 +151,7 @@ export function checkBodyTypes(body: Record<string, unknown>, args: readonly Gra
 }
 
 export function createRestApi(schema: GraphQLSchema) {
+  const executeCompiled = createCompiledExecutor();
   const operationFields = new WeakMap<DocumentNode, { fieldName: string; operation: OperationDefinitionNode }>();
 
   function describe(document: DocumentNode) {
@@ -129,9 +169,13 @@ export function createRestApi(schema: GraphQLSchema) {
   async function execute(args: ExecutionArgs): Promise<ExecutionResult> {
     const { fieldName, operation } = describe(args.document);
     const context = args.contextValue as RestContext;
-    const variableValues = withListParameters(operation, (args.variableValues ?? {}) as Record<string, unknown>, context.rawQuery);
-    const result = await graphqlExecute({ ...args, variableValues });
-    if (result.errors?.length) return result;
+    const fromRequest = withListParameters(operation, (args.variableValues ?? {}) as Record<string, unknown>, context.rawQuery);
+    const variableValues = withBodyNulls(operation, fromRequest, context.rawBody);
+    const result = await executeCompiled({ ...args, variableValues });
+    if (result.errors?.length) {
+      for (const error of result.errors) if (statusOf(error) >= 500 && !isDeliberate(error)) logInternal(error, context.requestId);
+      return result;
+    }
     // The envelope is built here so SOFA's own response writer emits it unchanged.
     return { data: { [fieldName]: { status: 'success', data: result.data?.[fieldName] } } };
   }
@@ -141,16 +185,24 @@ export function createRestApi(schema: GraphQLSchema) {
     basePath: BASE_PATH,
     routes: Object.fromEntries(routes.map((r) => [r.field, { method: r.method, path: r.path, description: r.summary }])),
     execute: execute as typeof graphqlExecute,
-    errorHandler: (errors) => graphqlErrorsToResponse(errors),
+    // SOFA types the handler with fets' Response; the standard Response it gets is the same at run time.
+    errorHandler: graphqlErrorsToResponse as unknown as SofaErrorHandler,
     context: (serverContext) => (serverContext as unknown as { graphqlContext: RestContext }).graphqlContext,
   });
+
+  // The route is matched here already, so each request goes straight to SOFA's handler for it:
+  // fets' router and server adapter in between would only repeat that work.
+  const sofaHandlers = new Map(sofa.__routes.map((r) => [`${r.method} ${r.path}`, r.handler as unknown as SofaHandler]));
 
   const compiled: CompiledRoute[] = routes.map((route) => {
     const [typeName, fieldName] = route.field.split('.') as [string, string];
     const type = typeName === 'Query' ? schema.getQueryType() : schema.getMutationType();
     const field = type?.getFields()[fieldName];
     if (!field) throw new Error(`Route ${route.method} ${route.path} names a missing field ${route.field}`);
-    return { ...route, pattern: compilePath(route.path), args: field.args };
+    const handler = sofaHandlers.get(`${route.method} ${route.path}`);
+    if (!handler) throw new Error(`SOFA has no handler for ${route.method} ${route.path}`);
+    const pathParams = route.path.split('/').filter((segment) => segment.startsWith(':')).map((segment) => segment.slice(1));
+    return { ...route, pattern: compilePath(route.path), args: field.args, pathParams, handler };
   });
 
   function match(method: string, pathname: string): RouteMatch {
@@ -165,8 +217,27 @@ export function createRestApi(schema: GraphQLSchema) {
     return { kind: 'wrong-method', allow: [...new Set(pool.map((r) => r.method))] };
   }
 
-  async function handle(request: Request, graphqlContext: RestContext): Promise<Response> {
-    return sofa.fetch(request, { graphqlContext });
+  /**
+   * Runs the route's SOFA handler. A read's query string is parsed once and handed over as route
+   * params, which SOFA reads first (it would parse the query again for every variable): path
+   * parameters still win over it, and empty values still count as absent. A write gets its
+   * body and no query.
+   */
+  async function handle(route: CompiledRoute, request: Request, url: URL, context: RestContext, body?: string): Promise<Response> {
+    const params: Record<string, unknown> = Object.create(null);
+    const query = body === undefined ? request.url.split('?')[1] : undefined;
+    if (query) {
+      for (const [name, value] of Object.entries(parseQuery(query))) if (value) params[name] = value;
+    }
+    const values = route.pattern.exec(url.pathname.slice(BASE_PATH.length)) ?? [];
+    route.pathParams.forEach((name, index) => {
+      const raw = values[index + 1] ?? '';
+      // Decoded when SOFA reads it, as fets does, so a malformed escape is SOFA's 400.
+      Object.defineProperty(params, name, { enumerable: true, configurable: true, get: () => decodeURIComponent(raw) });
+    });
+    const forwarded = new Request(`${url.origin}${url.pathname}`, body === undefined ? undefined : { method: request.method, body });
+    Object.defineProperty(forwarded, 'params', { value: params });
+    return route.handler(forwarded, { graphqlContext: context });
   }
 
   return { match, handle, sofa };

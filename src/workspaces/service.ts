@@ -1,4 +1,5 @@
 import type { PrismaClient, Workspace } from '../generated/prisma/client.js';
+import { isUuid } from '../graphql/scalars.js';
 import { generateKeyPair, hashSecretKey, type KeyMode } from './keys.js';
 
 export interface IssuedKeys {
@@ -22,6 +23,13 @@ async function issueKeys(tx: Tx, workspaceId: string): Promise<IssuedKeys> {
   return { publicKey: live.publicKey, secretKey: live.secretKey, testPublicKey: test.publicKey, testSecretKey: test.secretKey };
 }
 
+/** The workspace, or an error naming the id (a malformed id names no workspace). */
+export async function requireWorkspace(prisma: Pick<Tx, 'workspace'>, workspaceId: string): Promise<Workspace> {
+  const workspace = isUuid(workspaceId) ? await prisma.workspace.findUnique({ where: { id: workspaceId } }) : null;
+  if (!workspace) throw new Error(`No workspace ${workspaceId}`);
+  return workspace;
+}
+
 /** A workspace comes with one project and its first keys. */
 export async function createWorkspace(prisma: PrismaClient, name: string) {
   return prisma.$transaction(async (tx) => {
@@ -35,8 +43,7 @@ export async function createWorkspace(prisma: PrismaClient, name: string) {
 /** Revokes every active key of the workspace and issues new ones, atomically. */
 export async function rotateKeys(prisma: PrismaClient, workspaceId: string) {
   return prisma.$transaction(async (tx) => {
-    const workspace = await tx.workspace.findUnique({ where: { id: workspaceId } });
-    if (!workspace) throw new Error(`No workspace ${workspaceId}`);
+    await requireWorkspace(tx, workspaceId);
     await tx.apiKey.updateMany({ where: { workspaceId, revokedAt: null }, data: { revokedAt: new Date() } });
     return { workspaceId, ...(await issueKeys(tx, workspaceId)) };
   });
@@ -91,7 +98,6 @@ export async function setWorkspaceSettings(prisma: PrismaClient, workspaceId: st
       return parseSetting(assignment.slice(0, at), assignment.slice(at + 1));
     }),
   );
-  const exists = await prisma.workspace.findUnique({ where: { id: workspaceId } });
-  if (!exists) throw new Error(`No workspace ${workspaceId}`);
+  await requireWorkspace(prisma, workspaceId);
   return settingsView(await prisma.workspace.update({ where: { id: workspaceId }, data }));
 }

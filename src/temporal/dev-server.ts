@@ -1,0 +1,187 @@
+// The local Temporal dev server (`temporal server start-dev`) with its history in
+// DATA_DIR/temporal/dev.db. Like the embedded PostgreSQL, one process owns it through a lock
+// file (pid and ports); other processes on the same DATA_DIR reuse it, and it dies with its owner.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Connection } from '@temporalio/client';
+
+import { acquireLock, isAlive, readLock, releaseLock, updateLock } from '../db/lockfile.js';
+import { findOrProvisionTemporalCli } from './cli.js';
+
+export interface DevServer {
+  /** host:port of the frontend gRPC service. */
+  address: string;
+  uiUrl: string;
+  /** False when another process on the same DATA_DIR runs it: then stop() leaves it running. */
+  owned: boolean;
+  /** Rejects when a dev server this process started exits without stop(); never resolves. */
+  failure: Promise<never>;
+  stop(): Promise<void>;
+}
+
+export interface DevServerOptions {
+  dataDir: string;
+  /** 0 or unset: a free port. */
+  port?: number;
+  uiPort?: number;
+  /** Namespaces to create besides "default". */
+  namespaces?: string[];
+}
+
+const HOST = '127.0.0.1';
+// A fresh database starts in about 2 s on a 2-core machine; leave room for slow ones.
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+// The dev server cannot watch its parent, so a shell sits between them: its stdin is a pipe from
+// us, and end of file (we stopped it, or died even by SIGKILL) makes it terminate the server.
+// It exits with the server's status when the server exits on its own.
+const SUPERVISOR = `
+exec 3<&0
+"$@" </dev/null 3<&- &
+server=$!
+{ read -r _ <&3; kill -TERM "$server" 2>/dev/null; } &
+watcher=$!
+wait "$server"
+status=$?
+kill "$watcher" 2>/dev/null
+exit $status
+`;
+
+export function devServerPaths(dataDir: string) {
+  const dir = path.join(path.resolve(dataDir), 'temporal');
+  return { dir, dbFile: path.join(dir, 'dev.db'), lockFile: path.join(dir, 'dev-server.lock') };
+}
+
+const address = (port: number) => `${HOST}:${port}`;
+const uiUrl = (port: number) => `http://${HOST}:${port}`;
+
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const paths = devServerPaths(options.dataDir);
+  await mkdir(paths.dir, { recursive: true });
+  for (;;) {
+    const running = await waitForOwner(paths.lockFile);
+    if (running) {
+      return { address: address(running.port), uiUrl: uiUrl(running.uiPort), owned: false, failure: new Promise<never>(() => undefined), stop: async () => undefined };
+    }
+    // Another process may take the lock between our read and our attempt: then wait for it.
+    if (!(await acquireLock(paths.lockFile, { pid: process.pid }))) break;
+  }
+  try {
+    return await launch(paths, options);
+  } catch (error) {
+    await releaseLock(paths.lockFile);
+    throw error;
+  }
+}
+
+async function launch(paths: ReturnType<typeof devServerPaths>, options: DevServerOptions): Promise<DevServer> {
+  const cli = await findOrProvisionTemporalCli();
+  const port = options.port || (await freePort());
+  const uiPort = options.uiPort || (await freePort());
+  const args = ['server', 'start-dev', '--db-filename', paths.dbFile, '--ip', HOST, '--port', String(port), '--ui-port', String(uiPort), '--log-level', 'warn'];
+  for (const namespace of options.namespaces ?? []) if (namespace !== 'default') args.push('--namespace', namespace);
+  const child = spawn('/bin/sh', ['-c', SUPERVISOR, 'temporal-dev-server', cli, ...args], {
+    // The server's own output is noise at start; keep its errors to explain a failure.
+    stdio: ['pipe', 'ignore', 'pipe'],
+    // Its own process group: a terminal's Ctrl-C reaches only us, and we stop it in order.
+    detached: true,
+  });
+  let errors = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    errors = (errors + chunk.toString()).slice(-4000);
+  });
+  const exited = once(child, 'exit');
+  let stopped: Promise<void> | undefined;
+  const failure = exited.then(([code, signal]): Promise<never> => {
+    if (stopped) return new Promise<never>(() => undefined);
+    throw new Error(`the Temporal dev server exited (${signal ?? `exit code ${code}`}):\n${errors.trim()}`);
+  });
+  // Handled here so that a caller without interest in it gets no unhandled rejection.
+  failure.catch(() => undefined);
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  try {
+    await Promise.race([untilServing(address(port), deadline), failure]);
+  } catch (error) {
+    await stopChild(child, exited);
+    throw error;
+  }
+  await updateLock(paths.lockFile, { pid: process.pid, port, uiPort });
+  // This process may exit without stop(): the server follows when its stdin pipe closes.
+  child.unref();
+  for (const stream of [child.stdin, child.stderr]) (stream as Socket).unref();
+
+  return {
+    address: address(port),
+    uiUrl: uiUrl(uiPort),
+    owned: true,
+    failure,
+    stop: () => {
+      stopped ??= stopChild(child, exited).then(() => releaseLock(paths.lockFile));
+      return stopped;
+    },
+  };
+}
+
+async function stopChild(child: ReturnType<typeof spawn>, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.stdin?.end();
+  const timer = setTimeout(() => {
+    // The whole group: the shell and the server.
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  }, STOP_TIMEOUT_MS);
+  await exited.catch(() => undefined);
+  clearTimeout(timer);
+}
+
+/** Waits until the frontend answers a namespace lookup (the server creates namespaces while starting). */
+async function untilServing(target: string, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ address: target, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace: 'default' });
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`the Temporal dev server did not answer on ${target}: ${(error as Error).message}`, { cause: error });
+    }
+    await sleep(200);
+  }
+}
+
+/**
+ * The ports of the live dev server that holds the lock, waiting while it starts; undefined
+ * when no live process holds the lock.
+ */
+async function waitForOwner(lockFile: string): Promise<{ port: number; uiPort: number } | undefined> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const owner = await readLock(lockFile);
+    if (!owner || !isAlive(owner.pid)) return undefined;
+    // The owner writes the ports only once the server answers.
+    if (owner.port !== undefined && owner.uiPort !== undefined) return { port: owner.port, uiPort: owner.uiPort };
+    if (Date.now() > deadline) {
+      throw new Error(`${lockFile} is held by pid ${owner.pid}, which has not started a Temporal dev server; remove the file if that process is not ours`);
+    }
+    await sleep(100);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,116 @@
+// Temporal workers: the workflows in workflows/ (bundled for the sandbox at creation) and the
+// activities of src/temporal/activities.ts, on the deployment's task queue.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
+
+import { config } from '../config.js';
+import { logger } from '../logger.js';
+import type { TemporalConnection } from './connection.js';
+import { cachedWorkflowBundle } from './workflow-bundle.js';
+
+const self = fileURLToPath(import.meta.url);
+const root = path.resolve(path.dirname(self), '..', '..');
+/** workflows/index with this file's extension: .ts under tsx, .js once compiled. */
+export const WORKFLOWS_PATH = path.join(root, 'workflows', `index${path.extname(self)}`);
+const BUNDLE_CACHE_DIR = path.join(root, 'node_modules', '.cache', 'temporal-workflow-bundle');
+
+const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+const sdkLogger = logger.child({ component: 'temporal' });
+const sdkLog = new DefaultLogger('INFO', ({ level, message, meta }) => sdkLogger[PINO_LEVEL[level]](meta ?? {}, message));
+
+let runtimeInstalled = false;
+
+/**
+ * The SDK's runtime, once per process: its logs (and the native core's) go to our logger, and it
+ * leaves SIGTERM/SIGINT to us so that shutdown happens in order (worker, connections, database).
+ */
+function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({
+    logger: sdkLog,
+    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+    shutdownSignals: [],
+  });
+}
+
+/**
+ * Bundles workflows/ for the sandbox, or takes the cached bundle when no input changed (bundling
+ * costs seconds of CPU). Start it early so that it overlaps with starting the database and
+ * Temporal, and hand the result to createWorker.
+ */
+export function bundleWorkflows(): Promise<WorkflowBundle> {
+  return cachedWorkflowBundle({ workflowsPath: WORKFLOWS_PATH, cacheDir: BUNDLE_CACHE_DIR, logger: sdkLog });
+}
+
+export interface WorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  activities: object;
+  taskQueue?: string;
+  /** From bundleWorkflows(); without it the worker bundles workflows/ itself. */
+  workflowBundle?: WorkflowBundle;
+}
+
+export async function createWorker({ connection, namespace, activities, taskQueue = config.temporal.taskQueue, workflowBundle }: WorkerOptions): Promise<Worker> {
+  installRuntime();
+  return Worker.create({
+    connection,
+    namespace,
+    taskQueue,
+    ...(workflowBundle ? { workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    activities,
+    // In-flight activities (a webhook delivery) get this long to finish when the process stops.
+    shutdownGraceTime: '10 seconds',
+  });
+}
+
+export interface RunningWorker {
+  taskQueue: string;
+  /** Rejects when the worker stops without shutdown() (it failed); never resolves. */
+  failure: Promise<never>;
+  /** Stops polling, lets in-flight tasks finish, then closes the worker's connection. */
+  shutdown(): Promise<void>;
+}
+
+/** Connects a worker to the cluster of `temporal` and runs it until shutdown(). */
+export async function runWorker(temporal: TemporalConnection, activities: object, workflowBundle?: WorkflowBundle): Promise<RunningWorker> {
+  installRuntime();
+  const connection = await NativeConnection.connect(temporal.connectionOptions);
+  let worker: Worker;
+  try {
+    worker = await createWorker({ connection, namespace: temporal.namespace, activities, taskQueue: temporal.taskQueue, workflowBundle });
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+  const done = worker.run();
+  let stopped: Promise<void> | undefined;
+  const failure = new Promise<never>((_, reject) => {
+    done.then(
+      () => stopped || reject(new Error('the Temporal worker stopped')),
+      (error: unknown) => stopped || reject(error),
+    );
+  });
+  return {
+    taskQueue: temporal.taskQueue,
+    failure,
+    shutdown() {
+      stopped ??= (async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await done.catch(() => undefined);
+        await connection.close();
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// Entry point of `npm run worker`: Temporal workers alone, so API and workers scale separately.
+// Same configuration as the server (database, Temporal); with no TEMPORAL_ADDRESS it uses the
+// dev server of DATA_DIR, started by whichever process comes first.
+import { connectDatabase } from './db/embedded.js';
+import { createPrismaClient } from './db/client.js';
+import { migrateDeploy } from './db/migrate.js';
+import { shutdownHandler } from './lifecycle.js';
+import { logger } from './logger.js';
+import { createActivities } from './temporal/activities.js';
+import { provideTemporal } from './temporal/client.js';
+import { connectTemporal } from './temporal/connection.js';
+import { bundleWorkflows, runWorker } from './temporal/worker.js';
+import { startEventDispatcher } from './webhooks/dispatcher.js';
+
+const shutdown = shutdownHandler();
+const [workflowBundle, database, temporal] = await Promise.all([bundleWorkflows(), connectDatabase(), connectTemporal()]);
+await migrateDeploy(database.url);
+// Activities may start or signal workflows too.
+provideTemporal(temporal);
+const prisma = createPrismaClient(database.url);
+const worker = await runWorker(temporal, createActivities({ prisma }), workflowBundle);
+// Hands the event outbox to Temporal (also what was left pending while no worker ran).
+const dispatcher = startEventDispatcher(prisma, temporal);
+shutdown.onStop(async () => {
+  await dispatcher.stop();
+  await worker.shutdown();
+  await temporal.stop();
+  await prisma.$disconnect();
+  await database.close();
+});
+Promise.race([worker.failure, temporal.failure]).catch(shutdown.fatal);
+logger.info({ address: temporal.address, namespace: temporal.namespace, taskQueue: worker.taskQueue }, 'worker running');
+if (temporal.uiUrl) console.log(`Temporal dev server at ${temporal.address} (namespace ${temporal.namespace}), UI ${temporal.uiUrl}`);
+console.log(`Temporal worker polling task queue ${worker.taskQueue} at ${temporal.address} (namespace ${temporal.namespace})`);

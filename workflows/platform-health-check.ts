@@ -1,0 +1,14 @@
+import { proxyActivities } from '@temporalio/workflow';
+
+import type { Activities } from '../src/temporal/activities.js';
+import type { HealthReport } from '../src/temporal/health.js';
+
+const { checkDatabase } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3, initialInterval: '1 second' },
+});
+
+/** Proves a worker polls the task queue and reaches the database; returns who answered. */
+export async function platformHealthCheck(): Promise<HealthReport> {
+  return checkDatabase();
+}
