@@ -621,3 +621,21 @@ describe('discounts: pagination', () => {
     expect(data!.data.count).toBe(105);
   });
 });
+
+describe('discount events', () => {
+  test('create, update and archive each record one event with the discount as the API returns it', async () => {
+    const ws = await newWorkspace('Discount events');
+    const created = await newDiscount(ws, { name: 'Spring' });
+    const updated = await updateDiscount(ws, created.id, { name: 'Summer' });
+    expect(updated.response.status).toBe(200);
+    expect((await archiveDiscount(ws, created.id)).response.status).toBe(200);
+    const rejected = await createDiscount(ws, { amount: 101 });
+    expect(rejected.response.status).toBe(400);
+    const { rows } = await db.query(`SELECT type, payload FROM "Event" WHERE "workspaceId" = $1`, [ws.workspaceId]);
+    const byType = Object.fromEntries(rows.map((r) => [r.type, r.payload.discount]));
+    expect(rows).toHaveLength(3);
+    expect(byType.discount_created).toEqual(created);
+    expect(byType.discount_updated).toEqual(updated.data!.data.discount);
+    expect(byType.discount_archived).toMatchObject({ id: created.id, name: 'Summer' });
+  });
+});

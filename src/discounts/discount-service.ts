@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { Prisma, type Discount, type DiscountAmountType, type DiscountStatus, type DiscountType, type PrismaClient } from '../generated/prisma/client.js';
 import { badRequest, notFound } from '../errors.js';
+import { recordEvent } from '../events/event-service.js';
+import { unixSeconds } from '../graphql/builder.js';
 import { inScope, type Scope } from '../graphql/context.js';
 import { archivedWhere, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
 import { isUuid } from '../graphql/scalars.js';
@@ -67,6 +69,30 @@ const likeLiteral = (term: string) => term.replace(/[\\%_]/g, '\\$&');
 export const formatAmount = (amount: Prisma.Decimal) => amount.toFixed();
 
 export const timestampOrNull = (value: bigint | null) => (value === null ? null : Number(value));
+
+/** The discount as the API returns it (the Discount type's fields): the data of its events. */
+export function discountResource(d: Discount) {
+  return {
+    object: 'discount',
+    id: d.id,
+    type: d.type,
+    name: d.name,
+    amount: formatAmount(d.amount),
+    amountType: d.amountType,
+    discountCode: d.discountCode,
+    validFrom: timestampOrNull(d.validFrom),
+    validUntil: timestampOrNull(d.validUntil),
+    purchaseLimit: d.purchaseLimit,
+    timesUsed: d.timesUsed,
+    status: d.status,
+    includesAllOffers: d.includedOfferIds.length === 0,
+    includedOffers: d.includedOfferIds,
+    excludedOffers: d.excludedOfferIds,
+    currency: d.currency,
+    timezone: d.timezone,
+    createdAt: unixSeconds(d.createdAt),
+  };
+}
 
 export function discountListWhere(scope: Scope, args: DiscountListArgs): Prisma.DiscountWhereInput {
   const and: Prisma.DiscountWhereInput[] = [inScope(scope), archivedWhere(args)];
@@ -277,7 +303,7 @@ export async function createDiscount(prisma: PrismaClient, scope: Scope, input: 
       if (state.discountCode !== null && (await codeTaken(tx, scope, state.discountCode))) throw duplicateCode(state.discountCode);
       discountCode = state.discountCode ?? (await freeCode(tx, scope));
     }
-    return tx.discount.create({
+    const discount = await tx.discount.create({
       ...query,
       data: {
         ...(data as Prisma.DiscountUncheckedCreateInput),
@@ -286,6 +312,8 @@ export async function createDiscount(prisma: PrismaClient, scope: Scope, input: 
         currency: input.currency ?? DEFAULT_CURRENCY,
       },
     });
+    await recordEvent(tx, scope, 'discount_created', { discount: discountResource(await tx.discount.findUniqueOrThrow({ where: { id: discount.id } })) });
+    return discount;
   });
 }
 
@@ -317,12 +345,18 @@ export async function updateDiscount(prisma: PrismaClient, scope: Scope, discoun
       discountCode ??= await freeCode(tx, scope);
       if (discountCode !== current.discountCode && (await codeTaken(tx, scope, discountCode, current.id))) throw duplicateCode(discountCode);
     }
-    return tx.discount.update({ ...query, where: { id: current.id }, data: { ...data, discountCode } });
+    const discount = await tx.discount.update({ ...query, where: { id: current.id }, data: { ...data, discountCode } });
+    await recordEvent(tx, scope, 'discount_updated', { discount: discountResource(await tx.discount.findUniqueOrThrow({ where: { id: current.id } })) });
+    return discount;
   });
 }
 
 export async function archiveDiscount(prisma: PrismaClient, scope: Scope, discountId: string) {
-  const discount = await findDiscount(prisma, scope, discountId);
-  await prisma.discount.update({ where: { id: discount.id }, data: { archivedAt: new Date() } });
+  await prisma.$transaction(async (tx) => {
+    // Claimed with a conditional update so two concurrent archives record one event.
+    const { count } = await tx.discount.updateMany({ where: { id: discountId, ...inScope(scope), archivedAt: null }, data: { archivedAt: new Date() } });
+    if (count === 0) throw notFound('Discount');
+    await recordEvent(tx, scope, 'discount_archived', { discount: discountResource(await tx.discount.findUniqueOrThrow({ where: { id: discountId } })) });
+  });
   return { success: true };
 }
