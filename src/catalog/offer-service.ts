@@ -3,7 +3,7 @@ import { badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
 import { unixSeconds } from '../graphql/builder.js';
 import { inScope, type Scope } from '../graphql/context.js';
-import { archivedWhere, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
+import { archivedWhere, containsText, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
 import { isUuid } from '../graphql/scalars.js';
 import { currencyDecimals, isCurrency } from '../reference/currencies.js';
 
@@ -279,8 +279,8 @@ export async function offerListWhere(prisma: PrismaClient, scope: Scope, args: O
   if (args.termOrId) {
     const term = args.termOrId.trim();
     const or: Prisma.OfferWhereInput[] = [
-      { name: { contains: term, mode: 'insensitive' } },
-      { description: { contains: term, mode: 'insensitive' } },
+      { name: containsText(term) },
+      { description: containsText(term) },
     ];
     if (isUuid(term)) or.push({ id: term.toLowerCase() });
     and.push({ OR: or });

@@ -4,7 +4,7 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
 import { unixSeconds } from '../graphql/builder.js';
 import type { Scope } from '../graphql/context.js';
-import { archivedWhere, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
+import { archivedWhere, containsText, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
 import { isUuid } from '../graphql/scalars.js';
 import { offerResource } from './offer-service.js';
 
@@ -58,8 +58,8 @@ export function productListWhere(scope: Scope, args: ProductListArgs): Prisma.Pr
   if (args.termOrId) {
     const term = args.termOrId.trim();
     const or: Prisma.ProductWhereInput[] = [
-      { name: { contains: term, mode: 'insensitive' } },
-      { description: { contains: term, mode: 'insensitive' } },
+      { name: containsText(term) },
+      { description: containsText(term) },
     ];
     if (isUuid(term)) or.push({ id: term.toLowerCase() });
     and.push({ OR: or });

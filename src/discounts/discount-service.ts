@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
 import { unixSeconds } from '../graphql/builder.js';
 import { inScope, type Scope } from '../graphql/context.js';
-import { archivedWhere, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
+import { archivedWhere, containsText, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
 import { isUuid } from '../graphql/scalars.js';
 import { isCurrency } from '../reference/currencies.js';
 
@@ -63,8 +63,6 @@ type Db = PrismaClient | Prisma.TransactionClient;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 // Prisma's contains (and insensitive equals) compile to ILIKE without escaping: % and _ would match anything.
-const likeLiteral = (term: string) => term.replace(/[\\%_]/g, '\\$&');
-
 /** The stored amount as the spec's string: plain notation, no trailing zeros ("12.5", "500"). */
 export const formatAmount = (amount: Prisma.Decimal) => amount.toFixed();
 
@@ -107,8 +105,8 @@ export function discountListWhere(scope: Scope, args: DiscountListArgs): Prisma.
   if (args.termOrId) {
     const term = args.termOrId.trim();
     const or: Prisma.DiscountWhereInput[] = [
-      { name: { contains: likeLiteral(term), mode: 'insensitive' } },
-      { discountCode: { contains: likeLiteral(term), mode: 'insensitive' } },
+      { name: containsText(term) },
+      { discountCode: containsText(term) },
     ];
     if (isUuid(term)) or.push({ id: term.toLowerCase() });
     and.push({ OR: or });

@@ -48,3 +48,9 @@ export function pagePage(args: { page?: number | null; limit?: number | null }, 
 }
 
 export const pageCount = (count: number, limit: number) => Math.ceil(count / limit);
+
+/**
+ * A case-insensitive substring filter for search parameters. Prisma passes `contains` to ILIKE
+ * unescaped, so `%` and `_` in a search term are escaped to match themselves.
+ */
+export const containsText = (term: string) => ({ contains: term.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' as const });
