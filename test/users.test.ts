@@ -163,6 +163,13 @@ describe('users: create', () => {
     }
   });
 
+  test('a password of the wrong type is 400 without echoing the value', async () => {
+    const res = await call('POST', '/v0/users/create', ws, { email: 'types9@example.com', password: 987654321 });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/^password: /);
+    expect(res.body.error.message).not.toContain('987654321');
+  });
+
   test('a body that is not JSON is 400', async () => {
     const res = await raw('POST', '/v0/users/create', { headers: keyHeaders(ws), body: '{"email":' });
     expect(res.status).toBe(400);

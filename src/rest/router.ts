@@ -145,7 +145,8 @@ export function checkBodyTypes(body: Record<string, unknown>, args: readonly Gra
     if (!(arg.name in body)) continue;
     coerceInputValue(body[arg.name], arg.type as GraphQLInputType, (path, _value, error) => {
       const where = [arg.name, ...path.map(String)].join('.');
-      throw new ApiError(400, `${where}: ${error.message}`);
+      // GraphQL's messages end with the rejected value; a misplaced secret must not be echoed.
+      throw new ApiError(400, `${where}: ${error.message.replace(/(value)\s*:[\s\S]*$/i, '$1')}`);
     });
   }
 }
