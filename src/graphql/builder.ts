@@ -6,7 +6,7 @@ import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { getDatamodel } from '../generated/pothos-types.js';
 import type { Context } from './context.js';
-import { JsonScalar, TimestampScalar, UuidScalar } from './scalars.js';
+import { JsonScalar, PageSizeScalar, TimestampScalar, UuidScalar } from './scalars.js';
 
 export const builder = new SchemaBuilder<{
   Context: Context;
@@ -15,6 +15,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     JSON: { Input: unknown; Output: unknown };
     Timestamp: { Input: number; Output: number };
+    PageSize: { Input: number; Output: number };
     UUID: { Input: string; Output: string };
   };
 }>({
@@ -33,6 +34,7 @@ export const builder = new SchemaBuilder<{
 
 builder.addScalarType('JSON', JsonScalar);
 builder.addScalarType('Timestamp', TimestampScalar);
+builder.addScalarType('PageSize', PageSizeScalar);
 builder.addScalarType('UUID', UuidScalar);
 
 builder.queryType({});

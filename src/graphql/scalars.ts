@@ -25,6 +25,25 @@ export const TimestampScalar = new GraphQLScalarType<number, number>({
   },
 });
 
+// A page size is clamped to its list's bounds (spec: larger values give 200, not 400), so any
+// integer is accepted here, even beyond GraphQL's 32-bit Int.
+function parsePageSize(value: unknown): number {
+  const number = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number)) throw new GraphQLError('Page size must be an integer');
+  return number;
+}
+
+export const PageSizeScalar = new GraphQLScalarType<number, number>({
+  name: 'PageSize',
+  description: "An integer page size; values outside the list's bounds are clamped",
+  serialize: parsePageSize,
+  parseValue: parsePageSize,
+  parseLiteral: (ast: ValueNode) => {
+    if (ast.kind !== Kind.INT && ast.kind !== Kind.STRING) throw new GraphQLError('Page size must be an integer');
+    return parsePageSize(ast.value);
+  },
+});
+
 function parseUuid(value: unknown): string {
   if (typeof value !== 'string' || !isUuid(value)) throw new GraphQLError(`Expected a UUID, got ${JSON.stringify(value)}`);
   return value.toLowerCase();

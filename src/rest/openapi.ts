@@ -112,6 +112,7 @@ const BUILTIN_SCALARS: Record<string, SchemaObject> = {
 const CUSTOM_SCALARS: Record<string, SchemaObject> = {
   UUID: { type: 'string', format: 'uuid' },
   Timestamp: { type: 'integer', format: 'int64', minimum: 0, maximum: MAX_TIMESTAMP },
+  PageSize: { type: 'integer', format: 'int64' },
   JSON: {},
 };
 

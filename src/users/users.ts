@@ -83,7 +83,7 @@ const UserArchivePayload = builder.simpleObject('UserArchivePayload', {
 
 const pageArgs = builder.args((t) => ({
   page: t.int({ description: '1-based page number; default 1; below 1 is a 400' }),
-  limit: t.int({ description: 'Page size; default 20, clamped to 1..100' }),
+  limit: t.field({ type: 'PageSize', description: 'Page size; default 20, clamped to 1..100' }),
 }));
 
 builder.queryFields((t) => ({
