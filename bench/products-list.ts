@@ -1,0 +1,227 @@
+// `npm run bench`: GET /v0/products/list?take=20 over 1,000 products, the full stack (the real
+// server, started as `npm start` does) against a bare node:http + pg handler running the same SQL
+// and writing the same bytes. Targets: the full stack reaches 40% of the bare handler's
+// throughput, and the server's RSS stays under 250 MB.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { runCli, startProcess, startServerProcess, type StartedProcess } from '../test/support/processes.js';
+import { admin, cpuSeconds, withBenchEnvironment } from './support.js';
+
+const PRODUCTS = 1000;
+const PATH = '/v0/products/list?take=20';
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WORKER_IN_PROCESS = process.env.WORKER_IN_PROCESS ?? 'false';
+const TARGET_RATIO = 0.4;
+const TARGET_RSS_MB = 250;
+
+interface Workspace {
+  workspaceId: string;
+  projectId: string;
+  publicKey: string;
+}
+
+/** A started HTTP server: the full stack or the bare handler. */
+interface Server {
+  url: string;
+  child: StartedProcess['child'];
+}
+
+interface LoadResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+
+// On a small machine the load generator and the server get a core each (PostgreSQL floats), so
+// neither starves the other; both servers are measured under the same placement.
+const pinning = os.availableParallelism() >= 2 && spawnSync('taskset', ['-V']).status === 0 && process.env.BENCH_PIN !== 'false';
+const SERVER_CPU = '1';
+const LOADGEN_CPU = '0';
+
+/** 1,000 live products of varied types and shapes (nulls, JSON, arrays, escapes, non-ASCII). */
+async function seedProducts(url: string, ws: Workspace) {
+  await admin(
+    (client) =>
+      client.query(
+        `INSERT INTO "Product" (id, "workspaceId", livemode, "projectId", type, slug, name, description, "internalId",
+           developer, publisher, "pegiRating", "releaseDate", systems, genres, tags, media, status, "customFields", "createdAt", "updatedAt")
+         SELECT gen_random_uuid(), $1, true, $2,
+           (ARRAY['DigitalDownload','Game','GiftCard','SoftwareKey']::"ProductType"[])[1 + i % 4],
+           'product-' || i,
+           'Product ' || i || CASE WHEN i % 7 = 0 THEN ' "quoted" – ünïcödé 🎮' ELSE '' END,
+           CASE WHEN i % 3 = 0 THEN '' ELSE 'Line one' || chr(10) || 'line two' || chr(9) || 'with a backslash \\' END,
+           CASE WHEN i % 2 = 0 THEN 'INT-' || i END,
+           CASE WHEN i % 4 = 1 THEN 'Dev Studio' END,
+           CASE WHEN i % 4 = 1 THEN 'Pub House' END,
+           CASE WHEN i % 4 = 1 THEN 'PEGI_12' ELSE 'NONE' END,
+           CASE WHEN i % 4 = 1 THEN '2024-05-01' END,
+           CASE WHEN i % 4 = 1 THEN ARRAY['windows', 'linux'] ELSE ARRAY[]::text[] END,
+           CASE WHEN i % 4 = 1 THEN ARRAY['rpg'] ELSE ARRAY[]::text[] END,
+           ARRAY['tag-' || (i % 5), 'all'],
+           CASE WHEN i % 5 = 0 THEN '[{"url": "https://cdn.example.com/p.png", "type": "image"}]'::jsonb ELSE '[]'::jsonb END,
+           (ARRAY['DRAFT','ACTIVE','INACTIVE']::"ProductStatus"[])[1 + i % 3],
+           CASE WHEN i % 6 = 0 THEN jsonb_build_object('sku', 'S' || i, 'weight', i * 1.5, 'flags', jsonb_build_array(true, null)) END,
+           now() - make_interval(secs => i), now() - make_interval(secs => i)
+         FROM generate_series(1, ${PRODUCTS}) AS i`,
+        [ws.workspaceId, ws.projectId],
+      ),
+    url,
+  );
+}
+
+function pin(server: Server) {
+  if (!pinning || server.child.pid === undefined) return;
+  // -a: every thread of the process, including the ones it has already started.
+  spawnSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(server.child.pid)], { stdio: 'ignore' });
+}
+
+/** Peak RSS in MB of a process, sampled until stop() is called. */
+function sampleRss(pid: number) {
+  let peak = 0;
+  const read = () => {
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (match) peak = Math.max(peak, Number(match[1]) / 1024);
+    } catch {
+      const ps = spawnSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' });
+      const kb = Number(ps.stdout.trim());
+      if (kb) peak = Math.max(peak, kb / 1024);
+    }
+  };
+  read();
+  const timer = setInterval(read, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      return peak;
+    },
+  };
+}
+
+/** autocannon in its own process (on its own core when pinning), so it is measured the same way for both. */
+function autocannon(url: string, headers: Record<string, string>, seconds: number): Promise<LoadResult> {
+  const args = [AUTOCANNON, '-j', '-c', String(CONNECTIONS), '-d', String(seconds)];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
+  args.push(url);
+  const [command, commandArgs] = pinning ? ['taskset', ['-c', LOADGEN_CPU, process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`autocannon failed (${code}): ${stderr}`));
+      resolve(JSON.parse(stdout) as LoadResult);
+    });
+  });
+}
+
+interface Side {
+  name: string;
+  server: Server;
+  runs: { reqPerSec: number; p50: number; p99: number; requests: number; cpuSeconds: number }[];
+}
+
+/** One timed autocannon run against one server; any failed request voids the benchmark. */
+async function measure(side: Side, headers: Record<string, string>) {
+  const pid = side.server.child.pid!;
+  const cpuBefore = cpuSeconds(pid);
+  const result = await autocannon(`${side.server.url}${PATH}`, headers, DURATION_S);
+  if (result.non2xx || result.errors || result.timeouts) {
+    throw new Error(`${side.name}: ${result.non2xx} non-2xx responses, ${result.errors} errors, ${result.timeouts} timeouts`);
+  }
+  const run = { reqPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total, cpuSeconds: cpuSeconds(pid) - cpuBefore };
+  side.runs.push(run);
+  return run;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+function summary(side: Side) {
+  const requests = side.runs.reduce((sum, run) => sum + run.requests, 0);
+  return {
+    reqPerSec: side.runs.reduce((sum, run) => sum + run.reqPerSec, 0) / side.runs.length,
+    p50: median(side.runs.map((run) => run.p50)),
+    p99: median(side.runs.map((run) => run.p99)),
+    cpuMsPerRequest: (side.runs.reduce((sum, run) => sum + run.cpuSeconds, 0) * 1000) / requests,
+  };
+}
+
+/** The baseline only counts if it answers with exactly the full stack's bytes. */
+async function checkSameResponse(full: Server, bare: Server, headers: Record<string, string>) {
+  const [a, b] = await Promise.all([fetch(`${full.url}${PATH}`, { headers }), fetch(`${bare.url}${PATH}`, { headers })]);
+  const [bodyA, bodyB] = await Promise.all([a.text(), b.text()]);
+  if (a.status !== 200 || b.status !== 200) throw new Error(`status ${a.status} (full stack) vs ${b.status} (bare):\n${bodyA}\n${bodyB}`);
+  if (a.headers.get('content-type') !== b.headers.get('content-type')) {
+    throw new Error(`content-type ${a.headers.get('content-type')} vs ${b.headers.get('content-type')}`);
+  }
+  if (bodyA !== bodyB) {
+    let at = 0;
+    while (bodyA[at] === bodyB[at]) at += 1;
+    throw new Error(`bodies differ at byte ${at}:\nfull: ${bodyA.slice(at - 80, at + 80)}\nbare: ${bodyB.slice(at - 80, at + 80)}`);
+  }
+  const products = (JSON.parse(bodyA) as { data: { products: unknown[] } }).data.products.length;
+  if (products !== 20) throw new Error(`expected 20 products, got ${products}`);
+  return Buffer.byteLength(bodyA);
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits).padStart(10);
+
+await withBenchEnvironment(async ({ env, stopLater }) => {
+  // The full stack as in production: request logging on, no edge limit in the way. It serves
+  // HTTP only, as an API process next to `npm run worker` processes does (WORKER_IN_PROCESS=true
+  // measures it with the Temporal worker inside).
+  const fullServer = await startServerProcess({ ...env, LOG_LEVEL: 'info', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS });
+  stopLater(fullServer);
+  const ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Bench'], env);
+  await seedProducts(env.DATABASE_URL, ws);
+  const bareProcess = await startProcess('bench/bare-server.ts', env, /listening on (http:\/\/\S+)/);
+  stopLater(bareProcess);
+  const bareServer: Server = { url: bareProcess.ready[1]!, child: bareProcess.child };
+  pin(fullServer);
+  pin(bareServer);
+
+  const headers = { 'x-svc-public-key': ws.publicKey };
+  const bytes = await checkSameResponse(fullServer, bareServer, headers);
+  console.log(`GET ${PATH}: ${PRODUCTS} products, ${bytes}-byte responses, identical on both servers`);
+  console.log(`full stack: npm start's entry, WORKER_IN_PROCESS=${WORKER_IN_PROCESS}, LOG_LEVEL=info`);
+  console.log(`autocannon: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up, then ${ROUNDS} alternating rounds of ${DURATION_S} s each; ${pinning ? `servers on CPU ${SERVER_CPU}, load generator on CPU ${LOADGEN_CPU}` : 'no CPU pinning'}`);
+
+  const bare: Side = { name: 'bare node:http + pg', server: bareServer, runs: [] };
+  const full: Side = { name: 'full stack', server: fullServer, runs: [] };
+  const rss = sampleRss(fullServer.child.pid!);
+  for (const side of [bare, full]) await autocannon(`${side.server.url}${PATH}`, headers, WARMUP_S);
+  // Alternating rounds, so a change in the machine's other load hits both sides alike.
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    const order = round % 2 ? [bare, full] : [full, bare];
+    for (const side of order) await measure(side, headers);
+    const [b, f] = [bare.runs.at(-1)!, full.runs.at(-1)!];
+    console.log(`round ${round}: bare ${b.reqPerSec.toFixed(0)} req/s, full stack ${f.reqPerSec.toFixed(0)} req/s (${((f.reqPerSec / b.reqPerSec) * 100).toFixed(1)}%)`);
+  }
+  const peakRssMb = rss.stop();
+
+  const [bareSummary, fullSummary] = [summary(bare), summary(full)];
+  console.log(`\n${'server'.padEnd(22)}${'req/s'.padStart(10)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}${'CPU ms/req'.padStart(12)}`);
+  for (const [side, r] of [[bare, bareSummary], [full, fullSummary]] as const) {
+    console.log(`${side.name.padEnd(22)}${fmt(r.reqPerSec)}${fmt(r.p50, 1)}${fmt(r.p99, 1)}${fmt(r.cpuMsPerRequest, 3).padStart(12)}`);
+  }
+  const ratio = fullSummary.reqPerSec / bareSummary.reqPerSec;
+  const ratioOk = ratio >= TARGET_RATIO;
+  const rssOk = peakRssMb < TARGET_RSS_MB;
+  console.log(`\nthroughput ratio full/bare: ${(ratio * 100).toFixed(1)}% (target >= ${TARGET_RATIO * 100}%) ${ratioOk ? 'PASS' : 'FAIL'}`);
+  // Less sensitive to other load on the machine than req/s: how much server CPU one request costs.
+  console.log(`server CPU per request bare/full: ${((bareSummary.cpuMsPerRequest / fullSummary.cpuMsPerRequest) * 100).toFixed(1)}% (for information)`);
+  console.log(`full stack peak RSS: ${peakRssMb.toFixed(1)} MB (target < ${TARGET_RSS_MB} MB) ${rssOk ? 'PASS' : 'FAIL'}`);
+  if (!ratioOk || !rssOk) process.exitCode = 1;
+});

@@ -1,0 +1,124 @@
+// What the benchmarks share: a scratch database on the local PostgreSQL, a scratch DATA_DIR and
+// a Temporal dev server of its own, all removed at the end whatever happens.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startProcess } from '../test/support/processes.js';
+
+export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+export function databaseUrl(name: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function admin<T>(action: (client: pg.Client) => Promise<T>, url = ADMIN_URL): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await action(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface BenchEnvironment {
+  /** DATA_DIR, DATABASE_URL and TEMPORAL_ADDRESS for the processes under test. */
+  env: { DATA_DIR: string; DATABASE_URL: string; TEMPORAL_ADDRESS: string };
+  databaseName: string;
+  /** The process that runs the Temporal dev server (the server itself is its descendant). */
+  temporalPid: number;
+  /** Stopped before the Temporal dev server, the last added first. */
+  stopLater(running: { stop(): Promise<unknown> }): void;
+}
+
+/** Runs `bench` with a fresh database, DATA_DIR and Temporal dev server, and removes them after. */
+export async function withBenchEnvironment<T>(bench: (environment: BenchEnvironment) => Promise<T>): Promise<T> {
+  const name = `commerce_bench_${randomBytes(6).toString('hex')}`;
+  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  // The Temporal dev server and anything else the server keeps on disk live in a scratch DATA_DIR.
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'commerce-bench-'));
+  const started: { stop(): Promise<unknown> }[] = [];
+  try {
+    const temporal = await startProcess('src/temporal/serve-dev.ts', { DATA_DIR: dataDir }, /Temporal dev server ready at (\S+),/, 15 * 60_000);
+    started.push(temporal);
+    const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl(name), TEMPORAL_ADDRESS: temporal.ready[1]! };
+    return await bench({ env, databaseName: name, temporalPid: temporal.child.pid!, stopLater: (running) => started.unshift(running) });
+  } finally {
+    // Servers and workers first, then the Temporal dev server they use.
+    for (const running of started) await running.stop();
+    await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The value at quantile q (0..1) of the values, nearest rank. */
+export function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** The fields of /proc/<pid>/stat after the parenthesised command name, or undefined once it is gone. */
+function procStat(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds (user + system, all threads) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  // utime and stime are the 12th and 13th fields after the command name.
+  const fields = procStat(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND : 0;
+}
+
+const pids = () => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number);
+
+/** CPU seconds used so far by a process and all its live descendants. */
+export function treeCpuSeconds(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const pid of pids()) {
+    const parent = Number(procStat(pid)?.[1]);
+    children.set(parent, [...(children.get(parent) ?? []), pid]);
+  }
+  let total = 0;
+  const queue = [root];
+  for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
+    total += cpuSeconds(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+/** CPU seconds used so far by the live PostgreSQL backends connected to one database. */
+export function postgresCpuSeconds(databaseName: string): number {
+  let total = 0;
+  for (const pid of pids()) {
+    try {
+      // A backend's title: "postgres: <version/cluster>: <user> <database> <client> <state>".
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (title.startsWith('postgres: ') && title.split(' ').includes(databaseName)) total += cpuSeconds(pid);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
+}
+
+/** Busy and total CPU time of the whole machine so far (all cores), from /proc/stat. */
+export function machineCpu(): { busy: number; total: number } {
+  const [, ...times] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = times.map(Number) as number[];
+  const busy = user! + nice! + system! + irq! + softirq! + steal!;
+  return { busy, total: busy + idle! + iowait! };
+}

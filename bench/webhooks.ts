@@ -1,0 +1,332 @@
+// `npm run bench:webhooks`: webhook delivery against the Temporal floor, in one run on one
+// Temporal dev server.
+//  - Deliveries: 1,000 product_created events fanned out to 5 webhooks on 5 local receivers,
+//    5,000 deliveries through the whole engine. The events come from POST /v0/products/create, so
+//    the real service commits each into the outbox with its product; the worker's dispatcher hands
+//    them to delivery workflows, whose attemptDelivery activity signs and POSTs each one and
+//    records the try. Latency: the event's createdAt to the receiver having the request.
+//  - Floor: 5,000 empty workflows (workflows/bench-noop.ts) started with the dispatcher's
+//    concurrency on the same worker process, until all completed. Latency: start request to close.
+// Target: deliveries/s at least 50% of the floor's workflows/s.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Client, Connection } from '@temporalio/client';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+
+import { keyHeaders, type Workspace } from '../test/support/api.js';
+import { runCli, startProcess, startServerProcess } from '../test/support/processes.js';
+import { machineCpu, postgresCpuSeconds, quantile, treeCpuSeconds, withBenchEnvironment } from './support.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
+// The spec's limit of webhooks per workspace.
+const RECEIVERS = 5;
+const DELIVERIES = EVENTS * RECEIVERS;
+const PRODUCER_CONCURRENCY = Number(process.env.BENCH_PRODUCER_CONCURRENCY ?? 10);
+// What the dispatcher has in flight: a batch of 50 events, one start per subscribed webhook.
+const START_CONCURRENCY = Number(process.env.BENCH_START_CONCURRENCY ?? 50 * RECEIVERS);
+const DISPATCH_INTERVAL_MS = process.env.EVENT_DISPATCH_INTERVAL_MS ?? '20';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
+const TARGET_RATIO = 0.5;
+
+interface Received {
+  receiver: number;
+  receivedAt: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** The 5 webhook endpoints: each answers 200 at once and keeps the request for the checks after the round. */
+class Receivers {
+  received: Received[] = [];
+  private readonly servers: http.Server[] = [];
+  private readonly unique = new Set<string>();
+  private waiter: { count: number; resolve(): void } | undefined;
+
+  async listen(count: number): Promise<string[]> {
+    for (let receiver = 0; receiver < count; receiver += 1) {
+      const server = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          const receivedAt = Date.now();
+          res.writeHead(200).end();
+          this.record({ receiver, receivedAt, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        });
+      });
+      server.keepAliveTimeout = 65_000;
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      this.servers.push(server);
+    }
+    return this.servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
+  }
+
+  private record(request: Received) {
+    this.received.push(request);
+    // Delivery is at least once: a repeat of an event at the same receiver is not a new delivery.
+    this.unique.add(`${request.receiver}:${String(request.headers['webhook-id'])}`);
+    if (this.waiter && this.unique.size >= this.waiter.count) this.waiter.resolve();
+  }
+
+  get deliveries() {
+    return this.unique.size;
+  }
+
+  reset() {
+    this.received = [];
+    this.unique.clear();
+  }
+
+  /** Resolves once `count` distinct deliveries have arrived since the last reset. */
+  async until(count: number, timeoutMs: number): Promise<void> {
+    if (this.unique.size >= count) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        new Promise<void>((resolve) => (this.waiter = { count, resolve })),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`only ${this.unique.size} of ${count} deliveries arrived within ${timeoutMs / 1000} s`)), timeoutMs);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      this.waiter = undefined;
+    }
+  }
+
+  async stop() {
+    for (const server of this.servers) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+}
+
+/** Runs task(0..count-1) with at most `concurrency` of them in flight. */
+async function inParallel(count: number, concurrency: number, task: (index: number) => Promise<void>) {
+  let next = 0;
+  const lane = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(count, concurrency) }, lane));
+}
+
+async function post<T>(url: string, headers: Record<string, string>, body: unknown): Promise<T> {
+  const response = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`POST ${url}: ${response.status} ${text}`);
+  return (JSON.parse(text) as { data: T }).data;
+}
+
+/** CPU seconds per part of the system, to see where a phase spends its time. */
+interface CpuSample {
+  worker: number;
+  api: number;
+  temporal: number;
+  postgres: number;
+  machine: { busy: number; total: number };
+}
+
+interface Phase {
+  name: string;
+  count: number;
+  windowMs: number;
+  latencies: number[];
+  cpu: CpuSample;
+}
+
+const perSecond = (phase: Phase) => phase.count / (phase.windowMs / 1000);
+
+interface Webhook {
+  url: string;
+  secret: string;
+}
+
+await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater }) => {
+  const receivers = new Receivers();
+  const urls = await receivers.listen(RECEIVERS);
+  stopLater(receivers);
+
+  // As deployed to scale: an API process and a worker process (`npm run worker`: the Temporal
+  // worker and the event dispatcher), logging at info as in production. The same worker runs the
+  // floor's empty workflows.
+  const settings = { ...env, LOG_LEVEL: 'info', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', EVENT_DISPATCH_INTERVAL_MS: DISPATCH_INTERVAL_MS };
+  const api = await startServerProcess({ ...settings, WORKER_IN_PROCESS: 'false', RATE_LIMIT_POINTS: '1000000000' });
+  stopLater(api);
+  const worker = await startProcess('src/worker.ts', settings, /Temporal worker polling task queue (\S+) /);
+  stopLater(worker);
+  const taskQueue = worker.ready[1]!;
+
+  const ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Webhook bench'], env);
+  await runCli(['workspace', 'set', ws.workspaceId, `productLimit=${(ROUNDS + 1) * EVENTS}`], env);
+  const headers = keyHeaders(ws);
+  const webhooks: Webhook[] = [];
+  for (const url of urls) {
+    const { webhook } = await post<{ webhook: Webhook }>(`${api.url}/v0/webhooks/create`, headers, { url, events: ['product_created'], status: 'active' });
+    webhooks.push(webhook);
+  }
+  const verifiers = webhooks.map((webhook) => new StandardWebhook(webhook.secret));
+
+  const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
+  stopLater({ stop: () => connection.close() });
+  const client = new Client({ connection });
+
+  const sampleCpu = (): CpuSample => ({
+    worker: treeCpuSeconds(worker.child.pid!),
+    api: treeCpuSeconds(api.child.pid!),
+    temporal: treeCpuSeconds(temporalPid),
+    postgres: postgresCpuSeconds(databaseName),
+    machine: machineCpu(),
+  });
+  const cpuSince = (before: CpuSample): CpuSample => {
+    const now = sampleCpu();
+    return {
+      worker: now.worker - before.worker,
+      api: now.api - before.api,
+      temporal: now.temporal - before.temporal,
+      postgres: now.postgres - before.postgres,
+      machine: { busy: now.machine.busy - before.machine.busy, total: now.machine.total - before.machine.total },
+    };
+  };
+
+  let products = 0;
+  const createProducts = (count: number) =>
+    inParallel(count, PRODUCER_CONCURRENCY, async () => {
+      products += 1;
+      await post(`${api.url}/v0/products/create`, headers, { name: `Bench product ${products}`, projectId: ws.projectId, type: 'DigitalDownload' });
+    });
+
+  /** Every request a correctly signed product_created delivery; returns the latencies of the first copy of each. */
+  function checkDeliveries(): { latencies: number[]; firstEventAt: number; lastEventAt: number; lastReceiptAt: number; repeats: number } {
+    const firsts = new Map<string, Received>();
+    for (const request of receivers.received) {
+      const event = verifiers[request.receiver]!.verify(request.body, request.headers as Record<string, string>) as { id: string; type: string; createdAt: number };
+      if (event.type !== 'product_created' || event.id !== request.headers['webhook-id']) throw new Error(`unexpected delivery ${request.body}`);
+      const key = `${request.receiver}:${event.id}`;
+      if (!firsts.has(key)) firsts.set(key, request);
+    }
+    const perReceiver = Array.from({ length: RECEIVERS }, (_, receiver) => [...firsts.values()].filter((r) => r.receiver === receiver).length);
+    if (perReceiver.some((count) => count !== EVENTS)) throw new Error(`deliveries per receiver: ${perReceiver.join(', ')} (expected ${EVENTS} each)`);
+    const createdAt = (request: Received) => (JSON.parse(request.body) as { createdAt: number }).createdAt;
+    const requests = [...firsts.values()];
+    const events = requests.map(createdAt);
+    return {
+      latencies: requests.map((request) => request.receivedAt - createdAt(request)),
+      firstEventAt: Math.min(...events),
+      lastEventAt: Math.max(...events),
+      lastReceiptAt: Math.max(...requests.map((request) => request.receivedAt)),
+      repeats: receivers.received.length - firsts.size,
+    };
+  }
+
+  async function deliveryRound(): Promise<Phase> {
+    receivers.reset();
+    const before = sampleCpu();
+    await createProducts(EVENTS);
+    await receivers.until(DELIVERIES, TIMEOUT_MS);
+    const cpu = cpuSince(before);
+    const { latencies, firstEventAt, lastEventAt, lastReceiptAt, repeats } = checkDeliveries();
+    console.log(
+      `  deliveries: ${EVENTS} events committed in ${((lastEventAt - firstEventAt) / 1000).toFixed(1)} s, ` +
+        `${DELIVERIES} signed deliveries verified${repeats ? `, ${repeats} repeated` : ''}`,
+    );
+    return { name: 'webhook deliveries', count: DELIVERIES, windowMs: lastReceiptAt - firstEventAt, latencies, cpu };
+  }
+
+  /** Starts `count` empty workflows with START_CONCURRENCY starts in flight and waits until all have completed. */
+  async function floorRound(count: number): Promise<Phase> {
+    const prefix = `bench-noop-${randomUUID()}`;
+    const requestedAt = new Map<string, number>();
+    const before = sampleCpu();
+    const firstAt = Date.now();
+    await inParallel(count, START_CONCURRENCY, async (index) => {
+      const workflowId = `${prefix}-${index}`;
+      requestedAt.set(workflowId, Date.now());
+      await client.workflow.start('benchNoop', { taskQueue, workflowId, args: [] });
+    });
+    // Completion is read from visibility, not by awaiting each result: thousands of long polls
+    // would load the very server being measured. The times come from the server's records.
+    const query = `WorkflowType = 'benchNoop' AND WorkflowId STARTS_WITH '${prefix}'`;
+    const deadline = Date.now() + TIMEOUT_MS;
+    for (;;) {
+      const { count: completed } = await client.workflow.count(`${query} AND ExecutionStatus = 'Completed'`);
+      if (completed === count) break;
+      if (Date.now() > deadline) throw new Error(`only ${completed} of ${count} empty workflows completed within ${TIMEOUT_MS / 1000} s`);
+      await sleep(100);
+    }
+    const cpu = cpuSince(before);
+    const latencies: number[] = [];
+    let lastCloseAt = 0;
+    for await (const execution of client.workflow.list({ query })) {
+      const closeAt = execution.closeTime!.getTime();
+      lastCloseAt = Math.max(lastCloseAt, closeAt);
+      latencies.push(closeAt - requestedAt.get(execution.workflowId)!);
+    }
+    return { name: 'empty workflows (floor)', count, windowMs: lastCloseAt - firstAt, latencies, cpu };
+  }
+
+  console.log(`${EVENTS} product_created events x ${RECEIVERS} webhooks = ${DELIVERIES} deliveries; floor: ${DELIVERIES} empty workflows`);
+  console.log(
+    `API process + worker process (src/worker.ts), EVENT_DISPATCH_INTERVAL_MS=${DISPATCH_INTERVAL_MS}, LOG_LEVEL=info; ` +
+      `${PRODUCER_CONCURRENCY} concurrent product creates; floor starts ${START_CONCURRENCY} at a time; ${os.availableParallelism()} CPUs`,
+  );
+  // Warm-up: both paths once, so that neither pays for first-use costs (bundle load, JIT, pools).
+  receivers.reset();
+  await createProducts(10);
+  await receivers.until(10 * RECEIVERS, TIMEOUT_MS);
+  await floorRound(10 * RECEIVERS);
+
+  const deliveries: Phase[] = [];
+  const floors: Phase[] = [];
+  // Alternating order, so that a change in the machine's other load (and the dev server's growing
+  // history) hits both sides alike.
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    console.log(`round ${round}:`);
+    for (const side of round % 2 ? ['deliveries', 'floor'] : ['floor', 'deliveries']) {
+      if (side === 'deliveries') deliveries.push(await deliveryRound());
+      else floors.push(await floorRound(DELIVERIES));
+    }
+    const [d, f] = [deliveries.at(-1)!, floors.at(-1)!];
+    console.log(`  ${perSecond(d).toFixed(1)} deliveries/s, floor ${perSecond(f).toFixed(1)} workflows/s (${((perSecond(d) / perSecond(f)) * 100).toFixed(1)}%)`);
+  }
+
+  const total = (phases: Phase[]): Phase => ({
+    name: phases[0]!.name,
+    count: phases.reduce((sum, p) => sum + p.count, 0),
+    windowMs: phases.reduce((sum, p) => sum + p.windowMs, 0),
+    latencies: phases.flatMap((p) => p.latencies),
+    cpu: phases.map((p) => p.cpu).reduce((a, b) => ({
+      worker: a.worker + b.worker,
+      api: a.api + b.api,
+      temporal: a.temporal + b.temporal,
+      postgres: a.postgres + b.postgres,
+      machine: { busy: a.machine.busy + b.machine.busy, total: a.machine.total + b.machine.total },
+    })),
+  });
+  const [delivery, floor] = [total(deliveries), total(floors)];
+  const columns = ['per s', 'p50 ms', 'p99 ms', 'window s', 'CPU busy', 'worker', 'Temporal', 'Postgres', 'API'];
+  console.log(`\n${''.padEnd(26)}${columns.map((c) => c.padStart(10)).join('')}   (CPU: ms per delivery or workflow)`);
+  for (const phase of [delivery, floor]) {
+    const ms = (seconds: number) => ((seconds * 1000) / phase.count).toFixed(2);
+    const cells = [
+      perSecond(phase).toFixed(1),
+      quantile(phase.latencies, 0.5).toFixed(0),
+      quantile(phase.latencies, 0.99).toFixed(0),
+      (phase.windowMs / 1000).toFixed(1),
+      `${((phase.cpu.machine.busy / phase.cpu.machine.total) * 100).toFixed(0)}%`,
+      ms(phase.cpu.worker),
+      ms(phase.cpu.temporal),
+      ms(phase.cpu.postgres),
+      ms(phase.cpu.api),
+    ];
+    console.log(`${phase.name.padEnd(26)}${cells.map((c) => c.padStart(10)).join('')}`);
+  }
+  const ratio = perSecond(delivery) / perSecond(floor);
+  const pass = ratio >= TARGET_RATIO;
+  console.log(`\ndeliveries/s vs the floor's workflows/s: ${(ratio * 100).toFixed(1)}% (target >= ${TARGET_RATIO * 100}%) ${pass ? 'PASS' : 'FAIL'}`);
+  if (!pass) process.exitCode = 1;
+});
