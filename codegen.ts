@@ -14,7 +14,7 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumsAsTypes: true,
         strictScalars: true,
-        scalars: { JSON: 'unknown', Timestamp: 'number', UUID: 'string' },
+        scalars: { JSON: 'unknown', PageSize: 'number', Timestamp: 'number', UUID: 'string' },
       },
     },
   },

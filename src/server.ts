@@ -13,7 +13,6 @@ import { docsHtml, openApiDocument } from './rest/openapi.js';
 import { createActivities } from './temporal/activities.js';
 import { provideTemporal } from './temporal/client.js';
 import { connectTemporal } from './temporal/connection.js';
-import { bundleWorkflows, runWorker } from './temporal/worker.js';
 import { startEventDispatcher } from './webhooks/dispatcher.js';
 
 export interface RunningServer {
@@ -37,7 +36,9 @@ export interface RunningServer {
  * unless WORKER_IN_PROCESS=false, and serves HTTP.
  */
 export async function startServer(options: { port?: number; host?: string } = {}): Promise<RunningServer> {
-  const workflowBundle = config.temporal.workerInProcess ? bundleWorkflows() : undefined;
+  // The worker SDK is loaded only where a worker runs: an API-only process stays smaller.
+  const workerModule = config.temporal.workerInProcess ? import('./temporal/worker.js') : undefined;
+  const workflowBundle = workerModule?.then((module) => module.bundleWorkflows());
   // Awaited below; a failure is reported there, not as an unhandled rejection meanwhile.
   workflowBundle?.catch(() => undefined);
   // Both may start a child process (PGlite, the Temporal dev server): start them side by side.
@@ -51,7 +52,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
   ]);
   provideTemporal(temporal);
   const prisma = createPrismaClient(database.url);
-  const worker = workflowBundle ? await runWorker(temporal, createActivities({ prisma }), await workflowBundle) : undefined;
+  const worker = workerModule && workflowBundle ? await (await workerModule).runWorker(temporal, createActivities({ prisma }), await workflowBundle) : undefined;
   // Every worker process hands the event outbox to Temporal.
   const dispatcher = worker ? startEventDispatcher(prisma, temporal) : undefined;
   const schemas = buildSchemas();

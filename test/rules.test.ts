@@ -146,6 +146,13 @@ describe('request bodies and parameters', () => {
     expect(again.product).not.toHaveProperty('colour');
   });
 
+  test('a lone value where the body expects an array is 400, never wrapped into a list', async () => {
+    const res = await call('POST', '/v0/products/create', ws, { name: 'Lone tag', projectId: ws.projectId, type: 'DigitalDownload', tags: 'sale' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 'error', error: { message: 'tags: expected an array' } });
+    expect(await countNamed('Lone tag')).toBe(0);
+  });
+
   test('a write takes its arguments from the body only: the query string cannot override or supply them', async () => {
     const res = await raw('POST', '/v0/products/create', {
       headers: keyHeaders(ws),

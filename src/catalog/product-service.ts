@@ -3,7 +3,7 @@ import { Prisma, type PrismaClient, type Product, type ProductStatus, type Produ
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
 import { unixSeconds } from '../graphql/builder.js';
-import type { Scope } from '../graphql/context.js';
+import { inScope, type Scope } from '../graphql/context.js';
 import { archivedWhere, containsText, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
 import { isUuid } from '../graphql/scalars.js';
 import { offerResource } from './offer-service.js';
@@ -11,6 +11,8 @@ import { offerResource } from './offer-service.js';
 export const PEGI_RATINGS = ['NONE', 'PEGI_3', 'PEGI_7', 'PEGI_12', 'PEGI_16', 'PEGI_18'] as const;
 /** Fields that only describe games: the product type decides whether a body may carry them. */
 const GAME_FIELDS = ['developer', 'publisher', 'pegiRating', 'releaseDate', 'systems', 'genres'] as const;
+/** Fields the resource never shows as null: null is refused, not read as "clear". */
+const NON_NULL_FIELDS = ['name', 'description', 'pegiRating', 'status', 'tags', 'media'] as const;
 
 export interface ProductFields {
   name?: string | null;
@@ -42,8 +44,6 @@ export interface ProductListArgs extends OffsetListArgs {
 }
 
 type Query = { select?: Prisma.ProductSelect; include?: Prisma.ProductInclude };
-
-const inScope = (scope: Scope) => ({ workspaceId: scope.workspaceId, livemode: scope.livemode });
 
 export function productListWhere(scope: Scope, args: ProductListArgs): Prisma.ProductWhereInput {
   const and: Prisma.ProductWhereInput[] = [inScope(scope), archivedWhere(args)];
@@ -124,14 +124,15 @@ function checkTypeFields(type: ProductType, fields: ProductFields) {
 }
 
 function checkFields(fields: ProductFields) {
-  if (fields.name !== undefined) {
-    if (fields.name === null || fields.name.trim() === '') throw badRequest('name must not be empty');
+  for (const name of NON_NULL_FIELDS) if (fields[name] === null) throw badRequest(`${name} cannot be null`);
+  if (fields.name != null) {
+    if (fields.name.trim() === '') throw badRequest('name must not be empty');
     if (fields.name.length > 255) throw badRequest('name must be at most 255 characters');
   }
-  if (fields.pegiRating && !(PEGI_RATINGS as readonly string[]).includes(fields.pegiRating)) {
+  if (fields.pegiRating != null && !(PEGI_RATINGS as readonly string[]).includes(fields.pegiRating)) {
     throw badRequest(`pegiRating must be one of ${PEGI_RATINGS.join(', ')}`);
   }
-  if (fields.media !== undefined && fields.media !== null) checkMedia(fields.media);
+  if (fields.media != null) checkMedia(fields.media);
   if (fields.customFields !== undefined && fields.customFields !== null) {
     if (typeof fields.customFields !== 'object' || Array.isArray(fields.customFields)) {
       throw badRequest('customFields must be a JSON object');
@@ -152,21 +153,24 @@ function checkMedia(media: unknown) {
   });
 }
 
-/** Prisma data for the writable fields that were sent; absent fields stay as they are. */
+/**
+ * Prisma data for the writable fields that were sent; absent fields stay as they are and null
+ * clears the nullable ones (checkFields refuses it on the others).
+ */
 function productData(fields: ProductFields) {
   const data: Prisma.ProductUncheckedUpdateInput = {};
-  if (fields.name !== undefined && fields.name !== null) data.name = fields.name.trim();
-  if (fields.description !== undefined) data.description = fields.description ?? '';
+  if (fields.name != null) data.name = fields.name.trim();
+  if (fields.description != null) data.description = fields.description;
   if (fields.internalId !== undefined) data.internalId = fields.internalId;
   if (fields.developer !== undefined) data.developer = fields.developer;
   if (fields.publisher !== undefined) data.publisher = fields.publisher;
-  if (fields.pegiRating !== undefined) data.pegiRating = fields.pegiRating ?? 'NONE';
+  if (fields.pegiRating != null) data.pegiRating = fields.pegiRating;
   if (fields.releaseDate !== undefined) data.releaseDate = fields.releaseDate;
   if (fields.systems !== undefined) data.systems = fields.systems ?? [];
   if (fields.genres !== undefined) data.genres = fields.genres ?? [];
-  if (fields.tags !== undefined) data.tags = fields.tags ?? [];
-  if (fields.media !== undefined) data.media = (fields.media ?? []) as Prisma.InputJsonValue;
-  if (fields.status !== undefined && fields.status !== null) data.status = fields.status;
+  if (fields.tags != null) data.tags = fields.tags;
+  if (fields.media != null) data.media = fields.media as Prisma.InputJsonValue;
+  if (fields.status != null) data.status = fields.status;
   if (fields.customFields !== undefined) data.customFields = (fields.customFields ?? Prisma.DbNull) as Prisma.InputJsonValue;
   return data;
 }
@@ -272,7 +276,8 @@ export async function archiveProduct(prisma: PrismaClient, scope: Scope, product
 export async function duplicateProduct(prisma: PrismaClient, scope: Scope, productLimit: number, productId: string, query: Query) {
   const source = await findProduct(prisma, scope, productId, { include: { variants: { where: { archivedAt: null }, orderBy: { createdAt: 'asc' } } } });
   const { id: _id, createdAt: _c, updatedAt: _u, archivedAt: _a, lowestPrice: _l, slug, variants, ...copy } = source as Product & { variants: Prisma.VariantGetPayload<object>[] };
-  return insertWithFreeSlug(`${slug.slice(0, 55)}-copy`, false, (newSlug) =>
+  // The cut may end on a hyphen, which the slug format does not allow before `-copy`.
+  return insertWithFreeSlug(`${slug.slice(0, 55).replace(/-+$/, '')}-copy`, false, (newSlug) =>
     prisma.$transaction(async (tx) => {
       await reserveProductSlot(tx, scope, productLimit);
       const product = await tx.product.create({
@@ -303,9 +308,10 @@ export interface VariantFields {
 
 function variantData(fields: VariantFields) {
   if (fields.name !== undefined && (fields.name === null || fields.name.trim() === '')) throw badRequest('name must not be empty');
+  if (fields.description === null) throw badRequest('description cannot be null');
   const data: Prisma.VariantUncheckedUpdateInput = {};
   if (fields.name) data.name = fields.name.trim();
-  if (fields.description !== undefined) data.description = fields.description ?? '';
+  if (fields.description != null) data.description = fields.description;
   if (fields.internalId !== undefined) data.internalId = fields.internalId;
   if (fields.order !== undefined) data.order = fields.order;
   return data;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
-import { createYoga } from 'graphql-yoga';
+import type { YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { ApiError } from '../errors.js';
 import { principalResolver, type Context } from '../graphql/context.js';
@@ -80,17 +80,22 @@ export function createApp(deps: AppDependencies) {
   const { prisma, metrics, rateLimiter } = deps;
   const rest = createRestApi(deps.schema);
 
-  const yoga = createYoga<{ requestId: string }, Context>({
-    schema: deps.subgraphSchema,
-    graphqlEndpoint: '/graphql',
-    logging: false,
-    landingPage: false,
-    context: ({ request, requestId }) => ({
-      prisma,
-      requestId,
-      principal: principalResolver(() => authenticate(prisma, request.headers, 'read')),
-    }),
-  });
+  // graphql-yoga is loaded on the first /graphql request: a REST-only process stays smaller.
+  let yoga: Promise<YogaServerInstance<{ requestId: string }, Context>> | undefined;
+  const graphqlServer = () =>
+    (yoga ??= import('graphql-yoga').then(({ createYoga }) =>
+      createYoga<{ requestId: string }, Context>({
+        schema: deps.subgraphSchema,
+        graphqlEndpoint: '/graphql',
+        logging: false,
+        landingPage: false,
+        context: ({ request, requestId }) => ({
+          prisma,
+          requestId,
+          principal: principalResolver(() => authenticate(prisma, request.headers, 'read')),
+        }),
+      }),
+    ));
 
   async function handleRest(request: Request, url: URL, requestId: string): Promise<{ response: Response; route: string }> {
     const matched = rest.match(request.method, url.pathname);
@@ -157,7 +162,7 @@ export function createApp(deps: AppDependencies) {
       return { response: new Response(deps.documents.docsHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }), route: pathname };
     }
     if (pathname === BASE_PATH || pathname.startsWith(`${BASE_PATH}/`)) return handleRest(request, url, requestId);
-    if (pathname === '/graphql') return { response: await yoga.fetch(request, { requestId }), route: pathname };
+    if (pathname === '/graphql') return { response: await (await graphqlServer()).fetch(request, { requestId }), route: pathname };
     return { response: errorResponse(404, `No route for ${request.method} ${pathname}`), route: 'unmatched' };
   }
 

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import {
   coerceInputValue,
+  getNullableType,
+  isListType,
   execute as graphqlExecute,
   GraphQLError,
   Kind,
@@ -143,6 +145,11 @@ function withBodyNulls(operation: OperationDefinitionNode, variables: Record<str
 export function checkBodyTypes(body: Record<string, unknown>, args: readonly GraphQLArgument[]): void {
   for (const arg of args) {
     if (!(arg.name in body)) continue;
+    // GraphQL would wrap a lone value into a one-item list; JSON bodies get no such cast.
+    const value = body[arg.name];
+    if (isListType(getNullableType(arg.type)) && value !== null && !Array.isArray(value)) {
+      throw new ApiError(400, `${arg.name}: expected an array`);
+    }
     coerceInputValue(body[arg.name], arg.type as GraphQLInputType, (path, _value, error) => {
       const where = [arg.name, ...path.map(String)].join('.');
       // GraphQL's messages end with the rejected value; a misplaced secret must not be echoed.

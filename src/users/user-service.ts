@@ -3,7 +3,7 @@ import { Prisma, type PrismaClient, type User } from '../generated/prisma/client
 import { badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
 import { unixSeconds } from '../graphql/builder.js';
-import type { Scope } from '../graphql/context.js';
+import { inScope, type Scope } from '../graphql/context.js';
 import { archivedWhere, pageCount, pagePage } from '../graphql/pagination.js';
 import { isCountry, postalCodeRequired } from '../reference/countries.js';
 
@@ -47,8 +47,6 @@ export interface UserListArgs {
 
 type Query = { select?: Prisma.UserSelect; include?: Prisma.UserInclude };
 type InventoryQuery = { select?: Prisma.OrderItemSelect; include?: Prisma.OrderItemInclude };
-
-const inScope = (scope: Scope) => ({ workspaceId: scope.workspaceId, livemode: scope.livemode });
 
 /** Emails compare case-insensitively: this is the key of the per-workspace-mode unique index. */
 const normalizeEmail = (email: string) => email.trim().toLowerCase();

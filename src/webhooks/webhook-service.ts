@@ -1,10 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Prisma, PrismaClient, Webhook, WebhookStatus } from '../generated/prisma/client.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { config } from '../config.js';
+import { badRequest, notFound } from '../errors.js';
+import { subscribedWebhooks } from '../events/event-service.js';
 import { inScope, type Scope } from '../graphql/context.js';
 import { direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../events/event-types.js';
+import { temporal } from '../temporal/client.js';
+import { startDelivery } from './dispatcher.js';
 import { validateWebhookUrl, webhookAllowHostsFromEnv } from './ssrf.js';
+import { testEventPayload, type TestEventHints } from './test-events.js';
 
 /** Live (active or inactive, not archived) webhooks a workspace may have per mode. */
 export const WEBHOOK_LIMIT = 5;
@@ -166,14 +172,55 @@ export async function listWebhookAttempts(prisma: PrismaClient, scope: Scope, we
   return { attempts, count };
 }
 
-export interface TestEventInput {
+export interface TestEventInput extends TestEventHints {
   eventType: EventType;
-  /** Optional hints for the synthetic payload. */
-  items?: unknown;
-  userId?: string | null;
 }
 
-/** Fires a synthetic event to every active webhook of the scope subscribed to its type. */
-export async function sendTestEvent(_prisma: PrismaClient, _scope: Scope, _input: TestEventInput): Promise<{ success: boolean }> {
-  throw new ApiError(503, 'Webhook delivery is not available yet');
+/** How long sendTestEvent waits for the first tries beyond the endpoints' own time (worker pick-up, recording). */
+const FIRST_TRY_MARGIN_MS = 10_000;
+const FIRST_TRY_POLL_MS = 100;
+
+/**
+ * Fires a synthetic event (Event.test, `test: true` in the body) to every active webhook of the
+ * scope subscribed to its type, through the normal delivery workflow with its retries, and waits
+ * for the first try of each: 400 naming the endpoints that refused it. With no subscribed webhook
+ * nothing is recorded and deliveries is 0.
+ */
+export async function sendTestEvent(prisma: PrismaClient, scope: Scope, input: TestEventInput): Promise<{ success: boolean; deliveries: number }> {
+  const { eventType, ...hints } = input;
+  const payload = await testEventPayload(prisma, scope, eventType, hints);
+  const webhooks = await subscribedWebhooks(prisma, { ...inScope(scope), type: eventType });
+  if (webhooks.length === 0) return { success: true, deliveries: 0 };
+
+  const event = await prisma.event.create({ data: { ...inScope(scope), type: eventType, payload: payload as Prisma.InputJsonObject, test: true } });
+  // Handed over here rather than by the dispatcher's next poll; should a start fail, the event
+  // is still pending and the dispatcher delivers it.
+  const connection = temporal();
+  await Promise.all(webhooks.map((webhook) => startDelivery(connection, event.id, webhook.id)));
+  await prisma.event.updateMany({ where: { id: event.id, dispatchedAt: null }, data: { dispatchedAt: new Date() } });
+
+  const deadline = Date.now() + config.webhooks.timeoutMs + FIRST_TRY_MARGIN_MS;
+  const readFirstTries = () => prisma.webhookAttempt.findMany({ where: { eventId: event.id, sequence: 0 }, select: { webhookId: true, statusCode: true } });
+  let firstTries = await readFirstTries();
+  // A try that has not happened by the deadline is not a refusal: its delivery goes on.
+  while (firstTries.length < webhooks.length && Date.now() < deadline) {
+    await sleep(FIRST_TRY_POLL_MS);
+    firstTries = await readFirstTries();
+  }
+  const refused = firstTries.filter(({ statusCode }) => statusCode === null || statusCode < 200 || statusCode >= 300);
+  if (refused.length > 0) {
+    const current = await prisma.webhook.findMany({ where: { id: { in: refused.map((attempt) => attempt.webhookId) } } });
+    const reasons = refused.map(({ webhookId, statusCode }) => {
+      const webhook = current.find((w) => w.id === webhookId)!;
+      const why =
+        statusCode !== null
+          ? `HTTP ${statusCode}`
+          : webhook.lastBlockReason !== null
+            ? `its URL is blocked (${webhook.lastBlockReason})`
+            : 'no response (timeout or connection error)';
+      return `${webhook.url} (webhook ${webhook.id}): ${why}`;
+    });
+    throw badRequest(`The test event ${event.id} was refused by ${reasons.join('; ')}. It is retried like any delivery; see the webhook's attempts`);
+  }
+  return { success: true, deliveries: webhooks.length };
 }

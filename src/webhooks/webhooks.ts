@@ -55,6 +55,13 @@ const WebhookAttemptList = builder.simpleObject('WebhookAttemptList', {
   fields: (t) => ({ attempts: t.field({ type: [WebhookAttempt] }), count: t.int() }),
 });
 
+const TestEventPayload = builder.simpleObject('TestEventPayload', {
+  fields: (t) => ({
+    success: t.boolean(),
+    deliveries: t.int({ description: 'Webhooks the test event went to (active and subscribed to its type); 0 when none is' }),
+  }),
+});
+
 const webhookIdArg = builder.args((t) => ({ webhookId: t.field({ type: 'UUID', required: true }) }));
 
 builder.queryFields((t) => ({
@@ -74,7 +81,7 @@ builder.queryFields((t) => ({
     args: {
       ...webhookIdArg,
       skip: t.arg.int({ description: 'Records to skip (>= 0)' }),
-      take: t.arg.int({ description: 'Page size, default 10; clamped to 1..100' }),
+      take: t.arg({ type: 'PageSize', description: 'Page size, default 10; clamped to 1..100' }),
       orderDirection: t.arg({ type: SortDirection, description: 'Default DESC (newest first)' }),
     },
     resolve: async (_root, { webhookId, ...page }, ctx) => webhooks.listWebhookAttempts(ctx.prisma, await scopeOf(ctx, 'read'), webhookId, page),
@@ -113,8 +120,10 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => webhooks.archiveWebhook(ctx.prisma, await scopeOf(ctx, 'write'), args.webhookId),
   }),
   sendTestEvent: t.field({
-    type: SuccessPayload,
-    description: 'Fires a synthetic event of this type to every active webhook subscribed to it',
+    type: TestEventPayload,
+    description:
+      'Fires a synthetic event of this type (test: true in the body) to every active webhook subscribed to it, with the normal retries, ' +
+      'and waits for the first try of each: 400 naming the endpoints that refused it',
     args: {
       eventType: t.arg.string({ required: true, description: EVENT_TYPES_TEXT }),
       items: t.arg({ type: 'JSON', description: 'Optional hint for the synthetic payload' }),

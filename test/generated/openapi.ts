@@ -498,7 +498,7 @@ export interface paths {
         put?: never;
         /**
          * Send a synthetic event to the subscribed webhooks
-         * @description Fires a synthetic event of this type to every active webhook subscribed to it
+         * @description Fires a synthetic event of this type (test: true in the body) to every active webhook subscribed to it, with the normal retries, and waits for the first try of each: 400 naming the endpoints that refused it
          */
         post: operations["sendTestEvent"];
         delete?: never;
@@ -863,6 +863,11 @@ export interface components {
         };
         /** @enum {string} */
         OfferStatus: "ACTIVE" | "DRAFT" | "INACTIVE";
+        /**
+         * Format: int64
+         * @description An integer page size; values outside the list's bounds are clamped
+         */
+        PageSize: number;
         PlanPayload: {
             plan: components["schemas"]["Variant"];
         };
@@ -914,6 +919,14 @@ export interface components {
         /** @enum {string} */
         SortDirection: "ASC" | "DESC";
         SuccessPayload: {
+            success: boolean;
+        };
+        TestEventPayload: {
+            /**
+             * Format: int32
+             * @description Webhooks the test event went to (active and subscribed to its type); 0 when none is
+             */
+            deliveries: number;
             success: boolean;
         };
         /**
@@ -1128,7 +1141,7 @@ export interface operations {
                 systems?: string[];
                 tagName?: string;
                 /** @description Page size; clamped to 1..100 */
-                take?: number;
+                take?: components["schemas"]["PageSize"];
                 /** @description Matches name or description, or the id */
                 termOrId?: string;
                 types?: components["schemas"]["ProductType"][];
@@ -1529,7 +1542,7 @@ export interface operations {
                 /** @description Offers whose product has any of these tags */
                 tags?: string[];
                 /** @description Page size; clamped to 1..100 */
-                take?: number;
+                take?: components["schemas"]["PageSize"];
                 /** @description Matches name or description, or the id */
                 termOrId?: string;
                 /** @description Archived and live records */
@@ -1807,7 +1820,7 @@ export interface operations {
                 skip?: number;
                 status?: components["schemas"]["DiscountStatus"];
                 /** @description Page size; clamped to 1..100 */
-                take?: number;
+                take?: components["schemas"]["PageSize"];
                 /** @description Matches name or discountCode, or the id */
                 termOrId?: string;
                 type?: components["schemas"]["DiscountType"];
@@ -2049,7 +2062,7 @@ export interface operations {
                 /** @description Exact email address, compared case-insensitively */
                 email?: string;
                 /** @description Page size; default 20, clamped to 1..100 */
-                limit?: number;
+                limit?: components["schemas"]["PageSize"];
                 /** @description 1-based page number; default 1; below 1 is a 400 */
                 page?: number;
                 /** @description Archived and live users */
@@ -2164,7 +2177,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Page size; default 20, clamped to 1..100 */
-                limit?: number;
+                limit?: components["schemas"]["PageSize"];
                 /** @description 1-based page number; default 1; below 1 is a 400 */
                 page?: number;
             };
@@ -2205,7 +2218,7 @@ export interface operations {
                 /** @description Records to skip (>= 0) */
                 skip?: number;
                 /** @description Page size; clamped to 1..100 */
-                take?: number;
+                take?: components["schemas"]["PageSize"];
                 /** @description Archived and live records */
                 withArchived?: boolean;
             };
@@ -2377,7 +2390,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "success";
-                        data: components["schemas"]["SuccessPayload"];
+                        data: components["schemas"]["TestEventPayload"];
                     };
                 };
             };
@@ -2505,7 +2518,7 @@ export interface operations {
                 /** @description Records to skip (>= 0) */
                 skip?: number;
                 /** @description Page size, default 10; clamped to 1..100 */
-                take?: number;
+                take?: components["schemas"]["PageSize"];
             };
             header?: never;
             path: {
