@@ -19,8 +19,10 @@ function run(command, args, env = {}) {
 }
 
 if (!existsSync(installed) || statSync(installed).mtimeMs < statSync(lock).mtimeMs) {
-  console.error('Installing dependencies (npm ci)...');
-  const status = run('npm', ['ci', '--no-audit', '--no-fund']);
+  // npm install (not ci): npm 11 leaves other platforms' optional binaries out of the lock file,
+  // which `npm ci` then refuses; install still takes the locked versions.
+  console.error('Installing dependencies (npm install from package-lock.json)...');
+  const status = run('npm', ['install', '--no-audit', '--no-fund']);
   if (status !== 0) process.exit(status);
 }
 
