@@ -1,33 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { call, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
+import { ERROR, failure, ok, useSuiteDatabase } from './support/responses.js';
 
 const READ: KeyChoice = { write: false };
-const ERROR = { status: 'error', error: { message: expect.any(String) } };
 
 /** Direct database access: elements have no archive endpoint, and stored join rows are read back. */
-let db: pg.Client;
-beforeAll(async () => {
-  db = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-});
+const db = useSuiteDatabase();
 
-type Success<T> = Promise<{ data?: { data: T }; error?: unknown; response: Response }>;
-
-async function ok<T>(pending: Success<T>): Promise<T> {
-  const { data, error, response } = await pending;
-  if (response.status !== 200 || !data) throw new Error(`expected 200, got ${response.status}: ${JSON.stringify(error)}`);
-  return data.data;
-}
-
-async function failure(pending: Promise<{ error?: unknown; response: Response }>) {
-  const { error, response } = await pending;
-  return { status: response.status, body: error as { status: string; error: { message: string } } };
-}
 
 const createElement = (ws: Workspace, body: { offersIds: string[]; [field: string]: unknown }, key: KeyChoice = {}) =>
   restClient(ws, key).POST('/v0/elements/checkout/create', { body });

@@ -1,25 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { baseUrl, call, keyHeaders, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import type { operations } from './generated/openapi.js';
 import { restClient } from './support/client.js';
+import { ERROR, useSuiteDatabase } from './support/responses.js';
 
 type CreateBody = operations['createDiscount']['requestBody']['content']['application/json'];
 type UpdateBody = NonNullable<operations['updateDiscount']['requestBody']>['content']['application/json'];
 type ListQuery = NonNullable<operations['discounts']['parameters']['query']>;
 
 const MAX_TIMESTAMP = 9007199254740991;
-const ERROR = { status: 'error', error: { message: expect.any(String) } };
 
 /** Direct database access: offers are seeded here (the offers endpoint is built separately) and stored state is read back. */
-let db: pg.Client;
-beforeAll(async () => {
-  db = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-});
+const db = useSuiteDatabase();
 
 const createDiscount = (ws: Workspace, body: Partial<CreateBody>, key: KeyChoice = {}) =>
   restClient(ws, key).POST('/v0/discounts/create', { body: { type: 'code', amount: 10, amountType: 'percentage', ...body } });

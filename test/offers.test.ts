@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { call, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
+import { ERROR, failure, ok, useSuiteDatabase } from './support/responses.js';
 
 const READ: KeyChoice = { write: false };
-const ERROR = { status: 'error', error: { message: expect.any(String) } };
 
 interface OfferBody {
   productId: string;
@@ -14,29 +13,8 @@ interface OfferBody {
 }
 
 /** Direct database access: license keys and sold items have no endpoint of their own yet. */
-let db: pg.Client;
-beforeAll(async () => {
-  db = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-});
+const db = useSuiteDatabase();
 
-type Success<T> = Promise<{ data?: { data: T }; error?: unknown; response: Response }>;
-
-/** The `data` of a 200 response; any other status fails with the error envelope in the message. */
-async function ok<T>(pending: Success<T>): Promise<T> {
-  const { data, error, response } = await pending;
-  if (response.status !== 200 || !data) throw new Error(`expected 200, got ${response.status}: ${JSON.stringify(error)}`);
-  return data.data;
-}
-
-/** Status and error envelope of a request expected to fail. */
-async function failure(pending: Promise<{ error?: unknown; response: Response }>) {
-  const { error, response } = await pending;
-  return { status: response.status, body: error as { status: string; error: { message: string } } };
-}
 
 const createOffer = (ws: Workspace, body: OfferBody, key: KeyChoice = {}) => restClient(ws, key).POST('/v0/offers/create', { body });
 const getOffer = (ws: Workspace, offerId: string, key: KeyChoice = READ) =>

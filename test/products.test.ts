@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import type { components, operations } from './generated/openapi.js';
 import { call, keyHeaders, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
+import { ERROR, failure, ok, useSuiteDatabase } from './support/responses.js';
 
 type Product = components['schemas']['Product'];
 type ProductType = components['schemas']['ProductType'];
@@ -13,7 +13,6 @@ type VariantUpdateBody = NonNullable<operations['updateVariant']['requestBody']>
 type ListQuery = NonNullable<operations['products']['parameters']['query']>;
 
 const READ: KeyChoice = { write: false };
-const ERROR = { status: 'error', error: { message: expect.any(String) } };
 const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const NOT_GAME: ProductType[] = ['DigitalDownload', 'GiftCard', 'SoftwareKey', 'VirtualCurrency', 'VirtualItem', 'Subscription', 'OneTimePayment'];
 
@@ -39,10 +38,8 @@ const SETTINGS = {
 const spaces = {} as Record<keyof typeof SETTINGS, Workspace>;
 
 /** Direct database access: variants and a second project have no read or create endpoint. */
-let db: pg.Client;
+const db = useSuiteDatabase();
 beforeAll(async () => {
-  db = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
   await Promise.all(
     Object.entries(SETTINGS).map(async ([block, settings]) => {
       const ws = await newWorkspace(`Products ${block}`);
@@ -52,24 +49,7 @@ beforeAll(async () => {
   );
   // A dozen CLI processes at once can take over a minute on a busy machine.
 }, 300_000);
-afterAll(async () => {
-  await db.end();
-});
 
-type Success<T> = Promise<{ data?: { data: T }; error?: unknown; response: Response }>;
-
-/** The `data` of a 200 response; any other status fails with the error envelope in the message. */
-async function ok<T>(pending: Success<T>): Promise<T> {
-  const { data, error, response } = await pending;
-  if (response.status !== 200 || !data) throw new Error(`expected 200, got ${response.status}: ${JSON.stringify(error)}`);
-  return data.data;
-}
-
-/** Status and error envelope of a request expected to fail. */
-async function failure(pending: Promise<{ error?: unknown; response: Response }>) {
-  const { error, response } = await pending;
-  return { status: response.status, body: error };
-}
 
 const createProduct = (ws: Workspace, body: Partial<CreateBody>, key: KeyChoice = {}) =>
   restClient(ws, key).POST('/v0/products/create', { body: { name: 'Product', projectId: ws.projectId, type: 'DigitalDownload', ...body } });

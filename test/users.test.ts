@@ -1,22 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { baseUrl, call, keyHeaders, newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
 import type { operations } from './generated/openapi.js';
 import { restClient } from './support/client.js';
+import { useSuiteDatabase } from './support/responses.js';
 
 type CreateUserBody = operations['createUser']['requestBody']['content']['application/json'];
 
 const PASSWORD = 'correct horse battery staple';
 
 /** Direct database access, for seeding orders (no endpoint creates them yet) and reading stored state. */
-let db: pg.Client;
-beforeAll(async () => {
-  db = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-});
+const db = useSuiteDatabase();
 
 const createUser = (ws: Workspace, body: CreateUserBody, key = {}) => restClient(ws, key).POST('/v0/users/create', { body });
 
