@@ -14,6 +14,7 @@ import { createActivities } from './temporal/activities.js';
 import { provideTemporal } from './temporal/client.js';
 import { connectTemporal } from './temporal/connection.js';
 import { startEventDispatcher } from './webhooks/dispatcher.js';
+import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
 
 export interface RunningServer {
   url: string;
@@ -36,6 +37,8 @@ export interface RunningServer {
  * unless WORKER_IN_PROCESS=false, and serves HTTP.
  */
 export async function startServer(options: { port?: number; host?: string } = {}): Promise<RunningServer> {
+  // A misconfigured SSRF allow-list (e.g. set in production) stops the start, not a later request.
+  webhookAllowHostsFromEnv();
   // The worker SDK is loaded only where a worker runs: an API-only process stays smaller.
   const workerModule = config.temporal.workerInProcess ? import('./temporal/worker.js') : undefined;
   const workflowBundle = workerModule?.then((module) => module.bundleWorkflows());
