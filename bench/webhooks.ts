@@ -9,6 +9,7 @@
 //    concurrency on the same worker process, until all completed. Latency: start request to close.
 // Target: deliveries/s at least 50% of the floor's workflows/s.
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -36,13 +37,22 @@ const TARGET_RATIO = 0.5;
 interface Received {
   receiver: number;
   receivedAt: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
+  eventId: string;
+  type: string;
+  /** The event's createdAt, in ms. */
+  createdAt: number;
 }
 
-/** The 5 webhook endpoints: each answers 200 at once and keeps the request for the checks after the round. */
+/**
+ * The 5 webhook endpoints: each answers 200 at once, then verifies the signature (Standard
+ * Webhooks, with the webhook's secret) and keeps what it got.
+ */
 class Receivers {
   received: Received[] = [];
+  /** Requests that failed verification. */
+  rejected: string[] = [];
+  /** One per receiver, set once the webhooks (and so their secrets) exist. */
+  verifiers: StandardWebhook[] = [];
   private readonly servers: http.Server[] = [];
   private readonly unique = new Set<string>();
   private waiter: { count: number; resolve(): void } | undefined;
@@ -55,7 +65,7 @@ class Receivers {
         req.on('end', () => {
           const receivedAt = Date.now();
           res.writeHead(200).end();
-          this.record({ receiver, receivedAt, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+          this.record(receiver, receivedAt, req.headers, Buffer.concat(chunks).toString('utf8'));
         });
       });
       server.keepAliveTimeout = 65_000;
@@ -65,10 +75,18 @@ class Receivers {
     return this.servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`);
   }
 
-  private record(request: Received) {
-    this.received.push(request);
+  private record(receiver: number, receivedAt: number, headers: http.IncomingHttpHeaders, body: string) {
+    let event: { id: string; type: string; createdAt: number };
+    try {
+      event = this.verifiers[receiver]!.verify(body, headers as Record<string, string>) as typeof event;
+      if (event.id !== headers['webhook-id']) throw new Error('webhook-id is not the event id');
+    } catch (error) {
+      this.rejected.push(`${(error as Error).message}: ${body.slice(0, 200)}`);
+      return;
+    }
+    this.received.push({ receiver, receivedAt, eventId: event.id, type: event.type, createdAt: event.createdAt });
     // Delivery is at least once: a repeat of an event at the same receiver is not a new delivery.
-    this.unique.add(`${request.receiver}:${String(request.headers['webhook-id'])}`);
+    this.unique.add(`${receiver}:${event.id}`);
     if (this.waiter && this.unique.size >= this.waiter.count) this.waiter.resolve();
   }
 
@@ -78,6 +96,7 @@ class Receivers {
 
   reset() {
     this.received = [];
+    this.rejected = [];
     this.unique.clear();
   }
 
@@ -160,6 +179,7 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
   const worker = await startProcess('src/worker.ts', settings, /Temporal worker polling task queue (\S+) /);
   stopLater(worker);
   const taskQueue = worker.ready[1]!;
+  process.on('exit', () => writeFileSync('/tmp/bench-worker.log', worker.output() + '\n=== API\n' + api.output()));
 
   const ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Webhook bench'], env);
   await runCli(['workspace', 'set', ws.workspaceId, `productLimit=${(ROUNDS + 1) * EVENTS}`], env);
@@ -169,7 +189,7 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
     const { webhook } = await post<{ webhook: Webhook }>(`${api.url}/v0/webhooks/create`, headers, { url, events: ['product_created'], status: 'active' });
     webhooks.push(webhook);
   }
-  const verifiers = webhooks.map((webhook) => new StandardWebhook(webhook.secret));
+  receivers.verifiers = webhooks.map((webhook) => new StandardWebhook(webhook.secret));
 
   const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
   stopLater({ stop: () => connection.close() });
@@ -202,20 +222,19 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
 
   /** Every request a correctly signed product_created delivery; returns the latencies of the first copy of each. */
   function checkDeliveries(): { latencies: number[]; firstEventAt: number; lastEventAt: number; lastReceiptAt: number; repeats: number } {
+    if (receivers.rejected.length) throw new Error(`${receivers.rejected.length} deliveries failed verification, e.g. ${receivers.rejected[0]}`);
     const firsts = new Map<string, Received>();
     for (const request of receivers.received) {
-      const event = verifiers[request.receiver]!.verify(request.body, request.headers as Record<string, string>) as { id: string; type: string; createdAt: number };
-      if (event.type !== 'product_created' || event.id !== request.headers['webhook-id']) throw new Error(`unexpected delivery ${request.body}`);
-      const key = `${request.receiver}:${event.id}`;
+      if (request.type !== 'product_created') throw new Error(`unexpected ${request.type} event ${request.eventId}`);
+      const key = `${request.receiver}:${request.eventId}`;
       if (!firsts.has(key)) firsts.set(key, request);
     }
-    const perReceiver = Array.from({ length: RECEIVERS }, (_, receiver) => [...firsts.values()].filter((r) => r.receiver === receiver).length);
-    if (perReceiver.some((count) => count !== EVENTS)) throw new Error(`deliveries per receiver: ${perReceiver.join(', ')} (expected ${EVENTS} each)`);
-    const createdAt = (request: Received) => (JSON.parse(request.body) as { createdAt: number }).createdAt;
     const requests = [...firsts.values()];
-    const events = requests.map(createdAt);
+    const perReceiver = Array.from({ length: RECEIVERS }, (_, receiver) => requests.filter((r) => r.receiver === receiver).length);
+    if (perReceiver.some((count) => count !== EVENTS)) throw new Error(`deliveries per receiver: ${perReceiver.join(', ')} (expected ${EVENTS} each)`);
+    const events = requests.map((request) => request.createdAt);
     return {
-      latencies: requests.map((request) => request.receivedAt - createdAt(request)),
+      latencies: requests.map((request) => request.receivedAt - request.createdAt),
       firstEventAt: Math.min(...events),
       lastEventAt: Math.max(...events),
       lastReceiptAt: Math.max(...requests.map((request) => request.receivedAt)),
