@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
+import { nodeFlags } from '../src/node-flags.js';
 import { runCli, startProcess, startServerProcess, type StartedProcess } from '../test/support/processes.js';
 import { admin, cpuSeconds, withBenchEnvironment } from './support.js';
 
@@ -195,7 +196,7 @@ await withBenchEnvironment(async ({ env, stopLater }) => {
   const headers = { 'x-svc-public-key': ws.publicKey };
   const bytes = await checkSameResponse(fullServer, bareServer, headers);
   console.log(`GET ${PATH}: ${PRODUCTS} products, ${bytes}-byte responses, identical on both servers`);
-  console.log(`full stack: npm start's entry, WORKER_IN_PROCESS=${WORKER_IN_PROCESS}, LOG_LEVEL=info`);
+  console.log(`full stack: npm start's process, node ${nodeFlags('main.js', { ...process.env, WORKER_IN_PROCESS }).join(' ')} dist/main.js, WORKER_IN_PROCESS=${WORKER_IN_PROCESS}, LOG_LEVEL=info`);
   console.log(`autocannon: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up, then ${ROUNDS} alternating rounds of ${DURATION_S} s each; ${pinning ? `servers on CPU ${SERVER_CPU}, load generator on CPU ${LOADGEN_CPU}` : 'no CPU pinning'}`);
 
   const bare: Side = { name: 'bare node:http + pg', server: bareServer, runs: [] };

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startProcess } from '../test/support/processes.js';
+import { buildDist, startProcess } from '../test/support/processes.js';
 
 export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -45,6 +45,7 @@ export async function withBenchEnvironment<T>(bench: (environment: BenchEnvironm
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'commerce-bench-'));
   const started: { stop(): Promise<unknown> }[] = [];
   try {
+    await buildDist();
     const temporal = await startProcess('src/temporal/serve-dev.ts', { DATA_DIR: dataDir }, /Temporal dev server ready at (\S+),/, 15 * 60_000);
     started.push(temporal);
     const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl(name), TEMPORAL_ADDRESS: temporal.ready[1]! };

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const installed = path.join(root, 'node_modules', '.package-lock.json');
@@ -43,12 +43,20 @@ function provisionTemporal() {
 // Only a run without TEMPORAL_ADDRESS starts a dev server; the test suite always starts one.
 const temporalEnv = () => (process.env.TEMPORAL_ADDRESS ? {} : provisionTemporal());
 
+/** Compiles src/ to dist/ (scripts/build.mjs) and runs a compiled entry there with its V8 flags. */
+async function runCompiled(entry, args) {
+  const status = run(process.execPath, [path.join(root, 'scripts', 'build.mjs')]);
+  if (status !== 0) process.exit(status);
+  const { nodeFlags } = await import(pathToFileURL(path.join(root, 'dist', 'node-flags.js')).href);
+  process.exit(run(process.execPath, [...nodeFlags(entry), path.join(root, 'dist', entry), ...args], temporalEnv()));
+}
+
 switch (target) {
   case 'start':
-    process.exit(run(process.execPath, [tsx, 'src/main.ts', ...rest], temporalEnv()));
+    await runCompiled('main.js', rest);
     break;
   case 'worker':
-    process.exit(run(process.execPath, [tsx, 'src/worker.ts', ...rest], temporalEnv()));
+    await runCompiled('worker.js', rest);
     break;
   case 'test':
     process.exit(

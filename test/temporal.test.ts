@@ -12,7 +12,7 @@ import { findTemporalCli } from '../src/temporal/cli.js';
 import { devServerPaths } from '../src/temporal/dev-server.js';
 import type { HealthReport } from '../src/temporal/health.js';
 import type { platformHealthCheck } from '../workflows/index.js';
-import { startProcess, startServerProcess, type StartedProcess, type ServerProcess } from './support/processes.js';
+import { startServerProcess, startWorkerProcess, type StartedProcess, type ServerProcess } from './support/processes.js';
 
 // Starting servers with their own dev server takes seconds each; more on a busy 2-core machine.
 const SLOW = 180_000;
@@ -25,10 +25,6 @@ async function clientFor(address: string): Promise<Client> {
 
 const healthCheck = (client: Client, taskQueue: string, workflowId = `platform-health-check-${randomUUID()}`) =>
   client.workflow.start<typeof platformHealthCheck>('platformHealthCheck', { taskQueue, workflowId });
-
-function startWorkerProcess(env: Record<string, string>): Promise<StartedProcess> {
-  return startProcess('src/worker.ts', { LOG_LEVEL: 'warn', ...env }, /Temporal worker polling task queue (\S+) at (\S+)/);
-}
 
 function accepts(address: string): Promise<boolean> {
   const [host, port] = address.split(':');

@@ -12,7 +12,7 @@ import type { webhookDelivery } from '../workflows/index.js';
 import { keyHeaders, type Workspace } from './support/api.js';
 import { scratchDatabase, type ScratchDatabase } from './support/database.js';
 import type { paths } from './generated/openapi.js';
-import { runCli, startProcess, startServerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
+import { runCli, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
 
 // Webhook delivery end to end: servers and workers on the suite's Temporal dev server, each on a
 // task queue and a database of its own (the suite server's event dispatcher polls the suite
@@ -117,7 +117,7 @@ class Deployment {
   }
 
   async startWorker(extra: Record<string, string> = {}) {
-    const worker = await startProcess('src/worker.ts', { LOG_LEVEL: 'warn', ...this.env(extra) }, /Temporal worker polling task queue/);
+    const worker = await startWorkerProcess(this.env(extra));
     this.processes.push(worker);
     return worker;
   }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
+import { isTuningFlag } from '../node-flags.js';
 import { isAlive, readLock } from './lockfile.js';
 import type { ServerMessage } from './pglite-server.js';
 
@@ -99,8 +100,9 @@ function spawnServer(dir: string) {
   const self = fileURLToPath(import.meta.url);
   // The same extension as this file: .ts under tsx, .js once compiled.
   const script = path.join(path.dirname(self), `pglite-server${path.extname(self)}`);
-  // Same Node and loader flags (tsx registers itself there); debugger flags would clash on the port.
-  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--inspect'));
+  // Same Node and loader flags (tsx registers itself there); debugger flags would clash on the
+  // port, and the memory flags of src/node-flags.ts would slow the database down.
+  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--inspect') && !isTuningFlag(arg));
   return spawn(process.execPath, [...execArgv, script], {
     env: { ...process.env, DATA_DIR: dir },
     // The server's output goes to our stderr: our stdout may be a structured log.

@@ -10,10 +10,10 @@ import { logger } from '../logger.js';
 import type { TemporalConnection } from './connection.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
 
-const self = fileURLToPath(import.meta.url);
-const root = path.resolve(path.dirname(self), '..', '..');
-/** workflows/index with this file's extension: .ts under tsx, .js once compiled. */
-export const WORKFLOWS_PATH = path.join(root, 'workflows', `index${path.extname(self)}`);
+// src/temporal/ under tsx, dist/temporal/ once compiled: the project root is two levels up either way.
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+// Bundled from the TypeScript source in both cases (the bundler compiles it).
+export const WORKFLOWS_PATH = path.join(root, 'workflows', 'index.ts');
 const BUNDLE_CACHE_DIR = path.join(root, 'node_modules', '.cache', 'temporal-workflow-bundle');
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startProcess, startServerProcess, type ServerProcess, type StartedProcess } from './processes.ts'; // Jest loads global setup as CommonJS without moduleNameMapper.
+import { buildDist, startProcess, startServerProcess, type ServerProcess, type StartedProcess } from './processes.ts'; // Jest loads global setup as CommonJS without moduleNameMapper.
 
 // One fresh database on the machine's PostgreSQL per run, and one server process on it.
 const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -44,7 +44,8 @@ export default async function globalSetup() {
   await admin.end();
   process.env.TEST_DATABASE_NAME = name;
   process.env.DATABASE_URL = databaseUrl(name);
-  const temporalAddress = await startTemporal();
+  // The server processes run the compiled code, as `npm start` does.
+  const [temporalAddress] = await Promise.all([startTemporal(), buildDist()]);
   process.env.TEST_TEMPORAL_ADDRESS = temporalAddress;
   try {
     // Generous edge limit for the suite; the rate-limit test starts its own server.

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { nodeFlags } from '../../src/node-flags.ts'; // .ts: see global-setup.ts
 
 // Jest and npm run from the repository root (this file is also loaded as CommonJS by Jest's
 // global setup, where import.meta is not available).
@@ -20,20 +21,25 @@ export interface StartedProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Runs a TypeScript entry under tsx and waits until its output (stdout or stderr) matches `ready`. */
-export async function startProcess(entry: string, env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<StartedProcess> {
-  const child = spawn(process.execPath, [...TSX, entry], {
+/** Runs `node args` and waits until its output (stdout or stderr) matches `ready`. */
+async function startNode(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs: number): Promise<StartedProcess> {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let started = false;
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not start in time:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start in time:\n${output}`)), timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
+      // Matched once: searching the growing output again on every later chunk would cost the
+      // test or benchmark more and more CPU (a busy server logs every request).
+      if (started) return;
       const found = ready.exec(output);
       if (found) {
+        started = true;
         clearTimeout(timer);
         resolve(found);
       }
@@ -42,7 +48,7 @@ export async function startProcess(entry: string, env: Record<string, string>, r
     child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${entry} exited with ${code}:\n${output}`));
+      reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`));
     });
   });
   return {
@@ -58,11 +64,25 @@ export async function startProcess(entry: string, env: Record<string, string>, r
   };
 }
 
-/** Starts `src/main.ts` exactly as `npm start` does and waits for its base URL. */
+/** Runs a TypeScript entry under tsx and waits until its output (stdout or stderr) matches `ready`. */
+export const startProcess = (entry: string, env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<StartedProcess> =>
+  startNode([...TSX, entry], env, ready, timeoutMs);
+
+/** Compiles src/ to dist/ as `npm start` does before it runs (scripts/build.mjs; a no-op when current). */
+export async function buildDist(): Promise<void> {
+  const { code, stderr } = await runProcess(process.execPath, ['scripts/build.mjs']);
+  if (code !== 0) throw new Error(`scripts/build.mjs failed (${code}): ${stderr}`);
+}
+
+/** Starts the compiled server exactly as `npm start` does (after buildDist, with its V8 flags) and waits for its base URL. */
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const started = await startProcess('src/main.ts', { PORT: '0', LOG_LEVEL: 'warn', ...env }, /listening on (http:\/\/\S+)/, timeoutMs);
+  const started = await startNode([...nodeFlags('main.js', { ...process.env, ...env }), 'dist/main.js'], { PORT: '0', LOG_LEVEL: 'warn', ...env }, /listening on (http:\/\/\S+)/, timeoutMs);
   return { url: started.ready[1]!, child: started.child, output: started.output, stop: started.stop };
 }
+
+/** Starts the compiled worker as `npm run worker` does (after buildDist, with its V8 flags); `ready[1]` is its task queue, `ready[2]` its address. */
+export const startWorkerProcess = (env: Record<string, string>, timeoutMs = 60_000): Promise<StartedProcess> =>
+  startNode([...nodeFlags('worker.js', { ...process.env, ...env }), 'dist/worker.js'], { LOG_LEVEL: 'warn', ...env }, /Temporal worker polling task queue (\S+) at (\S+)/, timeoutMs);
 
 export interface Finished {
   code: number | null;
