@@ -2,7 +2,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.js';
 import type { Offer as OfferRow } from '../generated/prisma/client.js';
 import { OfferStatus, RecurringInterval } from '../generated/prisma/enums.js';
-import { builder, unixSeconds } from '../graphql/builder.js';
+import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
@@ -39,7 +39,7 @@ const offerFields = <Model extends PrismaTypes['Offer'], Shape extends OfferRow>
   productId: t.id({ resolve: (o) => o.productId }),
   variantId: t.id({ nullable: true, resolve: (o) => o.variantId }),
   currencyDecimals: t.int({ nullable: true, resolve: (o) => currencyDecimals(o.currency) ?? null }),
-  createdAt: t.field({ type: 'Timestamp', resolve: (o) => unixSeconds(o.createdAt) }),
+  createdAt: t.field({ type: 'Timestamp', resolve: (o) => o.createdAt }),
 });
 
 export const Offer = builder.prismaObject('Offer', { fields: offerFields });

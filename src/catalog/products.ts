@@ -1,6 +1,6 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { ProductStatus, ProductType } from '../generated/prisma/enums.js';
-import { builder, unixSeconds } from '../graphql/builder.js';
+import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
@@ -19,7 +19,7 @@ export const Variant = builder.prismaObject('Variant', {
     description: t.exposeString('description'),
     order: t.exposeInt('order', { nullable: true }),
     productId: t.exposeID('productId'),
-    createdAt: t.field({ type: 'Timestamp', resolve: (v) => unixSeconds(v.createdAt) }),
+    createdAt: t.expose('createdAt', { type: 'Timestamp' }),
   }),
 });
 
@@ -43,8 +43,8 @@ export const Product = builder.prismaObject('Product', {
     projectId: t.exposeID('projectId'),
     tags: t.exposeStringList('tags'),
     media: t.expose('media', { type: 'JSON' }),
-    createdAt: t.field({ type: 'Timestamp', resolve: (p) => unixSeconds(p.createdAt) }),
-    updatedAt: t.field({ type: 'Timestamp', resolve: (p) => unixSeconds(p.updatedAt) }),
+    createdAt: t.expose('createdAt', { type: 'Timestamp' }),
+    updatedAt: t.expose('updatedAt', { type: 'Timestamp' }),
   }),
 });
 

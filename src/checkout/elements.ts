@@ -1,6 +1,6 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { CheckoutElementStatus } from '../generated/prisma/enums.js';
-import { builder, unixSeconds } from '../graphql/builder.js';
+import { builder } from '../graphql/builder.js';
 import { inScope, scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import * as elements from './element-service.js';
@@ -25,7 +25,7 @@ export const CheckoutElement = builder.prismaObject('CheckoutElement', {
       select: { offers: { orderBy: { position: 'asc' }, select: { offer: { select: { id: true, internalId: true } } } } },
       resolve: (element) => element.offers.map(({ offer }) => ({ object: 'offer', id: offer.id, internalId: offer.internalId })),
     }),
-    createdAt: t.field({ type: 'Timestamp', resolve: (e) => unixSeconds(e.createdAt) }),
+    createdAt: t.expose('createdAt', { type: 'Timestamp' }),
   }),
 });
 

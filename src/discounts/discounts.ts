@@ -2,7 +2,7 @@ import { queryFromInfo, type PrismaModelTypes } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.js';
 import { DiscountAmountType, DiscountStatus, DiscountType } from '../generated/prisma/enums.js';
 import type { Discount as DiscountRow } from '../generated/prisma/client.js';
-import { builder, unixSeconds } from '../graphql/builder.js';
+import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
@@ -36,7 +36,7 @@ const discountFields = <Model extends PrismaModelTypes & PrismaTypes['Discount']
   excludedOffers: t.stringList({ description: 'Offer ids', resolve: (d) => d.excludedOfferIds }),
   currency: t.string({ resolve: (d) => d.currency }),
   timezone: t.string({ description: 'IANA zone for showing validFrom/validUntil; the Unix times themselves are absolute', resolve: (d) => d.timezone }),
-  createdAt: t.field({ type: 'Timestamp', resolve: (d) => unixSeconds(d.createdAt) }),
+  createdAt: t.field({ type: 'Timestamp', resolve: (d) => d.createdAt }),
 });
 
 export const Discount = builder.prismaObject('Discount', { fields: discountFields });

@@ -14,7 +14,7 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   Scalars: {
     JSON: { Input: unknown; Output: unknown };
-    Timestamp: { Input: number; Output: number };
+    Timestamp: { Input: number; Output: number | Date };
     PageSize: { Input: number; Output: number };
     UUID: { Input: string; Output: string };
   };

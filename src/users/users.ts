@@ -1,5 +1,5 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import { builder, unixSeconds } from '../graphql/builder.js';
+import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import * as users from './user-service.js';
 
@@ -42,7 +42,7 @@ export const User = builder.prismaObject('User', {
       select: { billingDetails: true },
       resolve: (u) => u.billingDetails as users.BillingDetails | null,
     }),
-    createdAt: t.field({ type: 'Timestamp', resolve: (u) => unixSeconds(u.createdAt) }),
+    createdAt: t.expose('createdAt', { type: 'Timestamp' }),
   }),
 });
 
@@ -63,7 +63,7 @@ const InventoryItem = builder.prismaObject('OrderItem', {
     offerId: t.exposeID('offerId'),
     variantId: t.exposeID('variantId', { nullable: true }),
     quantity: t.exposeInt('quantity'),
-    createdAt: t.field({ type: 'Timestamp', resolve: (item) => unixSeconds(item.createdAt) }),
+    createdAt: t.expose('createdAt', { type: 'Timestamp' }),
   }),
 });
 
