@@ -101,18 +101,28 @@ export function treeCpuSeconds(root: number): number {
   return total;
 }
 
-/** CPU seconds used so far by the live PostgreSQL backends connected to one database. */
-export function postgresCpuSeconds(databaseName: string): number {
-  let total = 0;
+/** CPU seconds used so far by each live PostgreSQL backend connected to one database, by pid. */
+export function postgresCpuSeconds(databaseName: string): Map<number, number> {
+  const backends = new Map<number, number>();
   for (const pid of pids()) {
     try {
       // A backend's title: "postgres: <version/cluster>: <user> <database> <client> <state>".
       const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (title.startsWith('postgres: ') && title.split(' ').includes(databaseName)) total += cpuSeconds(pid);
+      if (title.startsWith('postgres: ') && title.split(' ').includes(databaseName)) backends.set(pid, cpuSeconds(pid));
     } catch {
       // Gone meanwhile.
     }
   }
+  return backends;
+}
+
+/**
+ * CPU seconds the backends live at `now` used since `before` (a backend that closed in between is
+ * left out rather than subtracted: pools close idle connections).
+ */
+export function postgresCpuSince(before: Map<number, number>, now: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of now) total += seconds - (before.get(pid) ?? 0);
   return total;
 }
 

@@ -9,7 +9,6 @@
 //    concurrency on the same worker process, until all completed. Latency: start request to close.
 // Target: deliveries/s at least 50% of the floor's workflows/s.
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -19,8 +18,8 @@ import { Client, Connection } from '@temporalio/client';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 
 import { keyHeaders, type Workspace } from '../test/support/api.js';
-import { runCli, startProcess, startServerProcess } from '../test/support/processes.js';
-import { machineCpu, postgresCpuSeconds, quantile, treeCpuSeconds, withBenchEnvironment } from './support.js';
+import { runCli, startServerProcess, startWorkerProcess } from '../test/support/processes.js';
+import { machineCpu, postgresCpuSeconds, postgresCpuSince, quantile, treeCpuSeconds, withBenchEnvironment } from './support.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 // The spec's limit of webhooks per workspace.
@@ -31,7 +30,10 @@ const PRODUCER_CONCURRENCY = Number(process.env.BENCH_PRODUCER_CONCURRENCY ?? 10
 const START_CONCURRENCY = Number(process.env.BENCH_START_CONCURRENCY ?? 50 * RECEIVERS);
 const DISPATCH_INTERVAL_MS = process.env.EVENT_DISPATCH_INTERVAL_MS ?? '20';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
-const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 600) * 1000;
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 1800) * 1000;
+const WARMUP_EVENTS = 10;
+// Events for the latency without a backlog.
+const SINGLE_EVENTS = 20;
 const TARGET_RATIO = 0.5;
 
 interface Received {
@@ -153,7 +155,10 @@ interface CpuSample {
 interface Phase {
   name: string;
   count: number;
+  /** From the first event committed (the first start requested) to the last delivery (the last workflow closed). */
   windowMs: number;
+  /** From the same beginning to the last workflow started. */
+  startedMs: number;
   latencies: number[];
   cpu: CpuSample;
 }
@@ -176,13 +181,12 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
   const settings = { ...env, LOG_LEVEL: 'info', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', EVENT_DISPATCH_INTERVAL_MS: DISPATCH_INTERVAL_MS };
   const api = await startServerProcess({ ...settings, WORKER_IN_PROCESS: 'false', RATE_LIMIT_POINTS: '1000000000' });
   stopLater(api);
-  const worker = await startProcess('src/worker.ts', settings, /Temporal worker polling task queue (\S+) /);
+  const worker = await startWorkerProcess(settings);
   stopLater(worker);
   const taskQueue = worker.ready[1]!;
-  process.on('exit', () => writeFileSync('/tmp/bench-worker.log', worker.output() + '\n=== API\n' + api.output()));
 
   const ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Webhook bench'], env);
-  await runCli(['workspace', 'set', ws.workspaceId, `productLimit=${(ROUNDS + 1) * EVENTS}`], env);
+  await runCli(['workspace', 'set', ws.workspaceId, `productLimit=${ROUNDS * EVENTS + WARMUP_EVENTS + SINGLE_EVENTS}`], env);
   const headers = keyHeaders(ws);
   const webhooks: Webhook[] = [];
   for (const url of urls) {
@@ -195,20 +199,20 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
   stopLater({ stop: () => connection.close() });
   const client = new Client({ connection });
 
-  const sampleCpu = (): CpuSample => ({
+  const sampleCpu = () => ({
     worker: treeCpuSeconds(worker.child.pid!),
     api: treeCpuSeconds(api.child.pid!),
     temporal: treeCpuSeconds(temporalPid),
     postgres: postgresCpuSeconds(databaseName),
     machine: machineCpu(),
   });
-  const cpuSince = (before: CpuSample): CpuSample => {
+  const cpuSince = (before: ReturnType<typeof sampleCpu>): CpuSample => {
     const now = sampleCpu();
     return {
       worker: now.worker - before.worker,
       api: now.api - before.api,
       temporal: now.temporal - before.temporal,
-      postgres: now.postgres - before.postgres,
+      postgres: postgresCpuSince(before.postgres, now.postgres),
       machine: { busy: now.machine.busy - before.machine.busy, total: now.machine.total - before.machine.total },
     };
   };
@@ -220,8 +224,8 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
       await post(`${api.url}/v0/products/create`, headers, { name: `Bench product ${products}`, projectId: ws.projectId, type: 'DigitalDownload' });
     });
 
-  /** Every request a correctly signed product_created delivery; returns the latencies of the first copy of each. */
-  function checkDeliveries(): { latencies: number[]; firstEventAt: number; lastEventAt: number; lastReceiptAt: number; repeats: number } {
+  /** Checks that each receiver got each of `events` events; returns the latencies of their first copies. */
+  function checkDeliveries(events: number): { latencies: number[]; firstEventAt: number; lastEventAt: number; lastReceiptAt: number; repeats: number } {
     if (receivers.rejected.length) throw new Error(`${receivers.rejected.length} deliveries failed verification, e.g. ${receivers.rejected[0]}`);
     const firsts = new Map<string, Received>();
     for (const request of receivers.received) {
@@ -231,15 +235,24 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
     }
     const requests = [...firsts.values()];
     const perReceiver = Array.from({ length: RECEIVERS }, (_, receiver) => requests.filter((r) => r.receiver === receiver).length);
-    if (perReceiver.some((count) => count !== EVENTS)) throw new Error(`deliveries per receiver: ${perReceiver.join(', ')} (expected ${EVENTS} each)`);
-    const events = requests.map((request) => request.createdAt);
+    if (perReceiver.some((count) => count !== events)) throw new Error(`deliveries per receiver: ${perReceiver.join(', ')} (expected ${events} each)`);
+    const createdAt = requests.map((request) => request.createdAt);
     return {
       latencies: requests.map((request) => request.receivedAt - request.createdAt),
-      firstEventAt: Math.min(...events),
-      lastEventAt: Math.max(...events),
+      firstEventAt: Math.min(...createdAt),
+      lastEventAt: Math.max(...createdAt),
       lastReceiptAt: Math.max(...requests.map((request) => request.receivedAt)),
       repeats: receivers.received.length - firsts.size,
     };
+  }
+
+  /** The executions matching a visibility query (the server's own start and close times). */
+  async function executions(query: string) {
+    const found: { workflowId: string; startAt: number; closeAt: number | undefined }[] = [];
+    for await (const execution of client.workflow.list({ query })) {
+      found.push({ workflowId: execution.workflowId, startAt: execution.startTime.getTime(), closeAt: execution.closeTime?.getTime() });
+    }
+    return found;
   }
 
   async function deliveryRound(): Promise<Phase> {
@@ -248,25 +261,40 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
     await createProducts(EVENTS);
     await receivers.until(DELIVERIES, TIMEOUT_MS);
     const cpu = cpuSince(before);
-    const { latencies, firstEventAt, lastEventAt, lastReceiptAt, repeats } = checkDeliveries();
+    const { latencies, firstEventAt, lastEventAt, lastReceiptAt, repeats } = checkDeliveries(EVENTS);
+    const started = await executions(`WorkflowType = 'webhookDelivery' AND StartTime >= '${new Date(firstEventAt).toISOString()}'`);
+    if (started.length !== DELIVERIES) throw new Error(`${started.length} delivery workflows started for ${DELIVERIES} deliveries`);
     console.log(
       `  deliveries: ${EVENTS} events committed in ${((lastEventAt - firstEventAt) / 1000).toFixed(1)} s, ` +
         `${DELIVERIES} signed deliveries verified${repeats ? `, ${repeats} repeated` : ''}`,
     );
-    return { name: 'webhook deliveries', count: DELIVERIES, windowMs: lastReceiptAt - firstEventAt, latencies, cpu };
+    return {
+      name: 'webhook deliveries',
+      count: DELIVERIES,
+      windowMs: lastReceiptAt - firstEventAt,
+      startedMs: Math.max(...started.map((execution) => execution.startAt)) - firstEventAt,
+      latencies,
+      cpu,
+    };
   }
 
-  /** Starts `count` empty workflows with START_CONCURRENCY starts in flight and waits until all have completed. */
-  async function floorRound(count: number): Promise<Phase> {
-    const prefix = `bench-noop-${randomUUID()}`;
+  /** Starts empty workflows, `concurrency` starts in flight; returns the start request times by workflow id. */
+  async function startEmptyWorkflows(prefix: string, count: number, concurrency: number): Promise<Map<string, number>> {
     const requestedAt = new Map<string, number>();
-    const before = sampleCpu();
-    const firstAt = Date.now();
-    await inParallel(count, START_CONCURRENCY, async (index) => {
+    await inParallel(count, concurrency, async (index) => {
       const workflowId = `${prefix}-${index}`;
       requestedAt.set(workflowId, Date.now());
       await client.workflow.start('benchNoop', { taskQueue, workflowId, args: [] });
     });
+    return requestedAt;
+  }
+
+  /** `count` empty workflows, START_CONCURRENCY starts in flight, until all have completed. */
+  async function floorRound(count: number): Promise<Phase> {
+    const prefix = `bench-noop-${randomUUID()}`;
+    const before = sampleCpu();
+    const firstAt = Date.now();
+    const requestedAt = await startEmptyWorkflows(prefix, count, START_CONCURRENCY);
     // Completion is read from visibility, not by awaiting each result: thousands of long polls
     // would load the very server being measured. The times come from the server's records.
     const query = `WorkflowType = 'benchNoop' AND WorkflowId STARTS_WITH '${prefix}'`;
@@ -278,26 +306,54 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
       await sleep(100);
     }
     const cpu = cpuSince(before);
+    const done = await executions(query);
+    return {
+      name: 'empty workflows (floor)',
+      count,
+      windowMs: Math.max(...done.map((execution) => execution.closeAt!)) - firstAt,
+      startedMs: Math.max(...done.map((execution) => execution.startAt)) - firstAt,
+      latencies: done.map((execution) => execution.closeAt! - requestedAt.get(execution.workflowId)!),
+      cpu,
+    };
+  }
+
+  /** Latency without a backlog: one event at a time, each awaited until its deliveries arrived. */
+  async function singleDeliveries(): Promise<number[]> {
     const latencies: number[] = [];
-    let lastCloseAt = 0;
-    for await (const execution of client.workflow.list({ query })) {
-      const closeAt = execution.closeTime!.getTime();
-      lastCloseAt = Math.max(lastCloseAt, closeAt);
-      latencies.push(closeAt - requestedAt.get(execution.workflowId)!);
+    for (let event = 0; event < SINGLE_EVENTS; event += 1) {
+      receivers.reset();
+      await createProducts(1);
+      await receivers.until(RECEIVERS, TIMEOUT_MS);
+      latencies.push(...checkDeliveries(1).latencies);
     }
-    return { name: 'empty workflows (floor)', count, windowMs: lastCloseAt - firstAt, latencies, cpu };
+    return latencies;
+  }
+
+  /** The floor's counterpart: one empty workflow per receiver at a time, each batch awaited. */
+  async function singleWorkflows(): Promise<number[]> {
+    const latencies: number[] = [];
+    for (let event = 0; event < SINGLE_EVENTS; event += 1) {
+      const prefix = `bench-noop-${randomUUID()}`;
+      const requestedAt = await startEmptyWorkflows(prefix, RECEIVERS, RECEIVERS);
+      for (const [workflowId, at] of requestedAt) {
+        const handle = client.workflow.getHandle(workflowId);
+        await handle.result();
+        latencies.push((await handle.describe()).closeTime!.getTime() - at);
+      }
+    }
+    return latencies;
   }
 
   console.log(`${EVENTS} product_created events x ${RECEIVERS} webhooks = ${DELIVERIES} deliveries; floor: ${DELIVERIES} empty workflows`);
   console.log(
-    `API process + worker process (src/worker.ts), EVENT_DISPATCH_INTERVAL_MS=${DISPATCH_INTERVAL_MS}, LOG_LEVEL=info; ` +
+    `API process + worker process (dist/worker.js), EVENT_DISPATCH_INTERVAL_MS=${DISPATCH_INTERVAL_MS}, LOG_LEVEL=info; ` +
       `${PRODUCER_CONCURRENCY} concurrent product creates; floor starts ${START_CONCURRENCY} at a time; ${os.availableParallelism()} CPUs`,
   );
   // Warm-up: both paths once, so that neither pays for first-use costs (bundle load, JIT, pools).
   receivers.reset();
-  await createProducts(10);
-  await receivers.until(10 * RECEIVERS, TIMEOUT_MS);
-  await floorRound(10 * RECEIVERS);
+  await createProducts(WARMUP_EVENTS);
+  await receivers.until(WARMUP_EVENTS * RECEIVERS, TIMEOUT_MS);
+  await floorRound(WARMUP_EVENTS * RECEIVERS);
 
   const deliveries: Phase[] = [];
   const floors: Phase[] = [];
@@ -312,11 +368,13 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
     const [d, f] = [deliveries.at(-1)!, floors.at(-1)!];
     console.log(`  ${perSecond(d).toFixed(1)} deliveries/s, floor ${perSecond(f).toFixed(1)} workflows/s (${((perSecond(d) / perSecond(f)) * 100).toFixed(1)}%)`);
   }
+  const single = { deliveries: await singleDeliveries(), floor: await singleWorkflows() };
 
   const total = (phases: Phase[]): Phase => ({
     name: phases[0]!.name,
     count: phases.reduce((sum, p) => sum + p.count, 0),
     windowMs: phases.reduce((sum, p) => sum + p.windowMs, 0),
+    startedMs: phases.reduce((sum, p) => sum + p.startedMs, 0),
     latencies: phases.flatMap((p) => p.latencies),
     cpu: phases.map((p) => p.cpu).reduce((a, b) => ({
       worker: a.worker + b.worker,
@@ -327,22 +385,28 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
     })),
   });
   const [delivery, floor] = [total(deliveries), total(floors)];
-  const columns = ['per s', 'p50 ms', 'p99 ms', 'window s', 'CPU busy', 'worker', 'Temporal', 'Postgres', 'API'];
-  console.log(`\n${''.padEnd(26)}${columns.map((c) => c.padStart(10)).join('')}   (CPU: ms per delivery or workflow)`);
+  const row = (name: string, cells: string[]) => console.log(`${name.padEnd(26)}${cells.map((c) => c.padStart(10)).join('')}`);
+  console.log(`\nAll at once (${EVENTS} events / ${DELIVERIES} workflows); latency includes the wait in the backlog; CPU in ms per delivery or workflow`);
+  row('', ['per s', 'p50 ms', 'p99 ms', 'window s', 'started s', 'CPU busy', 'worker', 'Temporal', 'Postgres', 'API']);
   for (const phase of [delivery, floor]) {
-    const ms = (seconds: number) => ((seconds * 1000) / phase.count).toFixed(2);
-    const cells = [
+    const ms = (seconds: number) => ((seconds * 1000) / phase.count).toFixed(1);
+    row(phase.name, [
       perSecond(phase).toFixed(1),
       quantile(phase.latencies, 0.5).toFixed(0),
       quantile(phase.latencies, 0.99).toFixed(0),
       (phase.windowMs / 1000).toFixed(1),
+      (phase.startedMs / 1000).toFixed(1),
       `${((phase.cpu.machine.busy / phase.cpu.machine.total) * 100).toFixed(0)}%`,
       ms(phase.cpu.worker),
       ms(phase.cpu.temporal),
       ms(phase.cpu.postgres),
       ms(phase.cpu.api),
-    ];
-    console.log(`${phase.name.padEnd(26)}${cells.map((c) => c.padStart(10)).join('')}`);
+    ]);
+  }
+  console.log(`\nOne at a time (${SINGLE_EVENTS} events, each awaited / ${SINGLE_EVENTS} x ${RECEIVERS} empty workflows)`);
+  row('', ['p50 ms', 'p99 ms']);
+  for (const [name, latencies] of [[delivery.name, single.deliveries], [floor.name, single.floor]] as const) {
+    row(name, [quantile(latencies, 0.5).toFixed(0), quantile(latencies, 0.99).toFixed(0)]);
   }
   const ratio = perSecond(delivery) / perSecond(floor);
   const pass = ratio >= TARGET_RATIO;
