@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // One-command entry points (`npm start`, `npm test`, `npm run worker`) that work on a fresh clone:
 // they install the locked dependencies when node_modules is missing or stale, make sure the
-// `temporal` CLI exists when a local Temporal dev server will be needed, then run the real command.
+// `temporal` CLI exists when a local Temporal dev server will be needed, then run the real command
+// (the server and the worker as compiled JavaScript: scripts/build.mjs, src/node-flags.ts).
 // Plain JavaScript on purpose: it runs before any dependency exists.
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
