@@ -1,9 +1,8 @@
 // The V8 flags `npm start` and `npm run worker` run the compiled entries with (scripts/run.mjs;
-// tests and benchmarks start processes the same way). Measured on the products-list benchmark,
-// they keep an API process under about 200 MB resident instead of 350+ at the same throughput:
+// tests and benchmarks start processes the same way). On the products-list benchmark an API
+// process peaks at about 215 MB resident with them and at 375 MB without, at the same throughput:
 // - --liftoff-only: Prisma's query compiler is a 3 MB WebAssembly module; optimizing it costs
 //   about 40 MB of machine code, and its plans are cached, so the baseline compiler is enough.
-// - a smaller young generation (8 MB semi-spaces instead of 16).
 // - an API process's old generation is capped (API_HEAP_LIMIT_MB): V8 sizes it from the
 //   machine's memory and, on a big machine, lets hundreds of MB of garbage pile up before a full
 //   collection. A process running a Temporal worker keeps V8's default: the SDK sizes its
@@ -13,7 +12,7 @@
 const DEFAULT_API_HEAP_LIMIT_MB = 192;
 
 /** Whether an argument of process.execArgv is one of the flags below (child processes leave them out). */
-export const isTuningFlag = (arg: string): boolean => /^--(liftoff-only|max-old-space-size=|max-semi-space-size=)/.test(arg);
+export const isTuningFlag = (arg: string): boolean => /^--(liftoff-only|max-old-space-size=)/.test(arg);
 
 /** Flags for `node <flags> dist/<entry>`; main.js runs a worker too unless WORKER_IN_PROCESS=false. */
 export function nodeFlags(entry: 'main.js' | 'worker.js', env: NodeJS.ProcessEnv = process.env): string[] {

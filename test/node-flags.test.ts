@@ -1,0 +1,24 @@
+import { isTuningFlag, nodeFlags } from '../src/node-flags.js';
+
+describe('V8 flags of the compiled entries', () => {
+  test('an API-only server caps its old generation, by default at 192 MB', () => {
+    expect(nodeFlags('main.js', { WORKER_IN_PROCESS: 'false' })).toEqual(['--liftoff-only', '--max-old-space-size=192']);
+    expect(nodeFlags('main.js', { WORKER_IN_PROCESS: 'false', API_HEAP_LIMIT_MB: '256' })).toContain('--max-old-space-size=256');
+  });
+
+  test('a process running a Temporal worker keeps V8 default heap limit (the SDK sizes its workflow cache from it)', () => {
+    expect(nodeFlags('worker.js', { WORKER_IN_PROCESS: 'false' })).toEqual(['--liftoff-only']);
+    expect(nodeFlags('main.js', {})).toEqual(['--liftoff-only']);
+    expect(nodeFlags('worker.js', { API_HEAP_LIMIT_MB: '100' })).toEqual(['--liftoff-only']);
+  });
+
+  test.each(['abc', '12.5', '-1', '63'])('API_HEAP_LIMIT_MB=%s is refused', (value) => {
+    expect(() => nodeFlags('main.js', { WORKER_IN_PROCESS: 'false', API_HEAP_LIMIT_MB: value })).toThrow('API_HEAP_LIMIT_MB must be an integer of at least 64');
+  });
+
+  test('child processes can tell the flags apart from loader flags', () => {
+    for (const flag of nodeFlags('main.js', { WORKER_IN_PROCESS: 'false' })) expect(isTuningFlag(flag)).toBe(true);
+    expect(isTuningFlag('--import')).toBe(false);
+    expect(isTuningFlag('tsx')).toBe(false);
+  });
+});
