@@ -19,8 +19,9 @@ const sources = readdirSync(src, { recursive: true, encoding: 'utf8' })
   .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
   .sort();
 
-// Rebuilt only when a source changed, so a start does not swap the files under a running process.
-const hash = createHash('sha256').update(`esbuild ${version}\n`);
+// Rebuilt only when a source (or this script, or esbuild) changed, so a start does not swap the
+// files under a running process.
+const hash = createHash('sha256').update(`esbuild ${version}\n`).update(readFileSync(fileURLToPath(import.meta.url)));
 for (const file of sources) hash.update(`${file}\n`).update(readFileSync(path.join(src, file)));
 const sourceHash = hash.digest('hex');
 if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === sourceHash) process.exit(0);
