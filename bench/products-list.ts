@@ -7,8 +7,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { nodeFlags } from '../src/node-flags.js';
+import { sql } from '../test/support/database.js';
 import { runCli, startProcess, startServerProcess, type StartedProcess } from '../test/support/processes.js';
-import { admin, cpuSeconds, withBenchEnvironment } from './support.js';
+import { cpuSeconds, withBenchEnvironment } from './support.js';
 
 const PRODUCTS = 1000;
 const PATH = '/v0/products/list?take=20';
@@ -50,10 +51,9 @@ const LOADGEN_CPU = '0';
 
 /** 1,000 live products of varied types and shapes (nulls, JSON, arrays, escapes, non-ASCII). */
 async function seedProducts(url: string, ws: Workspace) {
-  await admin(
-    (client) =>
-      client.query(
-        `INSERT INTO "Product" (id, "workspaceId", livemode, "projectId", type, slug, name, description, "internalId",
+  await sql(
+    url,
+    `INSERT INTO "Product" (id, "workspaceId", livemode, "projectId", type, slug, name, description, "internalId",
            developer, publisher, "pegiRating", "releaseDate", systems, genres, tags, media, status, "customFields", "createdAt", "updatedAt")
          SELECT gen_random_uuid(), $1, true, $2,
            (ARRAY['DigitalDownload','Game','GiftCard','SoftwareKey']::"ProductType"[])[1 + i % 4],
@@ -73,9 +73,7 @@ async function seedProducts(url: string, ws: Workspace) {
            CASE WHEN i % 6 = 0 THEN jsonb_build_object('sku', 'S' || i, 'weight', i * 1.5, 'flags', jsonb_build_array(true, null)) END,
            now() - make_interval(secs => i), now() - make_interval(secs => i)
          FROM generate_series(1, ${PRODUCTS}) AS i`,
-        [ws.workspaceId, ws.projectId],
-      ),
-    url,
+    [ws.workspaceId, ws.projectId],
   );
 }
 

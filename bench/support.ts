@@ -1,31 +1,12 @@
-// What the benchmarks share: a scratch database on the local PostgreSQL, a scratch DATA_DIR and
+// What the benchmarks share: a scratch database on the local PostgreSQL (TEST_ADMIN_DATABASE_URL), a scratch DATA_DIR and
 // a Temporal dev server of its own, all removed at the end whatever happens.
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { scratchDatabase } from '../test/support/database.js';
 import { buildDist, startProcess } from '../test/support/processes.js';
-
-export const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-
-export function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-export async function admin<T>(action: (client: pg.Client) => Promise<T>, url = ADMIN_URL): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await action(client);
-  } finally {
-    await client.end();
-  }
-}
 
 export interface BenchEnvironment {
   /** DATA_DIR, DATABASE_URL and TEMPORAL_ADDRESS for the processes under test. */
@@ -39,8 +20,7 @@ export interface BenchEnvironment {
 
 /** Runs `bench` with a fresh database, DATA_DIR and Temporal dev server, and removes them after. */
 export async function withBenchEnvironment<T>(bench: (environment: BenchEnvironment) => Promise<T>): Promise<T> {
-  const name = `commerce_bench_${randomBytes(6).toString('hex')}`;
-  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  const database = await scratchDatabase('commerce_bench');
   // The Temporal dev server and anything else the server keeps on disk live in a scratch DATA_DIR.
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'commerce-bench-'));
   const started: { stop(): Promise<unknown> }[] = [];
@@ -48,12 +28,12 @@ export async function withBenchEnvironment<T>(bench: (environment: BenchEnvironm
     await buildDist();
     const temporal = await startProcess('src/temporal/serve-dev.ts', { DATA_DIR: dataDir }, /Temporal dev server ready at (\S+),/, 15 * 60_000);
     started.push(temporal);
-    const env = { DATA_DIR: dataDir, DATABASE_URL: databaseUrl(name), TEMPORAL_ADDRESS: temporal.ready[1]! };
-    return await bench({ env, databaseName: name, temporalPid: temporal.child.pid!, stopLater: (running) => started.unshift(running) });
+    const env = { DATA_DIR: dataDir, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporal.ready[1]! };
+    return await bench({ env, databaseName: database.name, temporalPid: temporal.child.pid!, stopLater: (running) => started.unshift(running) });
   } finally {
     // Servers and workers first, then the Temporal dev server they use.
     for (const running of started) await running.stop();
-    await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await database.drop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -3,7 +3,7 @@ import pg from 'pg';
 
 // Direct database access for the tests that check stored state beneath the API, and scratch
 // databases for the tests that need a server of their own.
-const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+export const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 /** Runs one query on a short-lived connection. */
 export async function sql<R extends pg.QueryResultRow = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
@@ -17,22 +17,23 @@ export async function sql<R extends pg.QueryResultRow = Record<string, unknown>>
 }
 
 export interface ScratchDatabase {
+  name: string;
   url: string;
   drop(): Promise<void>;
 }
 
+/** Drops a database of the machine's PostgreSQL, closing its connections. */
+export async function dropDatabase(name: string): Promise<void> {
+  await sql(ADMIN_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
 /** A new empty database on the machine's PostgreSQL (the server migrates it when it starts). */
-export async function scratchDatabase(): Promise<ScratchDatabase> {
-  const name = `commerce_scratch_${randomBytes(6).toString('hex')}`;
+export async function scratchDatabase(prefix = 'commerce_scratch'): Promise<ScratchDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   await sql(ADMIN_URL, `CREATE DATABASE ${name}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await sql(ADMIN_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    },
-  };
+  return { name, url: url.toString(), drop: () => dropDatabase(name) };
 }
 
 /**

@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { scratchDatabase } from './database.ts';
 import { buildDist, startProcess, startServerProcess, type ServerProcess, type StartedProcess } from './processes.ts'; // Jest loads global setup as CommonJS without moduleNameMapper.
 
 // One fresh database on the machine's PostgreSQL per run, and one server process on it.
-const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 declare global {
   var __commerceServer: ServerProcess | undefined;
@@ -30,20 +28,10 @@ async function startTemporal(): Promise<string> {
   return devServer.ready[1]!;
 }
 
-export function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 export default async function globalSetup() {
-  const name = `commerce_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  process.env.TEST_DATABASE_NAME = name;
-  process.env.DATABASE_URL = databaseUrl(name);
+  const database = await scratchDatabase('commerce_test');
+  process.env.TEST_DATABASE_NAME = database.name;
+  process.env.DATABASE_URL = database.url;
   // The server processes run the compiled code, as `npm start` does.
   const [temporalAddress] = await Promise.all([startTemporal(), buildDist()]);
   process.env.TEST_TEMPORAL_ADDRESS = temporalAddress;
@@ -56,6 +44,7 @@ export default async function globalSetup() {
     // Jest skips the teardown when the setup fails: the dev server would outlive the run.
     await globalThis.__temporalDevServer?.stop();
     await rm(process.env.TEST_DATA_DIR!, { recursive: true, force: true });
+    await database.drop();
     throw error;
   }
 }

@@ -74,15 +74,18 @@ export async function buildDist(): Promise<void> {
   if (code !== 0) throw new Error(`scripts/build.mjs failed (${code}): ${stderr}`);
 }
 
+/** `node <flags> dist/<entry>` as scripts/run.mjs runs it, with the flags for the process's environment. */
+const compiledEntry = (entry: 'main.js' | 'worker.js', env: Record<string, string>) => [...nodeFlags(entry, { ...process.env, ...env }), `dist/${entry}`];
+
 /** Starts the compiled server exactly as `npm start` does (after buildDist, with its V8 flags) and waits for its base URL. */
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const started = await startNode([...nodeFlags('main.js', { ...process.env, ...env }), 'dist/main.js'], { PORT: '0', LOG_LEVEL: 'warn', ...env }, /listening on (http:\/\/\S+)/, timeoutMs);
+  const started = await startNode(compiledEntry('main.js', env), { PORT: '0', LOG_LEVEL: 'warn', ...env }, /listening on (http:\/\/\S+)/, timeoutMs);
   return { url: started.ready[1]!, child: started.child, output: started.output, stop: started.stop };
 }
 
 /** Starts the compiled worker as `npm run worker` does (after buildDist, with its V8 flags); `ready[1]` is its task queue, `ready[2]` its address. */
 export const startWorkerProcess = (env: Record<string, string>, timeoutMs = 60_000): Promise<StartedProcess> =>
-  startNode([...nodeFlags('worker.js', { ...process.env, ...env }), 'dist/worker.js'], { LOG_LEVEL: 'warn', ...env }, /Temporal worker polling task queue (\S+) at (\S+)/, timeoutMs);
+  startNode(compiledEntry('worker.js', env), { LOG_LEVEL: 'warn', ...env }, /Temporal worker polling task queue (\S+) at (\S+)/, timeoutMs);
 
 export interface Finished {
   code: number | null;
