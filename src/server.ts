@@ -10,10 +10,8 @@ import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { logger } from './logger.js';
 import { docsHtml, openApiDocument } from './rest/openapi.js';
-import { createActivities } from './temporal/activities.js';
 import { provideTemporal } from './temporal/client.js';
 import { connectTemporal } from './temporal/connection.js';
-import { startEventDispatcher } from './webhooks/dispatcher.js';
 import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
 
 export interface RunningServer {
@@ -55,9 +53,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
   ]);
   provideTemporal(temporal);
   const prisma = createPrismaClient(database.url);
-  const worker = workerModule && workflowBundle ? await (await workerModule).runWorker(temporal, createActivities({ prisma }), await workflowBundle) : undefined;
-  // Every worker process hands the event outbox to Temporal.
-  const dispatcher = worker ? startEventDispatcher(prisma, temporal) : undefined;
+  const worker = workerModule && workflowBundle ? await (await workerModule).runWorker(prisma, temporal, await workflowBundle) : undefined;
   const schemas = buildSchemas();
   const rateLimiter = createRateLimiter();
   await rateLimiter.ready();
@@ -88,7 +84,6 @@ export async function startServer(options: { port?: number; host?: string } = {}
         server.closeIdleConnections();
       });
       // Workers first (in-flight activities still use the database), then Temporal, then the database.
-      await dispatcher?.stop();
       await worker?.shutdown();
       provideTemporal(undefined);
       await temporal.stop();

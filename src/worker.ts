@@ -6,11 +6,9 @@ import { createPrismaClient } from './db/client.js';
 import { migrateDeploy } from './db/migrate.js';
 import { shutdownHandler } from './lifecycle.js';
 import { logger } from './logger.js';
-import { createActivities } from './temporal/activities.js';
 import { provideTemporal } from './temporal/client.js';
 import { connectTemporal } from './temporal/connection.js';
 import { bundleWorkflows, runWorker } from './temporal/worker.js';
-import { startEventDispatcher } from './webhooks/dispatcher.js';
 
 const shutdown = shutdownHandler();
 const [workflowBundle, database, temporal] = await Promise.all([bundleWorkflows(), connectDatabase(), connectTemporal()]);
@@ -18,11 +16,9 @@ await migrateDeploy(database.url);
 // Activities may start or signal workflows too.
 provideTemporal(temporal);
 const prisma = createPrismaClient(database.url);
-const worker = await runWorker(temporal, createActivities({ prisma }), workflowBundle);
-// Hands the event outbox to Temporal (also what was left pending while no worker ran).
-const dispatcher = startEventDispatcher(prisma, temporal);
+// Its dispatcher also hands over what was left pending while no worker ran.
+const worker = await runWorker(prisma, temporal, workflowBundle);
 shutdown.onStop(async () => {
-  await dispatcher.stop();
   await worker.shutdown();
   await temporal.stop();
   await prisma.$disconnect();

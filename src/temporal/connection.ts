@@ -16,15 +16,12 @@ export interface TemporalConnectionOptions {
 
 export interface TemporalConnection {
   client: Client;
-  connection: Connection;
   namespace: string;
   address: string;
   /** The task queue the workers of this deployment poll. */
   taskQueue: string;
   /** The dev server's web UI; undefined for a configured cluster. */
   uiUrl?: string;
-  /** True when this process started the dev server (it stops with this process). */
-  ownsDevServer: boolean;
   /** For workers: NativeConnection.connect(connectionOptions). */
   connectionOptions: TemporalConnectionOptions;
   /** Rejects when the dev server this process started exits unexpectedly; never resolves. */
@@ -64,12 +61,10 @@ export async function connectTemporal(settings = config.temporal, dataDir = conf
   }
   return {
     client: new Client({ connection, namespace }),
-    connection,
     namespace,
     address: connectionOptions.address,
     taskQueue,
     uiUrl: devServer?.uiUrl,
-    ownsDevServer: devServer?.owned ?? false,
     connectionOptions,
     failure: devServer?.failure ?? new Promise<never>(() => undefined),
     async stop() {

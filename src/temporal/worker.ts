@@ -5,15 +5,17 @@ import { fileURLToPath } from 'node:url';
 
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
 
-import { config } from '../config.js';
 import { logger } from '../logger.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { startEventDispatcher } from '../webhooks/dispatcher.js';
+import { createActivities } from './activities.js';
 import type { TemporalConnection } from './connection.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
 
 // src/temporal/ under tsx, dist/temporal/ once compiled: the project root is two levels up either way.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 // Bundled from the TypeScript source in both cases (the bundler compiles it).
-export const WORKFLOWS_PATH = path.join(root, 'workflows', 'index.ts');
+const WORKFLOWS_PATH = path.join(root, 'workflows', 'index.ts');
 const BUNDLE_CACHE_DIR = path.join(root, 'node_modules', '.cache', 'temporal-workflow-bundle');
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -46,54 +48,45 @@ function installRuntime(): void {
 /**
  * Bundles workflows/ for the sandbox, or takes the cached bundle when no input changed (bundling
  * costs seconds of CPU). Start it early so that it overlaps with starting the database and
- * Temporal, and hand the result to createWorker.
+ * Temporal, and hand the result to runWorker.
  */
 export function bundleWorkflows(): Promise<WorkflowBundle> {
   return cachedWorkflowBundle({ workflowsPath: WORKFLOWS_PATH, cacheDir: BUNDLE_CACHE_DIR, logger: sdkLog });
-}
-
-export interface WorkerOptions {
-  connection: NativeConnection;
-  namespace: string;
-  activities: object;
-  taskQueue?: string;
-  /** From bundleWorkflows(); without it the worker bundles workflows/ itself. */
-  workflowBundle?: WorkflowBundle;
-}
-
-export async function createWorker({ connection, namespace, activities, taskQueue = config.temporal.taskQueue, workflowBundle }: WorkerOptions): Promise<Worker> {
-  installRuntime();
-  return Worker.create({
-    connection,
-    namespace,
-    taskQueue,
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities,
-    // In-flight activities (a webhook delivery) get this long to finish when the process stops.
-    shutdownGraceTime: '10 seconds',
-  });
 }
 
 export interface RunningWorker {
   taskQueue: string;
   /** Rejects when the worker stops without shutdown() (it failed); never resolves. */
   failure: Promise<never>;
-  /** Stops polling, lets in-flight tasks finish, then closes the worker's connection. */
+  /** Stops the dispatcher and polling, lets in-flight tasks finish, then closes the worker's connection. */
   shutdown(): Promise<void>;
 }
 
-/** Connects a worker to the cluster of `temporal` and runs it until shutdown(). */
-export async function runWorker(temporal: TemporalConnection, activities: object, workflowBundle?: WorkflowBundle): Promise<RunningWorker> {
+/**
+ * The worker side of a process (`npm run worker`, or the server unless WORKER_IN_PROCESS=false):
+ * a Temporal worker running the activities on the cluster of `temporal` and, as in every worker
+ * process, the dispatcher handing the event outbox to Temporal; until shutdown().
+ */
+export async function runWorker(prisma: PrismaClient, temporal: TemporalConnection, workflowBundle: WorkflowBundle): Promise<RunningWorker> {
   installRuntime();
   const connection = await NativeConnection.connect(temporal.connectionOptions);
   let worker: Worker;
   try {
-    worker = await createWorker({ connection, namespace: temporal.namespace, activities, taskQueue: temporal.taskQueue, workflowBundle });
+    worker = await Worker.create({
+      connection,
+      namespace: temporal.namespace,
+      taskQueue: temporal.taskQueue,
+      workflowBundle,
+      activities: createActivities({ prisma }),
+      // In-flight activities (a webhook delivery) get this long to finish when the process stops.
+      shutdownGraceTime: '10 seconds',
+    });
   } catch (error) {
     await connection.close();
     throw error;
   }
   const done = worker.run();
+  const dispatcher = startEventDispatcher(prisma, temporal);
   let stopped: Promise<void> | undefined;
   const failure = new Promise<never>((_, reject) => {
     done.then(
@@ -106,6 +99,7 @@ export async function runWorker(temporal: TemporalConnection, activities: object
     failure,
     shutdown() {
       stopped ??= (async () => {
+        await dispatcher.stop();
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await done.catch(() => undefined);
         await connection.close();

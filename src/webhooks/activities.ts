@@ -7,7 +7,7 @@ import { sendEmail, type EmailKind, type EmailMessage } from '../email/mailer.js
 import { eventBody } from '../events/event-service.js';
 import { logger } from '../logger.js';
 import type { ActivityDependencies } from '../temporal/activities.js';
-import { deliver, type DeliveryOutcome } from './http-delivery.js';
+import { deliver, isSuccess, type DeliveryOutcome } from './http-delivery.js';
 import { deliveryHeaders } from './signature.js';
 import { webhookAllowHostsFromEnv } from './ssrf.js';
 import { secretKey } from './webhook-service.js';
@@ -58,7 +58,6 @@ function skipReason(webhook: Webhook, event: DeliveryEvent): string | null {
 
 const skipped = (detail: string): DeliveryAttemptResult => ({ outcome: 'skipped', statusCode: null, detail });
 
-const isSuccess = (statusCode: number | null) => statusCode !== null && statusCode >= 200 && statusCode < 300;
 
 function recordedResult(attempt: Pick<WebhookAttempt, 'statusCode'>): DeliveryAttemptResult {
   return {
@@ -223,7 +222,8 @@ export function createWebhookActivities({ prisma }: ActivityDependencies) {
       const key = secretKey(webhook.secret);
       if (key === null) throw ApplicationFailure.nonRetryable(`webhook ${webhookId} has a secret that is not in the whsec_ format`);
 
-      const body = JSON.stringify(deliveryBody(event));
+      const request = deliveryBody(event);
+      const body = JSON.stringify(request);
       const outcome = await deliver({ url: webhook.url, body, headers: deliveryHeaders(key, event.id, body) }, { allowHosts, timeoutMs });
       const statusCode = outcome.kind === 'blocked' ? null : outcome.statusCode;
       const response = outcome.kind === 'blocked' ? null : outcome.responseBody;
@@ -231,7 +231,7 @@ export function createWebhookActivities({ prisma }: ActivityDependencies) {
 
       const emails = await prisma.$transaction(async (tx) => {
         const { count } = await tx.webhookAttempt.createMany({
-          data: [{ webhookId, eventId, eventType: event.type, sequence, statusCode, request: JSON.parse(body) as Prisma.InputJsonObject, response: json(response) }],
+          data: [{ webhookId, eventId, eventType: event.type, sequence, statusCode, request: request as unknown as Prisma.InputJsonObject, response: json(response) }],
           skipDuplicates: true,
         });
         // A concurrent run of this activity recorded the try first and did the bookkeeping.

@@ -35,6 +35,9 @@ interface HopResponse {
   body: unknown | null;
 }
 
+/** Whether an endpoint's status code counts as a delivery: any 2xx. */
+export const isSuccess = (statusCode: number | null): boolean => statusCode !== null && statusCode >= 200 && statusCode < 300;
+
 export async function deliver(request: DeliveryRequest, options: DeliveryOptions): Promise<DeliveryOutcome> {
   const timeoutMs = options.timeoutMs ?? 25_000;
   const maxRedirects = options.maxRedirects ?? 3;
@@ -49,7 +52,7 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
 
       const response = await post(vetted.url, vetted.addresses, request, controller.signal);
       const { statusCode, location, body } = response;
-      if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode, responseBody: body };
+      if (isSuccess(statusCode)) return { kind: 'delivered', statusCode, responseBody: body };
 
       const failed = (error: string): DeliveryOutcome => ({ kind: 'failed', statusCode, responseBody: body, error });
       // Only 307/308 keep the method and body, so only they can carry a webhook onwards.

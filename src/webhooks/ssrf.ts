@@ -17,7 +17,10 @@ export type BlockReason =
 export type Resolver = (host: string) => Promise<string[]>;
 
 export interface ValidateOptions {
-  /** Exact host names or IP literals let through without the blocked-host and address checks. */
+  /**
+   * Exact host names or IP literals let through without the blocked-host and address checks,
+   * normalized as webhookAllowHostsFromEnv returns them (lower case, canonical IP).
+   */
   allowHosts: ReadonlySet<string>;
   /** Injected in tests; defaults to the system resolver (A and AAAA). */
   resolve?: Resolver;
@@ -215,7 +218,7 @@ export async function validateWebhookUrl(raw: string, options: ValidateOptions):
   // Node's URL parser already canonicalises IPv4 spellings; parsing again keeps this check
   // independent of that behaviour.
   const literal = parseHostLiteral(host);
-  const allowed = new Set([...options.allowHosts].map(normalizeHost)).has(literal ?? normalizeHost(host));
+  const allowed = options.allowHosts.has(literal ?? normalizeHost(host));
 
   if (!allowed) {
     if (literal !== null) {

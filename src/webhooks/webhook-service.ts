@@ -9,6 +9,7 @@ import { direction, offsetPage, type OffsetListArgs } from '../graphql/paginatio
 import { EVENT_TYPES, isEventType, type EventType } from '../events/event-types.js';
 import { temporal } from '../temporal/client.js';
 import { startDelivery } from './dispatcher.js';
+import { isSuccess } from './http-delivery.js';
 import { validateWebhookUrl, webhookAllowHostsFromEnv } from './ssrf.js';
 import { testEventPayload, type TestEventHints } from './test-events.js';
 
@@ -207,7 +208,7 @@ export async function sendTestEvent(prisma: PrismaClient, scope: Scope, input: T
     await sleep(FIRST_TRY_POLL_MS);
     firstTries = await readFirstTries();
   }
-  const refused = firstTries.filter(({ statusCode }) => statusCode === null || statusCode < 200 || statusCode >= 300);
+  const refused = firstTries.filter(({ statusCode }) => !isSuccess(statusCode));
   if (refused.length > 0) {
     const current = await prisma.webhook.findMany({ where: { id: { in: refused.map((attempt) => attempt.webhookId) } } });
     const reasons = refused.map(({ webhookId, statusCode }) => {
