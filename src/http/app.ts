@@ -132,7 +132,7 @@ export function createApp(deps: AppDependencies) {
       rawBody: body,
       principal: principalResolver(async () => principal),
     };
-    const response = await rest.handle(route, request, url, context, isRead ? undefined : JSON.stringify(body));
+    const response = await rest.handle(matched, url, context);
     return { response, route: routeLabel };
   }
 

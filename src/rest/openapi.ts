@@ -18,7 +18,7 @@ import { createSofa } from 'sofa-api';
 import type { ErrorStatus } from '../errors.js';
 import { MAX_TIMESTAMP } from '../graphql/scalars.js';
 import { BASE_PATH, createRestApi } from './router.js';
-import { routes, type RestRoute } from './routes.js';
+import { routeField, routes, type RestRoute } from './routes.js';
 
 /*
  * The published OpenAPI document. SOFA's own document is the starting point: it lists the
@@ -206,7 +206,6 @@ function responseInner(type: GraphQLOutputType, ancestors: readonly string[], se
     const items = responseShape(type.ofType, ancestors, selection, root);
     return { schema: { type: 'array', items: items.schema }, complete: items.complete };
   }
-  if (isNonNullType(type)) return responseInner(type.ofType, ancestors, selection, root);
   if (isObjectType(type)) return objectShape(type, ancestors, selection, root);
   if (isAbstractType(type)) {
     const members = selection.schema
@@ -298,9 +297,7 @@ function fixSchema(schema: SchemaObject): SchemaObject {
 
 function buildOperation(route: RestRoute, sofaOperation: SofaOperation, selection: Selection, operationId: string): OperationObject {
   const { schema } = selection;
-  const [typeName, fieldName] = route.field.split('.') as [string, string];
-  const field = (typeName === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[fieldName];
-  if (!field) throw new Error(`Route ${route.method} ${route.path} names a missing field ${route.field}`);
+  const field = routeField(schema, route);
   const isRead = route.method === 'GET';
 
   // SOFA lists body fields as query parameters too, sometimes twice: keep each (in, name) once.
@@ -311,15 +308,14 @@ function buildOperation(route: RestRoute, sofaOperation: SofaOperation, selectio
     if (seen.has(key) || (parameter.in !== 'path' && (parameter.in !== 'query' || !isRead))) continue;
     seen.add(key);
     const { description, ...schemaOnly } = parameter.schema ?? {};
-    const fixed = fixSchema(schemaOnly);
     parameters.push({
       name: parameter.name,
       in: parameter.in as 'path' | 'query',
       required: parameter.in === 'path' || parameter.required === true,
       ...(typeof description === 'string' && description ? { description } : {}),
-      schema: fixed,
+      schema: schemaOnly,
       // Lists repeat the parameter: ids=a&ids=b.
-      ...(fixed.type === 'array' ? { style: 'form' as const, explode: true } : {}),
+      ...(schemaOnly.type === 'array' ? { style: 'form' as const, explode: true } : {}),
     });
   }
   const pathParameters = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name));
@@ -349,7 +345,7 @@ function buildOperation(route: RestRoute, sofaOperation: SofaOperation, selectio
     };
   }
 
-  const data = responseShape(field.type, [typeName], selection, true).schema;
+  const data = responseShape(field.type, [route.field.split('.')[0]!], selection, true).schema;
   const responses: Record<string, SchemaObject> = {
     200: {
       description: 'Success',

@@ -21,7 +21,7 @@ import type { Context } from '../graphql/context.js';
 import { logger } from '../logger.js';
 import { createCompiledExecutor } from './compiled-execute.js';
 import { errorResponse } from './envelope.js';
-import { routes, type RestRoute } from './routes.js';
+import { routeField, routes, type RestRoute } from './routes.js';
 
 export const BASE_PATH = '/v0';
 
@@ -41,7 +41,7 @@ interface CompiledRoute extends RestRoute {
 }
 
 export type RouteMatch =
-  | { kind: 'route'; route: CompiledRoute }
+  | { kind: 'route'; route: CompiledRoute; /** The path parameters' raw (still encoded) values, in route.pathParams order. */ pathValues: string[] }
   | { kind: 'not-found' }
   | { kind: 'wrong-method'; allow: string[] };
 
@@ -203,10 +203,7 @@ export function createRestApi(schema: GraphQLSchema) {
   const sofaHandlers = new Map(sofa.__routes.map((r) => [`${r.method} ${r.path}`, r.handler as unknown as SofaHandler]));
 
   const compiled: CompiledRoute[] = routes.map((route) => {
-    const [typeName, fieldName] = route.field.split('.') as [string, string];
-    const type = typeName === 'Query' ? schema.getQueryType() : schema.getMutationType();
-    const field = type?.getFields()[fieldName];
-    if (!field) throw new Error(`Route ${route.method} ${route.path} names a missing field ${route.field}`);
+    const field = routeField(schema, route);
     const handler = sofaHandlers.get(`${route.method} ${route.path}`);
     if (!handler) throw new Error(`SOFA has no handler for ${route.method} ${route.path}`);
     const pathParams = route.path.split('/').filter((segment) => segment.startsWith(':')).map((segment) => segment.slice(1));
@@ -215,35 +212,39 @@ export function createRestApi(schema: GraphQLSchema) {
 
   function match(method: string, pathname: string): RouteMatch {
     const relative = pathname.slice(BASE_PATH.length) || '/';
-    const candidates = compiled.filter((route) => route.pattern.test(relative));
+    const candidates = compiled.flatMap((route) => {
+      const values = route.pattern.exec(relative);
+      return values ? [{ route, pathValues: values.slice(1) }] : [];
+    });
     if (candidates.length === 0) return { kind: 'not-found' };
     // A static path wins over a pattern (/products/list is not /products/:productId).
-    const exact = candidates.filter((route) => !route.path.includes(':'));
+    const exact = candidates.filter(({ route }) => !route.path.includes(':'));
     const pool = exact.length ? exact : candidates;
-    const route = pool.find((r) => r.method === method);
-    if (route) return { kind: 'route', route };
-    return { kind: 'wrong-method', allow: [...new Set(pool.map((r) => r.method))] };
+    const found = pool.find(({ route }) => route.method === method);
+    if (found) return { kind: 'route', ...found };
+    return { kind: 'wrong-method', allow: [...new Set(pool.map(({ route }) => route.method))] };
   }
 
   /**
-   * Runs the route's SOFA handler. A read's query string is parsed once and handed over as route
-   * params, which SOFA reads first (it would parse the query again for every variable): path
-   * parameters still win over it, and empty values still count as absent. A write gets its
-   * body and no query.
+   * Runs the route's SOFA handler. Its arguments go in as route params, which SOFA reads first:
+   * a read's query string parsed once (SOFA would parse it again for every variable; empty values
+   * still count as absent), a write's body as already parsed and checked (RestContext.rawBody);
+   * path parameters win over both.
    */
-  async function handle(route: CompiledRoute, request: Request, url: URL, context: RestContext, body?: string): Promise<Response> {
+  async function handle(matched: Extract<RouteMatch, { kind: 'route' }>, url: URL, context: RestContext): Promise<Response> {
+    const { route, pathValues } = matched;
     const params: Record<string, unknown> = Object.create(null);
-    const query = body === undefined ? request.url.split('?')[1] : undefined;
-    if (query) {
-      for (const [name, value] of Object.entries(parseQuery(query))) if (value) params[name] = value;
+    if (route.method === 'GET') {
+      for (const [name, value] of Object.entries(parseQuery(url.search.slice(1)))) if (value) params[name] = value;
+    } else {
+      Object.assign(params, context.rawBody);
     }
-    const values = route.pattern.exec(url.pathname.slice(BASE_PATH.length)) ?? [];
     route.pathParams.forEach((name, index) => {
-      const raw = values[index + 1] ?? '';
+      const raw = pathValues[index] ?? '';
       // Decoded when SOFA reads it, as fets does, so a malformed escape is SOFA's 400.
       Object.defineProperty(params, name, { enumerable: true, configurable: true, get: () => decodeURIComponent(raw) });
     });
-    const forwarded = new Request(`${url.origin}${url.pathname}`, body === undefined ? undefined : { method: request.method, body });
+    const forwarded = new Request(`${url.origin}${url.pathname}`);
     Object.defineProperty(forwarded, 'params', { value: params });
     return route.handler(forwarded, { graphqlContext: context });
   }

@@ -1,5 +1,7 @@
 // The /v0 route table: every public REST path and the GraphQL field that serves it.
 // Nothing outside this table is reachable under /v0 (see rest/router.ts).
+import type { GraphQLField, GraphQLSchema } from 'graphql';
+
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 export interface RestRoute {
@@ -49,3 +51,11 @@ export const routes: readonly RestRoute[] = [
   { method: 'PATCH', path: '/webhooks/:webhookId/archive', field: 'Mutation.archiveWebhook', summary: 'Archive a webhook, freeing its slot' },
   { method: 'GET', path: '/webhooks/:webhookId/attempts', field: 'Query.webhookAttempts', summary: 'List delivery attempts' },
 ];
+
+/** The GraphQL field a route serves; a route naming a missing field is a programming error. */
+export function routeField(schema: GraphQLSchema, route: RestRoute): GraphQLField<unknown, unknown> {
+  const [typeName, fieldName] = route.field.split('.') as [string, string];
+  const field = (typeName === 'Query' ? schema.getQueryType() : schema.getMutationType())?.getFields()[fieldName];
+  if (!field) throw new Error(`Route ${route.method} ${route.path} names a missing field ${route.field}`);
+  return field;
+}
