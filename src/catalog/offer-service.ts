@@ -1,10 +1,10 @@
 import { Prisma, type Offer, type OfferStatus, type PrismaClient, type ProductType, type RecurringInterval } from '../generated/prisma/client.js';
+import type { Db } from '../db/client.js';
 import { badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
 import { unixSeconds } from '../graphql/builder.js';
 import { inScope, type Scope } from '../graphql/context.js';
-import { archivedWhere, containsText, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
-import { isUuid } from '../graphql/scalars.js';
+import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../graphql/pagination.js';
 import { currencyDecimals, isCurrency } from '../reference/currencies.js';
 
 /** Products whose offers are delivered as keys: their offer details carry an inventory. */
@@ -63,7 +63,6 @@ export interface OfferListArgs extends OffsetListArgs {
 }
 
 type Query = { select?: Prisma.OfferSelect; include?: Prisma.OfferInclude };
-type Db = PrismaClient | Prisma.TransactionClient;
 
 const NO_RECURRING: RecurringTerms = { recurringInterval: null, recurringIntervalCount: null, trialInterval: null, trialIntervalCount: null };
 
@@ -276,15 +275,7 @@ export async function offerListWhere(prisma: PrismaClient, scope: Scope, args: O
   if (args.minAvailability != null || args.maxAvailability != null) {
     and.push({ id: { in: await offerIdsByAvailability(prisma, scope, args.minAvailability, args.maxAvailability) } });
   }
-  if (args.termOrId) {
-    const term = args.termOrId.trim();
-    const or: Prisma.OfferWhereInput[] = [
-      { name: containsText(term) },
-      { description: containsText(term) },
-    ];
-    if (isUuid(term)) or.push({ id: term.toLowerCase() });
-    and.push({ OR: or });
-  }
+  if (args.termOrId) and.push(termOrIdWhere(args.termOrId, ['name', 'description']));
   return { AND: and };
 }
 

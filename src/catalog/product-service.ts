@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Prisma, type PrismaClient, type Product, type ProductStatus, type ProductType } from '../generated/prisma/client.js';
+import { isUniqueViolation, type Db } from '../db/client.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
 import { unixSeconds } from '../graphql/builder.js';
 import { inScope, type Scope } from '../graphql/context.js';
-import { archivedWhere, containsText, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
-import { isUuid } from '../graphql/scalars.js';
+import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../graphql/pagination.js';
 import { offerResource } from './offer-service.js';
 
 export const PEGI_RATINGS = ['NONE', 'PEGI_3', 'PEGI_7', 'PEGI_12', 'PEGI_16', 'PEGI_18'] as const;
@@ -55,15 +55,7 @@ export function productListWhere(scope: Scope, args: ProductListArgs): Prisma.Pr
   if (args.genres) and.push({ genres: { hasSome: args.genres } });
   if (args.systems) and.push({ systems: { hasSome: args.systems } });
   if (args.offers) and.push({ offers: { some: { id: { in: args.offers } } } });
-  if (args.termOrId) {
-    const term = args.termOrId.trim();
-    const or: Prisma.ProductWhereInput[] = [
-      { name: containsText(term) },
-      { description: containsText(term) },
-    ];
-    if (isUuid(term)) or.push({ id: term.toLowerCase() });
-    and.push({ OR: or });
-  }
+  if (args.termOrId) and.push(termOrIdWhere(args.termOrId, ['name', 'description']));
   return { AND: and };
 }
 
@@ -111,7 +103,7 @@ export function productResource(p: Product) {
   };
 }
 
-export async function findProduct(prisma: PrismaClient | Prisma.TransactionClient, scope: Scope, productId: string, query: Query = {}) {
+export async function findProduct(prisma: Db, scope: Scope, productId: string, query: Query = {}) {
   const product = await prisma.product.findFirst({ ...query, where: { id: productId, ...inScope(scope), archivedAt: null } });
   if (!product) throw notFound('Product');
   return product;
@@ -186,8 +178,6 @@ export function slugify(name: string): string {
     .replace(/-+$/, '');
   return slug || 'product';
 }
-
-const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 
 /**
  * Serialises product creation per workspace so two concurrent creates cannot both pass the

@@ -1,6 +1,12 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 
-import { PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, PrismaClient } from '../generated/prisma/client.js';
+
+/** The client or a transaction: what a service function that may run inside a caller's transaction takes. */
+export type Db = PrismaClient | Prisma.TransactionClient;
+
+/** Whether a write failed on a unique constraint (Prisma's P2002). */
+export const isUniqueViolation = (error: unknown): boolean => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 
 export function createPrismaClient(url: string): PrismaClient {
   const max = Number(process.env.DATABASE_POOL_SIZE ?? 10);

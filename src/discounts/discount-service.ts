@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { Prisma, type Discount, type DiscountAmountType, type DiscountStatus, type DiscountType, type PrismaClient } from '../generated/prisma/client.js';
+import type { Db } from '../db/client.js';
 import { badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
 import { unixSeconds } from '../graphql/builder.js';
 import { inScope, type Scope } from '../graphql/context.js';
-import { archivedWhere, containsText, direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
-import { isUuid } from '../graphql/scalars.js';
+import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../graphql/pagination.js';
 import { isCurrency } from '../reference/currencies.js';
 
 const DEFAULT_CURRENCY = 'USD';
@@ -58,7 +58,6 @@ export interface DiscountListArgs extends OffsetListArgs {
 
 // Discount has no relations: Pothos asks for a select at most.
 type Query = { select?: Prisma.DiscountSelect };
-type Db = PrismaClient | Prisma.TransactionClient;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -102,15 +101,7 @@ export function discountListWhere(scope: Scope, args: DiscountListArgs): Prisma.
   if (args.validUntil !== undefined && args.validUntil !== null) and.push({ validUntil: { lte: args.validUntil } });
   if (args.expired === true) and.push({ validUntil: { lt: nowSeconds() } });
   if (args.expired === false) and.push({ OR: [{ validUntil: null }, { validUntil: { gte: nowSeconds() } }] });
-  if (args.termOrId) {
-    const term = args.termOrId.trim();
-    const or: Prisma.DiscountWhereInput[] = [
-      { name: containsText(term) },
-      { discountCode: containsText(term) },
-    ];
-    if (isUuid(term)) or.push({ id: term.toLowerCase() });
-    and.push({ OR: or });
-  }
+  if (args.termOrId) and.push(termOrIdWhere(args.termOrId, ['name', 'discountCode']));
   return { AND: and };
 }
 

@@ -1,4 +1,5 @@
-import type { Event, Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { Event, Prisma } from '../generated/prisma/client.js';
+import type { Db } from '../db/client.js';
 import { inScope, type Scope } from '../graphql/context.js';
 import type { EventType } from './event-types.js';
 
@@ -29,7 +30,7 @@ export function eventBody(event: Pick<Event, 'id' | 'type' | 'createdAt' | 'live
 }
 
 /** The webhooks an event goes to: active, not archived, same workspace and mode, subscribed to its type. */
-export function subscribedWebhooks(prisma: PrismaClient | Prisma.TransactionClient, event: Pick<Event, 'workspaceId' | 'livemode' | 'type'>) {
+export function subscribedWebhooks(prisma: Db, event: Pick<Event, 'workspaceId' | 'livemode' | 'type'>) {
   return prisma.webhook.findMany({
     where: { workspaceId: event.workspaceId, livemode: event.livemode, status: 'active', deletedAt: null, events: { has: event.type } },
     orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],

@@ -1,5 +1,6 @@
 import { badRequest } from '../errors.js';
 import { builder, SortDirection } from './builder.js';
+import { isUuid } from './scalars.js';
 
 export const TAKE_CAP = 100;
 
@@ -54,3 +55,13 @@ export const pageCount = (count: number, limit: number) => Math.ceil(count / lim
  * unescaped, so `%` and `_` in a search term are escaped to match themselves.
  */
 export const containsText = (term: string) => ({ contains: term.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' as const });
+
+/** The spec's `termOrId` search: the trimmed term within any of `fields`, or the record's id when it is a UUID. */
+export function termOrIdWhere<Field extends string>(termOrId: string, fields: readonly Field[]) {
+  const term = termOrId.trim();
+  const or: (Partial<Record<Field, ReturnType<typeof containsText>>> | { id: string })[] = fields.map(
+    (field) => ({ [field]: containsText(term) }) as Partial<Record<Field, ReturnType<typeof containsText>>>,
+  );
+  if (isUuid(term)) or.push({ id: term.toLowerCase() });
+  return { OR: or };
+}

@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, type ScryptOptions } from 'node:crypto';
 import { Prisma, type PrismaClient, type User } from '../generated/prisma/client.js';
+import { isUniqueViolation } from '../db/client.js';
 import { badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
 import { unixSeconds } from '../graphql/builder.js';
@@ -99,8 +100,6 @@ async function hashPassword(password: string): Promise<string> {
   const key = await scryptAsync(password, salt, SCRYPT.keyLength, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p });
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
-
-const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 
 /** The user as the API returns it (the User type's fields, never the password): the data of its events. */
 export function userResource(u: User) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Prisma, PrismaClient, Webhook, WebhookStatus } from '../generated/prisma/client.js';
+import type { Db } from '../db/client.js';
 import { config } from '../config.js';
 import { badRequest, notFound } from '../errors.js';
 import { subscribedWebhooks } from '../events/event-service.js';
@@ -87,7 +88,7 @@ export async function listWebhooks(prisma: PrismaClient, scope: Scope) {
   return { webhooks };
 }
 
-export async function findWebhook(prisma: PrismaClient | Prisma.TransactionClient, scope: Scope, webhookId: string) {
+export async function findWebhook(prisma: Db, scope: Scope, webhookId: string) {
   const webhook = await prisma.webhook.findFirst({ where: { id: webhookId, ...live(scope) } });
   if (!webhook) throw notFound('Webhook');
   return webhook;
