@@ -44,7 +44,12 @@ function checkConfiguration(offers: { id: string; currency: string; recurringInt
   return recurring.length === 1;
 }
 
-const withOfferReferences = { offers: { orderBy: { position: 'asc' }, select: { offer: { select: { id: true, internalId: true } } } } } as const;
+/** What an element's offer references need (the CheckoutElement type's `offers` selects it too). */
+export const withOfferReferences = { offers: { orderBy: { position: 'asc' }, select: { offer: { select: { id: true, internalId: true } } } } } as const;
+
+/** The element's offers as references, in the order given at creation. */
+export const offerReferences = (e: Prisma.CheckoutElementGetPayload<{ select: typeof withOfferReferences }>) =>
+  e.offers.map(({ offer }) => ({ object: 'offer', id: offer.id, internalId: offer.internalId }));
 
 /** The checkout element as the API returns it (the CheckoutElement type's fields): the data of its events. */
 export function checkoutElementResource(e: Prisma.CheckoutElementGetPayload<{ include: typeof withOfferReferences }>) {
@@ -54,7 +59,7 @@ export function checkoutElementResource(e: Prisma.CheckoutElementGetPayload<{ in
     name: e.name,
     status: e.status,
     subscriptionOffer: e.subscriptionOffer,
-    offers: e.offers.map(({ offer }) => ({ object: 'offer', id: offer.id, internalId: offer.internalId })),
+    offers: offerReferences(e),
     createdAt: unixSeconds(e.createdAt),
   };
 }

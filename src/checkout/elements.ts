@@ -22,8 +22,8 @@ export const CheckoutElement = builder.prismaObject('CheckoutElement', {
     offers: t.field({
       type: [OfferReference],
       description: 'In the order given at creation',
-      select: { offers: { orderBy: { position: 'asc' }, select: { offer: { select: { id: true, internalId: true } } } } },
-      resolve: (element) => element.offers.map(({ offer }) => ({ object: 'offer', id: offer.id, internalId: offer.internalId })),
+      select: elements.withOfferReferences,
+      resolve: (element) => elements.offerReferences(element),
     }),
     createdAt: t.expose('createdAt', { type: 'Timestamp' }),
   }),

@@ -56,12 +56,12 @@ export interface DiscountListArgs extends OffsetListArgs {
   orderBy?: 'createdAt' | 'name' | 'amount' | null;
 }
 
-// Discount has no relations: Pothos asks for a select at most.
+// Discount has no relations, so the query Pothos passes selects nothing away: a write's result is
+// the whole row, which is also what its event reports.
 type Query = { select?: Prisma.DiscountSelect };
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-// Prisma's contains (and insensitive equals) compile to ILIKE without escaping: % and _ would match anything.
 /** The stored amount as the spec's string: plain notation, no trailing zeros ("12.5", "500"). */
 export const formatAmount = (amount: Prisma.Decimal) => amount.toFixed();
 
@@ -301,7 +301,7 @@ export async function createDiscount(prisma: PrismaClient, scope: Scope, input: 
         currency: input.currency ?? DEFAULT_CURRENCY,
       },
     });
-    await recordEvent(tx, scope, 'discount_created', { discount: discountResource(await tx.discount.findUniqueOrThrow({ where: { id: discount.id } })) });
+    await recordEvent(tx, scope, 'discount_created', { discount: discountResource(discount) });
     return discount;
   });
 }
@@ -335,7 +335,7 @@ export async function updateDiscount(prisma: PrismaClient, scope: Scope, discoun
       if (discountCode !== current.discountCode && (await codeTaken(tx, scope, discountCode, current.id))) throw duplicateCode(discountCode);
     }
     const discount = await tx.discount.update({ ...query, where: { id: current.id }, data: { ...data, discountCode } });
-    await recordEvent(tx, scope, 'discount_updated', { discount: discountResource(await tx.discount.findUniqueOrThrow({ where: { id: current.id } })) });
+    await recordEvent(tx, scope, 'discount_updated', { discount: discountResource(discount) });
     return discount;
   });
 }
