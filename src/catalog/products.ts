@@ -1,7 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { ProductStatus, ProductType } from '../generated/prisma/enums.js';
 import { builder } from '../graphql/builder.js';
-import { scopeOf } from '../graphql/context.js';
+import { inScope, scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
 import * as products from './product-service.js';
@@ -56,7 +56,7 @@ builder.asEntity(Variant, {
   key: builder.selection<{ id: string }>('id'),
   resolveReference: async ({ id }, ctx) => {
     const scope = await scopeOf(ctx, 'read');
-    return ctx.prisma.variant.findFirst({ where: { id, archivedAt: null, product: { workspaceId: scope.workspaceId, livemode: scope.livemode } } });
+    return ctx.prisma.variant.findFirst({ where: { id, archivedAt: null, product: inScope(scope) } });
   },
 });
 
