@@ -1,11 +1,12 @@
-// What the benchmarks share: a scratch database on the local PostgreSQL (TEST_ADMIN_DATABASE_URL), a scratch DATA_DIR and
-// a Temporal dev server of its own, all removed at the end whatever happens.
+// What the benchmarks share: a scratch DATA_DIR, a scratch database on the test PostgreSQL
+// (TEST_ADMIN_DATABASE_URL, or an embedded one in that DATA_DIR) and a Temporal dev server of
+// its own, all removed at the end whatever happens.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { scratchDatabase } from '../test/support/database.js';
+import { scratchDatabase, startAdminDatabase } from '../test/support/database.js';
 import { buildDist, startProcess } from '../test/support/processes.js';
 
 export interface BenchEnvironment {
@@ -20,9 +21,10 @@ export interface BenchEnvironment {
 
 /** Runs `bench` with a fresh database, DATA_DIR and Temporal dev server, and removes them after. */
 export async function withBenchEnvironment<T>(bench: (environment: BenchEnvironment) => Promise<T>): Promise<T> {
-  const database = await scratchDatabase('commerce_bench');
   // The Temporal dev server and anything else the server keeps on disk live in a scratch DATA_DIR.
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'commerce-bench-'));
+  const admin = await startAdminDatabase(dataDir);
+  const database = await scratchDatabase('commerce_bench');
   const started: { stop(): Promise<unknown> }[] = [];
   try {
     await buildDist();
@@ -34,6 +36,7 @@ export async function withBenchEnvironment<T>(bench: (environment: BenchEnvironm
     // Servers and workers first, then the Temporal dev server they use.
     for (const running of started) await running.stop();
     await database.drop();
+    await admin.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -13,6 +13,11 @@ export const config = {
   port: intEnv('PORT', 3000),
   host: process.env.HOST ?? '127.0.0.1',
   dataDir: path.resolve(process.env.DATA_DIR ?? '.data'),
+  // The embedded PostgreSQL (no DATABASE_URL): its port (0: a free one) and connection slots.
+  embeddedPostgres: {
+    port: intEnv('EMBEDDED_POSTGRES_PORT', 0),
+    maxConnections: intEnv('EMBEDDED_POSTGRES_MAX_CONNECTIONS', 100),
+  },
   logLevel: process.env.LOG_LEVEL ?? 'info',
   rateLimit: {
     points: intEnv('RATE_LIMIT_POINTS', 600),

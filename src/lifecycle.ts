@@ -34,3 +34,15 @@ export function shutdownHandler(): { onStop(close: () => Promise<void>): void; f
     },
   };
 }
+
+/**
+ * For a service run on its own (`npm run temporal:dev`, `npm run db:embedded`): keeps the process
+ * running until it is signalled, or until the process that started it is gone (a test runner
+ * that died before its teardown): then we are re-parented and stop like on SIGTERM.
+ */
+export function runUntilSignalledOrOrphaned(): void {
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) process.kill(process.pid, 'SIGTERM');
+  }, 1000);
+}

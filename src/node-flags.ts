@@ -7,12 +7,8 @@
 //   machine's memory and, on a big machine, lets hundreds of MB of garbage pile up before a full
 //   collection. A process running a Temporal worker keeps V8's default: the SDK sizes its
 //   workflow cache from the heap limit.
-// Not for the embedded PGlite server: the database itself is WebAssembly and needs the optimizer.
 
 const DEFAULT_API_HEAP_LIMIT_MB = 192;
-
-/** Whether an argument of process.execArgv is one of the flags below (child processes leave them out). */
-export const isTuningFlag = (arg: string): boolean => /^--(liftoff-only|max-old-space-size=)/.test(arg);
 
 /** Flags for `node <flags> dist/<entry>`; main.js runs a worker too unless WORKER_IN_PROCESS=false. */
 export function nodeFlags(entry: 'main.js' | 'worker.js', env: NodeJS.ProcessEnv = process.env): string[] {

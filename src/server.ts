@@ -42,7 +42,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
   const workflowBundle = workerModule?.then((module) => module.bundleWorkflows());
   // Awaited below; a failure is reported there, not as an unhandled rejection meanwhile.
   workflowBundle?.catch(() => undefined);
-  // Both may start a child process (PGlite, the Temporal dev server): start them side by side.
+  // Both may start a server process (the embedded PostgreSQL, the Temporal dev server): start them side by side.
   const [database, temporal] = await Promise.all([
     connectDatabase().then(async (db) => {
       const applied = await migrateDeploy(db.url);

@@ -1,4 +1,4 @@
-import { isTuningFlag, nodeFlags } from '../src/node-flags.js';
+import { nodeFlags } from '../src/node-flags.js';
 
 describe('V8 flags of the compiled entries', () => {
   test('an API-only server caps its old generation, by default at 192 MB', () => {
@@ -14,11 +14,5 @@ describe('V8 flags of the compiled entries', () => {
 
   test.each(['abc', '12.5', '-1', '63'])('API_HEAP_LIMIT_MB=%s is refused', (value) => {
     expect(() => nodeFlags('main.js', { WORKER_IN_PROCESS: 'false', API_HEAP_LIMIT_MB: value })).toThrow('API_HEAP_LIMIT_MB must be an integer of at least 64');
-  });
-
-  test('child processes can tell the flags apart from loader flags', () => {
-    for (const flag of nodeFlags('main.js', { WORKER_IN_PROCESS: 'false' })) expect(isTuningFlag(flag)).toBe(true);
-    expect(isTuningFlag('--import')).toBe(false);
-    expect(isTuningFlag('tsx')).toBe(false);
   });
 });

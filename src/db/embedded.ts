@@ -1,149 +1,133 @@
-// The database to use: DATABASE_URL when set, otherwise the embedded PostgreSQL (PGlite in a
-// child process, see pglite-server.ts) with its data under DATA_DIR (default ./.data).
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { connect } from 'node:net';
+// The database to use: DATABASE_URL when set, otherwise the embedded PostgreSQL, a real
+// PostgreSQL server (postgres-server.ts) on DATA_DIR/postgres. The first process on a DATA_DIR
+// starts it and stops it when it stops; the others (workers, the CLI, a second server) use it.
+// A server left running by a process that died without stopping it is taken over by the next one.
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 
-import { isTuningFlag } from '../node-flags.js';
-import { isAlive, readLock } from './lockfile.js';
-import type { ServerMessage } from './pglite-server.js';
+import { config } from '../config.js';
+import { joinOrLaunch } from '../local-service.js';
+import { logger } from '../logger.js';
+import { releaseLock, updateLock } from './lockfile.js';
+import { generatePassword, initialise, postgresBinaries, runningPostmaster, startPostmaster, stopPostmaster } from './postgres-server.js';
 
 export interface Database {
   url: string;
-  /** True when the database is the embedded PGlite. */
+  /** True when the database is the embedded PostgreSQL. */
   embedded: boolean;
   /** Stops what connectDatabase started; a no-op for a database it did not start. */
   close(): Promise<void>;
 }
 
-// A first start runs initdb (about 4 s on a 2-core machine); leave room for slow machines.
-const START_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 10_000;
+// Room for a first start (initdb) on a slow machine.
+const START_TIMEOUT_MS = 90_000;
 
-export function embeddedPaths(dataDir = process.env.DATA_DIR ?? '.data') {
+/**
+ * Settings for a small footprint, measured on the products-list benchmark (README, "Embedded
+ * PostgreSQL"): a 32 MB buffer cache holds this service's working set; no parallel query
+ * workers (each needs dynamic shared memory, scarce in containers) and no I/O worker processes;
+ * minimal WAL, since nothing replicates from it. Durability settings stay at PostgreSQL's defaults.
+ */
+export function embeddedSettings(maxConnections = config.embeddedPostgres.maxConnections): string[] {
+  return [
+    'listen_addresses=127.0.0.1',
+    // TCP only: no socket file in a system directory that another PostgreSQL may use.
+    'unix_socket_directories=',
+    `max_connections=${maxConnections}`,
+    'shared_buffers=32MB',
+    'max_worker_processes=4',
+    'max_parallel_workers=0',
+    'max_parallel_workers_per_gather=0',
+    'max_parallel_maintenance_workers=0',
+    'io_method=sync',
+    'jit=off',
+    'huge_pages=off',
+    'wal_level=minimal',
+    'max_wal_senders=0',
+    'max_wal_size=256MB',
+  ];
+}
+
+export function embeddedPaths(dataDir = config.dataDir) {
   const dir = path.resolve(dataDir);
-  return { dir, pgliteDir: path.join(dir, 'pglite'), lockFile: path.join(dir, 'pglite.lock') };
+  return {
+    dir,
+    pgData: path.join(dir, 'postgres'),
+    passwordFile: path.join(dir, 'postgres.password'),
+    lockFile: path.join(dir, 'postgres.lock'),
+    logFile: path.join(dir, 'postgres.log'),
+    pglite: path.join(dir, 'pglite'),
+  };
 }
 
-export function embeddedUrl(port: number): string {
-  return `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`;
-}
+type EmbeddedPaths = ReturnType<typeof embeddedPaths>;
+
+export const embeddedUrl = (port: number, password: string): string => `postgresql://postgres:${password}@127.0.0.1:${port}/postgres?sslmode=disable`;
 
 export async function connectDatabase(): Promise<Database> {
   const configured = process.env.DATABASE_URL;
   if (configured) return { url: configured, embedded: false, close: async () => undefined };
 
-  const { dir, lockFile } = embeddedPaths();
-  const runningPort = await waitForOwner(lockFile);
-  if (runningPort !== undefined) return shared(runningPort);
-
-  const child = spawnServer(dir);
-  const message = await firstMessage(child);
-  if (message.type === 'ready') {
-    // Let this process exit without close(); the server follows when the IPC channel closes.
-    child.unref();
-    child.channel?.unref();
-    return { url: embeddedUrl(message.port), embedded: true, close: stopper(child) };
-  }
-  await exited(child);
-  if (message.type === 'error') throw new Error(message.message);
-  // Another process started a server for this directory at the same moment: use that one.
-  const port = await waitForOwner(lockFile);
-  if (port === undefined) throw new Error(`the embedded PostgreSQL in ${dir} stopped while starting`);
-  return shared(port);
-}
-
-function shared(port: number): Database {
-  return { url: embeddedUrl(port), embedded: true, close: async () => undefined };
-}
-
-/**
- * The port of the live server that holds the lock, waiting while it starts;
- * undefined when no live process holds the lock.
- */
-async function waitForOwner(lockFile: string): Promise<number | undefined> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    const owner = await readLock(lockFile);
-    if (!owner || !isAlive(owner.pid)) return undefined;
-    if (owner.port !== undefined && (await accepts(owner.port))) return owner.port;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${lockFile} is held by pid ${owner.pid}, which does not accept connections` +
-          `${owner.port === undefined ? '' : ` on port ${owner.port}`}; remove the file if that process is not the embedded PostgreSQL`,
-      );
-    }
-    await sleep(100);
-  }
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.setTimeout(1000);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
+  const paths = embeddedPaths();
+  refuseLegacyData(paths);
+  await mkdir(paths.dir, { recursive: true });
+  return joinOrLaunch(paths.lockFile, {
+    what: 'the embedded PostgreSQL',
+    timeoutMs: START_TIMEOUT_MS,
+    // The owner writes the port once the server accepts connections.
+    join: async ({ port }) =>
+      port === undefined ? undefined : { url: embeddedUrl(port, await readPassword(paths)), embedded: true, close: async () => undefined },
+    launch: () => launch(paths),
   });
 }
 
-function spawnServer(dir: string) {
-  const self = fileURLToPath(import.meta.url);
-  // The same extension as this file: .ts under tsx, .js once compiled.
-  const script = path.join(path.dirname(self), `pglite-server${path.extname(self)}`);
-  // Same Node and loader flags (tsx registers itself there); debugger flags would clash on the
-  // port, and the memory flags of src/node-flags.ts would slow the database down.
-  const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--inspect') && !isTuningFlag(arg));
-  return spawn(process.execPath, [...execArgv, script], {
-    env: { ...process.env, DATA_DIR: dir },
-    // The server's output goes to our stderr: our stdout may be a structured log.
-    stdio: ['ignore', 2, 'inherit', 'ipc'],
-    // Its own process group, so a terminal's Ctrl-C reaches only us and we stop it in order.
-    detached: true,
-  });
-}
-
-type ServerProcess = ReturnType<typeof spawnServer>;
-
-async function firstMessage(child: ServerProcess): Promise<ServerMessage> {
-  const timer = setTimeout(() => child.kill('SIGKILL'), START_TIMEOUT_MS);
-  try {
-    return await new Promise<ServerMessage>((resolve, reject) => {
-      child.once('message', (message) => resolve(message as ServerMessage));
-      child.once('error', reject);
-      child.once('exit', (code, signal) =>
-        reject(new Error(`the embedded PostgreSQL exited while starting (${signal ?? `exit code ${code}`})`)),
-      );
-    });
-  } finally {
-    clearTimeout(timer);
+async function launch(paths: EmbeddedPaths): Promise<Database> {
+  const binaries = await postgresBinaries();
+  const password = await passwordFor(paths);
+  if (!existsSync(path.join(paths.pgData, 'PG_VERSION'))) {
+    logger.info({ dataDir: paths.pgData }, 'creating the embedded PostgreSQL cluster');
+    await initialise(binaries, paths.pgData, password);
   }
-}
-
-async function exited(child: ServerProcess): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
-}
-
-function stopper(child: ServerProcess): () => Promise<void> {
+  const { port } = config.embeddedPostgres;
+  let postmaster = await runningPostmaster(paths.pgData);
+  if (postmaster && (postmaster.status !== 'ready' || (port && postmaster.port !== port))) {
+    // Half started or stopped, or on another port than configured now: start it afresh.
+    await stopPostmaster(postmaster.pid);
+    postmaster = undefined;
+  }
+  if (postmaster) {
+    logger.warn({ pid: postmaster.pid, port: postmaster.port }, 'took over the embedded PostgreSQL that a process which ended without stopping it left running');
+  }
+  const { pid, port: listening } = postmaster ?? (await startPostmaster(binaries, paths.pgData, { port, settings: embeddedSettings(), logFile: paths.logFile }));
+  await updateLock(paths.lockFile, { pid: process.pid, port: listening });
   let stopped: Promise<void> | undefined;
-  return () => {
-    stopped ??= (async () => {
-      const exit = exited(child);
-      child.kill('SIGTERM');
-      // PGlite's files survive a kill; this is only for a server that hangs while stopping.
-      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exit;
-      clearTimeout(timer);
-    })();
-    return stopped;
+  return {
+    url: embeddedUrl(listening, password),
+    embedded: true,
+    close: () => (stopped ??= stopPostmaster(pid).finally(() => releaseLock(paths.lockFile))),
   };
+}
+
+/** The superuser's password, generated with the cluster and kept beside it, readable by its owner only. */
+async function passwordFor(paths: EmbeddedPaths): Promise<string> {
+  if (existsSync(paths.passwordFile)) return readPassword(paths);
+  if (existsSync(paths.pgData)) {
+    throw new Error(`${paths.passwordFile} is missing, so the embedded PostgreSQL in ${paths.pgData} cannot be reached; restore the file, or move ${paths.pgData} away to start with an empty database`);
+  }
+  const password = generatePassword();
+  await writeFile(paths.passwordFile, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+const readPassword = async (paths: EmbeddedPaths): Promise<string> => (await readFile(paths.passwordFile, 'utf8')).trim();
+
+/** The embedded database used to be PGlite, whose files PostgreSQL cannot read; never touch them. */
+function refuseLegacyData(paths: EmbeddedPaths): void {
+  if (!existsSync(paths.pglite)) return;
+  throw new Error(
+    `${paths.dir} holds a database of the earlier embedded default (PGlite, in ${paths.pglite}), which the embedded PostgreSQL server cannot open. ` +
+      'Nothing was changed. To keep that data, start the earlier version on it and copy it out with pg_dump (through its DATABASE_URL), ' +
+      `then restore it here; otherwise move ${paths.pglite} away, or set DATA_DIR to another directory.`,
+  );
 }

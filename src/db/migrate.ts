@@ -5,9 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -24,7 +22,6 @@ import {
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 import pg from 'pg';
 
-import { acquireLock, releaseLock } from './lockfile.js';
 
 export interface MigrateOptions {
   /** Default: prisma/migrations of this project. */
@@ -180,15 +177,13 @@ async function withEngine<T>(
   const bound = bindMigrationAwareSqlAdapterFactory(adapters);
   let result: T;
   try {
-    result = await adapters.exclusive(async () => {
-      // The callback receives the engine's debug log, which we do not show.
-      const engine = await Engine.new({ datamodels }, () => undefined, bound);
-      try {
-        return await run(engine);
-      } finally {
-        engine.free();
-      }
-    });
+    // The callback receives the engine's debug log, which we do not show.
+    const engine = await Engine.new({ datamodels }, () => undefined, bound);
+    try {
+      result = await run(engine);
+    } finally {
+      engine.free();
+    }
   } catch (error) {
     // The engine's error is the one worth reporting; a failed clean-up would only hide it.
     await adapters.dispose().catch(() => undefined);
@@ -237,8 +232,6 @@ class EngineAdapters implements SqlMigrationAwareDriverAdapterFactory {
   readonly provider = 'postgres';
   readonly adapterName = '@prisma/adapter-pg';
   private readonly cleanups: (() => Promise<void>)[] = [];
-  private pglite?: Promise<boolean>;
-  private memory?: ReturnType<EngineAdapters['startMemoryPglite']>;
 
   constructor(private readonly url: string) {}
 
@@ -247,7 +240,6 @@ class EngineAdapters implements SqlMigrationAwareDriverAdapterFactory {
   }
 
   async connectToShadowDb(): Promise<SqlDriverAdapter> {
-    if (await this.isPglite()) return this.memoryShadow();
     const name = `prisma_shadow_${randomUUID().replaceAll('-', '')}`;
     await this.query(`CREATE DATABASE "${name}"`);
     this.cleanups.push(async () => void (await this.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)));
@@ -258,22 +250,6 @@ class EngineAdapters implements SqlMigrationAwareDriverAdapterFactory {
     const { rows } = await adapter.underlyingDriver().query<{ db: string }>('SELECT current_database() AS db');
     if (rows[0]?.db !== name) throw new Error(`connected to ${rows[0]?.db} instead of the shadow database ${name}`);
     return adapter;
-  }
-
-  /**
-   * Runs `fn` while no other process migrates the same embedded database. PGlite serves every
-   * connection from one session, so there the engine's advisory lock excludes nobody.
-   */
-  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    if (!(await this.isPglite())) return fn();
-    const [row] = await this.query<{ id: string }>('SELECT system_identifier::text AS id FROM pg_control_system()');
-    const lockFile = path.join(tmpdir(), `pglite-${row?.id}.migrate.lock`);
-    while (await acquireLock(lockFile, { pid: process.pid })) await sleep(100);
-    try {
-      return await fn();
-    } finally {
-      await releaseLock(lockFile);
-    }
   }
 
   /** Disposes everything the engine left open and drops the shadow databases. */
@@ -307,42 +283,6 @@ class EngineAdapters implements SqlMigrationAwareDriverAdapterFactory {
       }
     };
     return adapter;
-  }
-
-  // The engine's shadow database on PGlite: an in-memory PGlite (the PGlite server answers every
-  // database name with its one database, so CREATE DATABASE gives no separate shadow). Starting
-  // one takes seconds, so one serves the whole run, emptied before each use.
-  private async memoryShadow(): Promise<SqlDriverAdapter> {
-    this.memory ??= this.startMemoryPglite();
-    const { db, url } = await this.memory;
-    await db.exec(`DO $$ DECLARE s name; BEGIN
-      FOR s IN SELECT nspname FROM pg_namespace WHERE nspname !~ '^pg_' AND nspname <> 'information_schema' LOOP
-        EXECUTE format('DROP SCHEMA %I CASCADE', s);
-      END LOOP;
-      CREATE SCHEMA public;
-    END $$`);
-    return this.adapter(url);
-  }
-
-  private async startMemoryPglite() {
-    const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
-      import('@electric-sql/pglite'),
-      import('@electric-sql/pglite-socket'),
-    ]);
-    const db = await PGlite.create();
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
-    await server.start();
-    this.cleanups.push(async () => {
-      await server.stop();
-      await db.close();
-    });
-    const port = server.getServerConn().split(':').pop();
-    return { db, url: `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable` };
-  }
-
-  private isPglite(): Promise<boolean> {
-    this.pglite ??= this.query<{ v: string }>('SELECT version() AS v').then(([row]) => !!row?.v.includes('PGlite'));
-    return this.pglite;
   }
 
   private async query<R extends pg.QueryResultRow>(sql: string): Promise<R[]> {

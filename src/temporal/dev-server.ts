@@ -4,13 +4,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir } from 'node:fs/promises';
-import { createServer, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Connection } from '@temporalio/client';
 
-import { acquireLock, isAlive, readLock, releaseLock, updateLock } from '../db/lockfile.js';
+import { releaseLock, updateLock } from '../db/lockfile.js';
+import { freePort, joinOrLaunch } from '../local-service.js';
 import { findOrProvisionTemporalCli } from './cli.js';
 
 export interface DevServer {
@@ -64,20 +65,16 @@ const uiUrl = (port: number) => `http://${HOST}:${port}`;
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const paths = devServerPaths(options.dataDir);
   await mkdir(paths.dir, { recursive: true });
-  for (;;) {
-    const running = await waitForOwner(paths.lockFile);
-    if (running) {
-      return { address: address(running.port), uiUrl: uiUrl(running.uiPort), owned: false, failure: new Promise<never>(() => undefined), stop: async () => undefined };
-    }
-    // Another process may take the lock between our read and our attempt: then wait for it.
-    if (!(await acquireLock(paths.lockFile, { pid: process.pid }))) break;
-  }
-  try {
-    return await launch(paths, options);
-  } catch (error) {
-    await releaseLock(paths.lockFile);
-    throw error;
-  }
+  return joinOrLaunch(paths.lockFile, {
+    what: 'a Temporal dev server',
+    timeoutMs: START_TIMEOUT_MS,
+    // The owner writes the ports only once the server answers.
+    join: ({ port, uiPort }) =>
+      port === undefined || uiPort === undefined
+        ? undefined
+        : { address: address(port), uiUrl: uiUrl(uiPort), owned: false, failure: new Promise<never>(() => undefined), stop: async () => undefined },
+    launch: () => launch(paths, options),
+  });
 }
 
 async function launch(paths: ReturnType<typeof devServerPaths>, options: DevServerOptions): Promise<DevServer> {
@@ -155,33 +152,4 @@ async function untilServing(target: string, deadline: number): Promise<void> {
     }
     await sleep(200);
   }
-}
-
-/**
- * The ports of the live dev server that holds the lock, waiting while it starts; undefined
- * when no live process holds the lock.
- */
-async function waitForOwner(lockFile: string): Promise<{ port: number; uiPort: number } | undefined> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    const owner = await readLock(lockFile);
-    if (!owner || !isAlive(owner.pid)) return undefined;
-    // The owner writes the ports only once the server answers.
-    if (owner.port !== undefined && owner.uiPort !== undefined) return { port: owner.port, uiPort: owner.uiPort };
-    if (Date.now() > deadline) {
-      throw new Error(`${lockFile} is held by pid ${owner.pid}, which has not started a Temporal dev server; remove the file if that process is not ours`);
-    }
-    await sleep(100);
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,7 +1,7 @@
 // `npm run temporal:dev`: the dev server of DATA_DIR on its own, for the server and worker
 // processes to share (they find it through the lock file), and for the test suite.
 import { config } from '../config.js';
-import { shutdownHandler } from '../lifecycle.js';
+import { shutdownHandler, runUntilSignalledOrOrphaned } from '../lifecycle.js';
 import { startDevServer } from './dev-server.js';
 
 const shutdown = shutdownHandler();
@@ -15,9 +15,4 @@ if (!server.owned) {
 }
 console.log(`Temporal dev server ready at ${server.address}, UI ${server.uiUrl}`);
 
-// Run until signalled, or until the process that started us is gone (a test runner that died
-// before its teardown): then we are re-parented and stop like on SIGTERM.
-const parent = process.ppid;
-setInterval(() => {
-  if (process.ppid !== parent) process.kill(process.pid, 'SIGTERM');
-}, 1000);
+runUntilSignalledOrOrphaned();

@@ -1,9 +1,40 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
+import { startProcess, type StartedProcess } from './processes.ts'; // .ts: see global-setup.ts
 
 // Direct database access for the tests that check stored state beneath the API, and scratch
-// databases for the tests that need a server of their own.
-export const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+// databases for the tests that need a server of their own, on the PostgreSQL server the suite
+// runs against: TEST_ADMIN_DATABASE_URL, or the embedded one that startAdminDatabase starts.
+function adminUrl(): string {
+  const url = process.env.TEST_ADMIN_DATABASE_URL;
+  if (!url) throw new Error('TEST_ADMIN_DATABASE_URL is not set (the suite and the benchmarks set it in startAdminDatabase)');
+  return url;
+}
+
+export interface AdminDatabase {
+  url: string;
+  /** Stops the embedded server startAdminDatabase started; a no-op for a configured one. */
+  stop(): Promise<void>;
+}
+
+/**
+ * TEST_ADMIN_DATABASE_URL when it is set, otherwise the embedded PostgreSQL of `dataDir` (as
+ * `npm run db:embedded` runs it), so that the suite needs no PostgreSQL installed; either way
+ * TEST_ADMIN_DATABASE_URL names it afterwards, for this process and the ones it starts.
+ */
+export async function startAdminDatabase(dataDir: string): Promise<AdminDatabase> {
+  const configured = process.env.TEST_ADMIN_DATABASE_URL;
+  if (configured) return { url: configured, stop: async () => undefined };
+  // Room for the suite's servers and workers, each with a pool of its own.
+  const env = { DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_MAX_CONNECTIONS: '400' };
+  const server: StartedProcess = await startProcess('src/db/serve-embedded.ts', env, /Embedded PostgreSQL ready at (\S+)/, 120_000);
+  const url = new URL(server.ready[1]!);
+  url.password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
+  process.env.TEST_ADMIN_DATABASE_URL = url.toString();
+  return { url: url.toString(), stop: async () => void (await server.stop()) };
+}
 
 /** Runs one query on a short-lived connection. */
 export async function sql<R extends pg.QueryResultRow = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
@@ -22,16 +53,16 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-/** Drops a database of the machine's PostgreSQL, closing its connections. */
+/** Drops a database of the suite's PostgreSQL, closing its connections. */
 export async function dropDatabase(name: string): Promise<void> {
-  await sql(ADMIN_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await sql(adminUrl(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
 
-/** A new empty database on the machine's PostgreSQL (the server migrates it when it starts). */
+/** A new empty database on the suite's PostgreSQL (the server migrates it when it starts). */
 export async function scratchDatabase(prefix = 'commerce_scratch'): Promise<ScratchDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await sql(ADMIN_URL, `CREATE DATABASE ${name}`);
-  const url = new URL(ADMIN_URL);
+  await sql(adminUrl(), `CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl());
   url.pathname = `/${name}`;
   return { name, url: url.toString(), drop: () => dropDatabase(name) };
 }

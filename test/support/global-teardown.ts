@@ -1,10 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { dropDatabase } from './database.ts'; // .ts: Jest loads it as CommonJS without moduleNameMapper.
 
+// Also what a failed global setup runs: each step skips what was not started.
 export default async function globalTeardown() {
   await globalThis.__commerceServer?.stop();
   await globalThis.__temporalDevServer?.stop();
-  // The suite's DATA_DIR (see global-setup.ts): the dev server's history and any embedded database.
-  if (process.env.TEST_DATA_DIR) await rm(process.env.TEST_DATA_DIR, { recursive: true, force: true });
   if (process.env.TEST_DATABASE_NAME) await dropDatabase(process.env.TEST_DATABASE_NAME);
+  await globalThis.__adminDatabase?.stop();
+  // The suite's DATA_DIR (see global-setup.ts): the dev server's history and the embedded database.
+  if (process.env.TEST_DATA_DIR) await rm(process.env.TEST_DATA_DIR, { recursive: true, force: true });
 }
