@@ -68,20 +68,58 @@ export function cpuSeconds(pid: number): number {
 
 const pids = () => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).map(Number);
 
-/** CPU seconds used so far by a process and all its live descendants. */
-export function treeCpuSeconds(root: number): number {
+/** A process and all its live descendants. */
+function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const pid of pids()) {
     const parent = Number(procStat(pid)?.[1]);
     children.set(parent, [...(children.get(parent) ?? []), pid]);
   }
-  let total = 0;
+  const tree: number[] = [];
   const queue = [root];
   for (let pid = queue.pop(); pid !== undefined; pid = queue.pop()) {
-    total += cpuSeconds(pid);
+    tree.push(pid);
     queue.push(...(children.get(pid) ?? []));
   }
-  return total;
+  return tree;
+}
+
+/** CPU seconds used so far by a process and all its live descendants. */
+export const treeCpuSeconds = (root: number): number => processTree(root).reduce((total, pid) => total + cpuSeconds(pid), 0);
+
+/** A memory figure of /proc/<pid>/<file> in MB (0 once the process is gone). */
+function memoryMb(pid: number, file: 'status' | 'smaps_rollup', field: 'VmRSS' | 'Pss'): number {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/${file}`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Peak memory of a process tree, sampled until stop(): the root's own RSS, the tree's summed RSS
+ * (counts shared pages, such as PostgreSQL's buffer cache, once per process that touched them)
+ * and the tree's summed PSS (shares each shared page out among its processes: what the tree
+ * really holds).
+ */
+export function sampleMemory(root: number) {
+  const peak = { rootRss: 0, treeRss: 0, treePss: 0 };
+  const read = () => {
+    const tree = processTree(root);
+    peak.rootRss = Math.max(peak.rootRss, memoryMb(root, 'status', 'VmRSS'));
+    peak.treeRss = Math.max(peak.treeRss, tree.reduce((sum, pid) => sum + memoryMb(pid, 'status', 'VmRSS'), 0));
+    peak.treePss = Math.max(peak.treePss, tree.reduce((sum, pid) => sum + memoryMb(pid, 'smaps_rollup', 'Pss'), 0));
+  };
+  read();
+  const timer = setInterval(read, 250);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      return peak;
+    },
+  };
 }
 
 /** CPU seconds used so far by each live PostgreSQL backend connected to one database, by pid. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { Workspace } from './support/api.js';
+import { embeddedDatabaseUrl } from './support/database.js';
 import { execCli, httpOnlyEnv, runCli, startServerProcess, type ServerProcess } from './support/processes.js';
 
 // The service on its embedded default: no DATABASE_URL, a real PostgreSQL server on DATA_DIR.
@@ -69,8 +70,7 @@ async function processesUsing(dir: string): Promise<string[]> {
 
 /** A direct connection to the embedded database, with the password kept in DATA_DIR. */
 async function connect(dataDir: string): Promise<pg.Client> {
-  const password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
-  const client = new pg.Client({ host: '127.0.0.1', port: (await postmaster(dataDir)).port, user: 'postgres', password, database: 'postgres' });
+  const client = new pg.Client({ connectionString: await embeddedDatabaseUrl(dataDir) });
   await client.connect();
   return client;
 }

@@ -110,6 +110,7 @@ const withDefaults = (ws: Workspace, fields: Partial<Product>) => ({
   media: [],
   createdAt: expect.any(Number),
   updatedAt: expect.any(Number),
+  variants: [],
   ...fields,
 });
 
@@ -644,10 +645,26 @@ describe('products: duplicate', () => {
     await ok(addVariant(ws, source.id, { name: 'Deluxe', order: 2 }));
     const offer = await newOffer(ws, source.id, 4999);
 
+    const withVariants = (await ok(getProduct(ws, source.id))).product;
+    expect(withVariants.variants).toEqual([
+      { object: 'variant', id: expect.any(String), productId: source.id, name: 'Standard', description: 'Base game', internalId: 'v-std', order: 1, createdAt: expect.any(Number) },
+      { object: 'variant', id: expect.any(String), productId: source.id, name: 'Deluxe', description: '', internalId: null, order: 2, createdAt: expect.any(Number) },
+    ]);
+
     const { data, response } = await duplicateProduct(ws, source.id);
     expect(response.status).toBe(200);
     const copy = data!.data.product;
-    expect(copy).toEqual({ ...source, id: expect.any(String), slug: 'original-copy', status: 'DRAFT', createdAt: expect.any(Number), updatedAt: expect.any(Number) });
+    // The copied variants are visible at once, on the duplicate's answer and on GET.
+    const copiedVariant = (variant: (typeof withVariants.variants)[number]) => ({ ...variant, id: expect.any(String), productId: copy.id, createdAt: expect.any(Number) });
+    expect(copy).toEqual({
+      ...withVariants,
+      id: expect.any(String),
+      slug: 'original-copy',
+      status: 'DRAFT',
+      createdAt: expect.any(Number),
+      updatedAt: expect.any(Number),
+      variants: withVariants.variants.map(copiedVariant),
+    });
     expect(copy.id).not.toBe(source.id);
     expect((await ok(getProduct(ws, copy.id))).product).toEqual(copy);
 
@@ -663,7 +680,7 @@ describe('products: duplicate', () => {
     expect(copyOffers.offers).toEqual([]);
     expect(await listIds(ws, { offers: [offer.id] })).toEqual([source.id]);
     // The source is untouched.
-    expect((await ok(getProduct(ws, source.id))).product).toEqual(source);
+    expect((await ok(getProduct(ws, source.id))).product).toEqual(withVariants);
   });
 
   test('a product without variants copies to one without variants', async () => {

@@ -892,6 +892,7 @@ export interface components {
             tags: string[];
             type: components["schemas"]["ProductType"];
             updatedAt: components["schemas"]["Timestamp"];
+            variants: components["schemas"]["Variant"][];
         };
         ProductList: {
             /** Format: int32 */

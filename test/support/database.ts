@@ -29,11 +29,17 @@ export async function startAdminDatabase(dataDir: string): Promise<AdminDatabase
   if (configured) return { url: configured, stop: async () => undefined };
   // Room for the suite's servers and workers, each with a pool of its own.
   const env = { DATA_DIR: dataDir, DATABASE_URL: '', EMBEDDED_POSTGRES_MAX_CONNECTIONS: '400' };
-  const server: StartedProcess = await startProcess('src/db/serve-embedded.ts', env, /Embedded PostgreSQL ready at (\S+)/, 120_000);
-  const url = new URL(server.ready[1]!);
-  url.password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
-  process.env.TEST_ADMIN_DATABASE_URL = url.toString();
-  return { url: url.toString(), stop: async () => void (await server.stop()) };
+  const server: StartedProcess = await startProcess('src/db/serve-embedded.ts', env, /Embedded PostgreSQL ready at /, 120_000);
+  const url = await embeddedDatabaseUrl(dataDir);
+  process.env.TEST_ADMIN_DATABASE_URL = url;
+  return { url, stop: async () => void (await server.stop()) };
+}
+
+/** The URL of the embedded PostgreSQL running on `dataDir`, from the files it keeps there. */
+export async function embeddedDatabaseUrl(dataDir: string): Promise<string> {
+  const password = (await readFile(path.join(dataDir, 'postgres.password'), 'utf8')).trim();
+  const port = (await readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[3];
+  return `postgresql://postgres:${password}@127.0.0.1:${port}/postgres`;
 }
 
 /** Runs one query on a short-lived connection. */
