@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Prisma, type PrismaClient, type Product, type ProductStatus, type ProductType } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient, type Product, type ProductStatus, type ProductType, type Variant } from '../generated/prisma/client.js';
 import { isUniqueViolation, type Db } from '../db/client.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
@@ -77,8 +77,31 @@ export async function listProducts(prisma: PrismaClient, scope: Scope, args: Pro
   return { products, count };
 }
 
-/** The product as the API returns it (the Product type's fields): the data of its events. */
-export function productResource(p: Product) {
+/** The live variants (plans) of a product, as every product answer lists them: in their `order`, then oldest first. */
+export const liveVariants = {
+  where: { archivedAt: null },
+  orderBy: [{ order: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }],
+} satisfies Prisma.Product$variantsArgs;
+
+/** The variant as the API returns it (the Variant type's fields). */
+const variantResource = (v: Variant) => ({
+  object: 'variant',
+  id: v.id,
+  internalId: v.internalId,
+  name: v.name,
+  description: v.description,
+  order: v.order,
+  productId: v.productId,
+  createdAt: unixSeconds(v.createdAt),
+});
+
+/** Records a product event whose data is the product as the API returns it (the Product type's fields), read in the writing transaction. */
+async function recordProductEvent(tx: Prisma.TransactionClient, scope: Scope, type: 'product_created' | 'product_updated' | 'product_archived', productId: string) {
+  const product = await tx.product.findUniqueOrThrow({ where: { id: productId }, include: { variants: liveVariants } });
+  await recordEvent(tx, scope, type, { product: productResource(product) });
+}
+
+function productResource(p: Product & { variants: Variant[] }) {
   return {
     object: 'product',
     id: p.id,
@@ -100,6 +123,7 @@ export function productResource(p: Product) {
     media: p.media,
     createdAt: unixSeconds(p.createdAt),
     updatedAt: unixSeconds(p.updatedAt),
+    variants: p.variants.map(variantResource),
   };
 }
 
@@ -228,7 +252,7 @@ export async function createProduct(prisma: PrismaClient, scope: Scope, productL
         ...query,
         data: { ...(data as Prisma.ProductUncheckedCreateInput), ...inScope(scope), projectId: project.id, type: input.type, name: input.name.trim(), slug },
       });
-      await recordEvent(tx, scope, 'product_created', { product: productResource(product) });
+      await recordProductEvent(tx, scope, 'product_created', product.id);
       return product;
     }),
   );
@@ -240,7 +264,7 @@ export async function updateProduct(prisma: PrismaClient, scope: Scope, productI
     const current = await findProduct(tx, scope, productId);
     checkTypeFields(current.type, fields);
     const product = await tx.product.update({ ...query, where: { id: current.id }, data: productData(fields) });
-    await recordEvent(tx, scope, 'product_updated', { product: productResource(product) });
+    await recordProductEvent(tx, scope, 'product_updated', product.id);
     return product;
   });
 }
@@ -254,8 +278,7 @@ export async function archiveProduct(prisma: PrismaClient, scope: Scope, product
     if (count === 0) throw notFound('Product');
     const offers = await tx.offer.findMany({ where: { productId, archivedAt: null }, orderBy: { createdAt: 'asc' } });
     await tx.offer.updateMany({ where: { id: { in: offers.map((o) => o.id) } }, data: { archivedAt: now } });
-    const product = await tx.product.findUniqueOrThrow({ where: { id: productId } });
-    await recordEvent(tx, scope, 'product_archived', { product: productResource(product) });
+    await recordProductEvent(tx, scope, 'product_archived', productId);
     // Its offers are archived with it, so their subscribers hear of it too.
     for (const offer of offers) await recordEvent(tx, scope, 'offer_archived', { offer: offerResource(offer) });
   });
@@ -264,7 +287,7 @@ export async function archiveProduct(prisma: PrismaClient, scope: Scope, product
 
 /** A copy with all live variants, a new id and slug; offers are not copied. */
 export async function duplicateProduct(prisma: PrismaClient, scope: Scope, productLimit: number, productId: string, query: Query) {
-  const source = await findProduct(prisma, scope, productId, { include: { variants: { where: { archivedAt: null }, orderBy: { createdAt: 'asc' } } } });
+  const source = await findProduct(prisma, scope, productId, { include: { variants: liveVariants } });
   const { id: _id, createdAt: _c, updatedAt: _u, archivedAt: _a, lowestPrice: _l, slug, variants, ...copy } = source as Product & { variants: Prisma.VariantGetPayload<object>[] };
   // The cut may end on a hyphen, which the slug format does not allow before `-copy`.
   return insertWithFreeSlug(`${slug.slice(0, 55).replace(/-+$/, '')}-copy`, false, (newSlug) =>
@@ -283,7 +306,7 @@ export async function duplicateProduct(prisma: PrismaClient, scope: Scope, produ
           },
         },
       });
-      await recordEvent(tx, scope, 'product_created', { product: productResource(product) });
+      await recordProductEvent(tx, scope, 'product_created', product.id);
       return product;
     }),
   );

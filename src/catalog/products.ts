@@ -45,8 +45,7 @@ export const Product = builder.prismaObject('Product', {
     media: t.expose('media', { type: 'JSON' }),
     createdAt: t.expose('createdAt', { type: 'Timestamp' }),
     updatedAt: t.expose('updatedAt', { type: 'Timestamp' }),
-    // Live variants (plans) in their `order`, then oldest first.
-    variants: t.relation('variants', { query: { where: { archivedAt: null }, orderBy: [{ order: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }] } }),
+    variants: t.relation('variants', { query: products.liveVariants }),
   }),
 });
 

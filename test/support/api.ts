@@ -1,3 +1,4 @@
+import { checkResponse } from './openapi.js';
 import { runCli } from './processes.js';
 
 export const baseUrl = () => {
@@ -38,7 +39,7 @@ export interface ApiResponse<T = any> {
   body: T;
 }
 
-/** A raw call, for the malformed requests a typed client would not let us write. */
+/** A raw call, for the malformed requests a typed client would not let us write; its answer must match the OpenAPI document. */
 export async function raw(method: string, path: string, options: { headers?: Record<string, string>; body?: string; query?: string } = {}): Promise<ApiResponse> {
   const response = await fetch(`${baseUrl()}${path}${options.query ? `?${options.query}` : ''}`, {
     method,
@@ -52,6 +53,7 @@ export async function raw(method: string, path: string, options: { headers?: Rec
   } catch {
     // Non-JSON bodies stay text so the assertion shows them.
   }
+  checkResponse(method, path, response.status, body);
   return { status: response.status, headers: response.headers, body };
 }
 

@@ -3,13 +3,23 @@ import { print, type GraphQLFormattedError } from 'graphql';
 import createClient from 'openapi-fetch';
 import type { paths } from '../generated/openapi.js';
 import { baseUrl, keyHeaders, type KeyChoice, type Workspace } from './api.js';
+import { checkResponse } from './openapi.js';
 
 /**
  * The REST client typed from the published OpenAPI document: a test that calls a path, a
  * parameter or a field the document lacks stops compiling, so document and server cannot drift.
  */
 export function restClient(ws: Workspace, key: KeyChoice = {}) {
-  return createClient<paths>({ baseUrl: baseUrl(), headers: keyHeaders(ws, key) });
+  const client = createClient<paths>({ baseUrl: baseUrl(), headers: keyHeaders(ws, key) });
+  // Checked at run time too: every answer must match the document.
+  client.use({
+    async onResponse({ request, response }) {
+      const body: unknown = await response.clone().json().catch(() => undefined);
+      checkResponse(request.method, request.url, response.status, body);
+      return undefined;
+    },
+  });
+  return client;
 }
 
 export interface GraphQLResult<TData> {
