@@ -2,7 +2,7 @@
 // @prisma/adapter-pg, because the Prisma CLI's native engine cannot be downloaded everywhere.
 // It reads and writes prisma/migrations in Prisma's format and keeps the _prisma_migrations
 // table, so `prisma migrate deploy` on a machine with the native engine agrees with it.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -45,14 +45,36 @@ const LOCKFILE_CONTENT =
 
 /** Applies the pending migrations and returns their names; a no-op when the database is up to date. */
 export async function migrateDeploy(databaseUrl: string, options: MigrateOptions = {}): Promise<string[]> {
-  const migrationsDir = options.migrationsDir ?? defaults.migrationsDir;
+  const migrationsList = await listMigrations(options.migrationsDir ?? defaults.migrationsDir);
+  // Every start (server, worker, CLI) migrates: when nothing is pending, one query answers that
+  // without loading the engine (about half a second and tens of MB of WebAssembly).
+  if (await upToDate(databaseUrl, migrationsList)) return [];
   return withEngine(databaseUrl, undefined, async (engine) => {
-    const { appliedMigrationNames } = await engine.applyMigrations({
-      migrationsList: await listMigrations(migrationsDir),
-      filters,
-    });
+    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters });
     return appliedMigrationNames;
   });
+}
+
+/**
+ * Whether every migration is recorded as applied with the checksum of its file as it is now
+ * (Prisma's: SHA-256 of migration.sql); anything else (a new, failed or edited migration, no
+ * table yet) is the engine's to judge.
+ */
+async function upToDate(databaseUrl: string, { migrationDirectories }: MigrationList): Promise<boolean> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ migration_name: string; checksum: string }>(
+      'SELECT migration_name, checksum FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
+    );
+    const applied = new Map(rows.map((row) => [row.migration_name, row.checksum]));
+    return migrationDirectories.every(({ path: name, migrationFile: { content } }) => content.tag === 'ok' && applied.get(name) === createHash('sha256').update(content.value).digest('hex'));
+  } catch (error) {
+    if (error instanceof pg.DatabaseError && error.code === '42P01') return false;
+    throw error;
+  } finally {
+    await client.end();
+  }
 }
 
 /**
