@@ -42,13 +42,16 @@ function run(command, args, env, stdio = 'inherit') {
     const signals = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP']);
     for (const signal of signals) process.on(signal, forward);
     // `npm start` passes a SIGTERM only to the shell that runs us, which dies without passing it
-    // on: once our parent is gone, stop the command as if it had been passed.
+    // on: under npm, once our parent is gone, stop the command as if it had been passed. (Run
+    // directly, e.g. with nohup, the command outlives the shell that started it, as it should.)
     const parent = process.ppid;
-    const orphaned = setInterval(() => {
-      if (process.ppid === parent) return;
-      clearInterval(orphaned);
-      forward('SIGTERM');
-    }, 1000);
+    const orphaned = process.env.npm_lifecycle_event
+      ? setInterval(() => {
+          if (process.ppid === parent) return;
+          clearInterval(orphaned);
+          forward('SIGTERM');
+        }, 1000)
+      : undefined;
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       clearInterval(orphaned);
@@ -86,7 +89,7 @@ const nodeDir = firstNode && realpathSync(firstNode) === realpathSync(node.path)
 const env = { ...process.env, PATH: [...nodeDir, path.join(root, 'node_modules', '.bin'), process.env.PATH].join(path.delimiter) };
 
 if (realpathSync(node.path) !== realpathSync(process.execPath)) {
-  log(`Running on Node ${node.version} (${node.path}, from ${node.source}): this is Node ${process.versions.node}, outside engines.node "${range}".`);
+  log(`Running on Node ${node.version} (${node.path}, from ${node.source}) instead of Node ${process.versions.node} (${process.execPath}).`);
   process.exit(await run(node.path, [self, ...process.argv.slice(2)], env));
 }
 
