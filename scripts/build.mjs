@@ -34,7 +34,7 @@ await build({
   outbase: src,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22', // the oldest Node in engines.node
   logLevel: 'warning',
 });
 writeFileSync(path.join(staging, '.source-hash'), sourceHash);

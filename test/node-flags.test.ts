@@ -1,8 +1,8 @@
 import { nodeFlags } from '../src/node-flags.js';
 
 describe('V8 flags of the compiled entries', () => {
-  test('an API-only server caps its old generation, by default at 192 MB', () => {
-    expect(nodeFlags('main.js', { WORKER_IN_PROCESS: 'false' })).toEqual(['--liftoff-only', '--max-old-space-size=192']);
+  test('an API-only server caps its old generation, by default at 192 MB, and its young generation', () => {
+    expect(nodeFlags('main.js', { WORKER_IN_PROCESS: 'false' })).toEqual(['--liftoff-only', '--max-old-space-size=192', '--max-semi-space-size=8']);
     expect(nodeFlags('main.js', { WORKER_IN_PROCESS: 'false', API_HEAP_LIMIT_MB: '256' })).toContain('--max-old-space-size=256');
   });
 
