@@ -214,6 +214,8 @@ await withBenchEnvironment(async ({ env, stopLater }) => {
   const treeOk = tree.treePss < TARGET_TREE_MB;
   console.log(`\nthe whole default tree (npm start with nothing configured: server + in-process worker, embedded PostgreSQL, Temporal dev server), peaks under the same load:`);
   console.log(`  server process RSS ${tree.rootRss.toFixed(1)} MB; tree RSS summed ${tree.treeRss.toFixed(1)} MB (shared pages counted per process); tree PSS ${tree.treePss.toFixed(1)} MB (target < ${TARGET_TREE_MB} MB) ${treeOk ? 'PASS' : 'FAIL'}`);
+  const parts = Object.entries(tree.pssByProgram).filter(([, mb]) => mb >= 0.5).sort(([, a], [, b]) => b - a);
+  console.log(`  PSS by program (peaks): ${parts.map(([program, mb]) => `${program} ${mb.toFixed(1)} MB`).join(', ')}`);
   if (!ratioOk || !rssOk || !treeOk) process.exitCode = 1;
 });
 

@@ -2,7 +2,7 @@
 // (TEST_ADMIN_DATABASE_URL, or an embedded one in that DATA_DIR) and a Temporal dev server of
 // its own, all removed at the end whatever happens.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -99,17 +99,23 @@ function memoryMb(pid: number, file: 'status' | 'smaps_rollup', field: 'VmRSS' |
 
 /**
  * Peak memory of a process tree, sampled until stop(): the root's own RSS, the tree's summed RSS
- * (counts shared pages, such as PostgreSQL's buffer cache, once per process that touched them)
- * and the tree's summed PSS (shares each shared page out among its processes: what the tree
- * really holds).
+ * (counts shared pages, such as PostgreSQL's buffer cache, once per process that touched them),
+ * the tree's summed PSS (shares each shared page out among its processes: what the tree really
+ * holds), and that PSS by program (node, postgres, temporal, ...).
  */
 export function sampleMemory(root: number) {
-  const peak = { rootRss: 0, treeRss: 0, treePss: 0 };
+  const peak = { rootRss: 0, treeRss: 0, treePss: 0, pssByProgram: {} as Record<string, number> };
   const read = () => {
     const tree = processTree(root);
     peak.rootRss = Math.max(peak.rootRss, memoryMb(root, 'status', 'VmRSS'));
     peak.treeRss = Math.max(peak.treeRss, tree.reduce((sum, pid) => sum + memoryMb(pid, 'status', 'VmRSS'), 0));
-    peak.treePss = Math.max(peak.treePss, tree.reduce((sum, pid) => sum + memoryMb(pid, 'smaps_rollup', 'Pss'), 0));
+    const byProgram: Record<string, number> = {};
+    for (const pid of tree) {
+      const program = programOf(pid);
+      byProgram[program] = (byProgram[program] ?? 0) + memoryMb(pid, 'smaps_rollup', 'Pss');
+    }
+    peak.treePss = Math.max(peak.treePss, Object.values(byProgram).reduce((sum, mb) => sum + mb, 0));
+    for (const [program, mb] of Object.entries(byProgram)) peak.pssByProgram[program] = Math.max(peak.pssByProgram[program] ?? 0, mb);
   };
   read();
   const timer = setInterval(read, 250);
@@ -120,6 +126,15 @@ export function sampleMemory(root: number) {
       return peak;
     },
   };
+}
+
+/** The executable's name: PostgreSQL's processes retitle themselves, so their command line is no help. */
+function programOf(pid: number): string {
+  try {
+    return path.basename(readlinkSync(`/proc/${pid}/exe`));
+  } catch {
+    return 'gone';
+  }
 }
 
 /** CPU seconds used so far by each live PostgreSQL backend connected to one database, by pid. */
