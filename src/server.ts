@@ -64,6 +64,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
     metrics: createMetrics(),
     rateLimiter,
     trustProxy: config.trustProxy,
+    maxBodyBytes: config.maxBodyBytes,
     documents: { openApi: () => openApiDocument(schemas.client), docsHtml: () => docsHtml() },
   });
   const server = http.createServer(app);

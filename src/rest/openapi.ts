@@ -16,6 +16,7 @@ import {
 } from 'graphql';
 import { createSofa } from 'sofa-api';
 import type { ErrorStatus } from '../errors.js';
+import { JSON_LIMITS, STRING_LIMITS } from '../graphql/input-limits.js';
 import { MAX_TIMESTAMP } from '../graphql/scalars.js';
 import { BASE_PATH, createRestApi } from './router.js';
 import { routeField, routes, type RestRoute } from './routes.js';
@@ -79,6 +80,8 @@ const ERROR_RESPONSES: Partial<Record<ErrorStatus, { name: string; description: 
   403: { name: 'Forbidden', description: 'The feature is not enabled for the workspace' },
   404: { name: 'NotFound', description: 'The resource does not exist or is not in the workspace (archived records are hidden)' },
   409: { name: 'Conflict', description: 'A limit of the account collides (the plan\'s product limit)' },
+  413: { name: 'PayloadTooLarge', description: 'The request body is larger than the server accepts (MAX_BODY_BYTES, 1 MiB by default)' },
+  415: { name: 'UnsupportedMediaType', description: 'The request has a body that is not JSON: send content-type: application/json (UTF-8)' },
   422: { name: 'UnprocessableEntity', description: 'A well-formed request that cannot be fulfilled' },
   429: { name: 'TooManyRequests', description: 'Rate limit hit; retry with exponential backoff' },
   500: { name: 'InternalServerError', description: 'The request did not complete; retry with backoff' },
@@ -134,6 +137,16 @@ function described(schema: SchemaObject, description: string | null | undefined)
 
 const oasPath = (path: string) => path.replace(/:([^/]+)/g, '{$1}');
 
+/** A string schema, or a list of strings, with the maximum length the server enforces (graphql/input-limits.ts). */
+function withMaxLength(schema: SchemaObject, name: string): SchemaObject {
+  const maxLength = STRING_LIMITS[name];
+  if (maxLength === undefined) return schema;
+  if (schema.type === 'string') return { ...schema, maxLength };
+  const items = schema.items as SchemaObject | undefined;
+  if (schema.type === 'array' && items?.type === 'string') return { ...schema, items: { ...items, maxLength } };
+  return schema;
+}
+
 /** The GraphQL type of a value as a schema: named types other than built-in scalars are components. */
 function typeSchema(type: GraphQLType): SchemaObject {
   if (isNonNullType(type)) return innerSchema(type.ofType);
@@ -160,7 +173,7 @@ function componentSchema(type: GraphQLNamedType): SchemaObject {
     return described(
       {
         type: 'object',
-        properties: Object.fromEntries(fields.map((f) => [f.name, described(typeSchema(f.type), f.description)])),
+        properties: Object.fromEntries(fields.map((f) => [f.name, described(withMaxLength(typeSchema(f.type), f.name), f.description)])),
         ...(required.length ? { required } : {}),
       },
       type.description,
@@ -257,6 +270,8 @@ const ERROR_ENVELOPE: SchemaObject = {
 function errorStatuses(route: RestRoute): ErrorStatus[] {
   const statuses = new Set<ErrorStatus>([400, 401, 429, 500, ...(EXTRA_ERRORS[route.field] ?? [])]);
   if (route.path.includes(':')) statuses.add(404);
+  // Only writes read a body.
+  if (route.method !== 'GET') for (const status of [413, 415] as const) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
 
@@ -313,7 +328,7 @@ function buildOperation(route: RestRoute, sofaOperation: SofaOperation, selectio
       in: parameter.in as 'path' | 'query',
       required: parameter.in === 'path' || parameter.required === true,
       ...(typeof description === 'string' && description ? { description } : {}),
-      schema: schemaOnly,
+      schema: withMaxLength(schemaOnly, parameter.name),
       // Lists repeat the parameter: ids=a&ids=b.
       ...(schemaOnly.type === 'array' ? { style: 'form' as const, explode: true } : {}),
     });
@@ -331,7 +346,7 @@ function buildOperation(route: RestRoute, sofaOperation: SofaOperation, selectio
     const properties = Object.entries((sofaBody.properties ?? {}) as Record<string, SchemaObject>)
       .filter(([name]) => !pathParameters.has(name))
       .map(([name, property]) => {
-        const fixed = fixSchema(property);
+        const fixed = withMaxLength(fixSchema(property), name);
         return [name, sofaRequired.has(name) ? fixed : nullable(fixed)] as const;
       });
     const required = properties.map(([name]) => name).filter((name) => sofaRequired.has(name));
@@ -425,7 +440,9 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
       description:
         'Every response is an envelope: {status: "success", data} or {status: "error", error: {message}}; branch on the HTTP status. ' +
         'Reads (GET) need the x-svc-public-key header; writes (POST, PATCH) need x-svc-public-key and x-svc-secret-key. ' +
-        'Every response carries x-request-id (a request that sends one has it echoed back).',
+        'Every response carries x-request-id (a request that sends one has it echoed back). ' +
+        `Request bodies are JSON (content-type: application/json, UTF-8) of at most 1 MiB by default (MAX_BODY_BYTES; 413 beyond) and ${JSON_LIMITS.depth} levels of nesting; ` +
+        'strings have the maxLength shown.',
     },
     servers: [{ url: '/', description: 'This server' }],
     tags,

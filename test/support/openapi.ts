@@ -1,0 +1,83 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ROOT } from './processes.js';
+
+// The published OpenAPI document (schema/openapi.json) as a test oracle: responses are checked
+// against it status for status and field for field.
+
+export type Schema = { [key: string]: any };
+export type OpenApi = { paths: Record<string, Record<string, Schema>>; components: Schema };
+
+export interface DocumentedOperation {
+  /** The document's path template, e.g. /v0/products/{productId}/update. */
+  path: string;
+  /** Upper case, e.g. PATCH. */
+  method: string;
+  operation: Schema;
+}
+
+export const readDocument = async (): Promise<OpenApi> => JSON.parse(await readFile(path.join(ROOT, 'schema/openapi.json'), 'utf8'));
+
+export const operationsOf = (document: OpenApi): DocumentedOperation[] =>
+  Object.entries(document.paths).flatMap(([documentPath, item]) => Object.entries(item).map(([method, operation]) => ({ path: documentPath, method: method.toUpperCase(), operation })));
+
+/** The operation serving a concrete path (a static path wins over a template, as in the router). */
+export function operationAt(document: OpenApi, method: string, concretePath: string): DocumentedOperation {
+  const matching = operationsOf(document).filter(
+    (o) => o.method === method && new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(concretePath),
+  );
+  const found = matching.find((o) => !o.path.includes('{')) ?? matching[0];
+  if (!found) throw new Error(`The document has no operation for ${method} ${concretePath}`);
+  return found;
+}
+
+export const resolve = (document: OpenApi, node: Schema): Schema =>
+  node.$ref ? resolve(document, (node.$ref as string).split('/').slice(1).reduce((parent: any, key) => parent[key], document)) : node;
+
+/** The body checked against a schema of the document; properties the document lacks count as drift. */
+function conformance(document: OpenApi, schema: Schema, value: unknown, where: string): string[] {
+  if (schema.$ref) return conformance(document, resolve(document, schema), value, where);
+  if (value === null) {
+    if (schema.nullable) return [];
+    if (schema.allOf) return schema.allOf.flatMap((branch: Schema) => conformance(document, branch, value, where));
+    return schema.type || schema.enum || schema.oneOf ? [`${where}: null is not allowed`] : [];
+  }
+  if (schema.allOf) return schema.allOf.flatMap((branch: Schema) => conformance(document, branch, value, where));
+  if (schema.oneOf) {
+    const fits = schema.oneOf.some((branch: Schema) => conformance(document, branch, value, where).length === 0);
+    return fits ? [] : [`${where}: matches no oneOf branch`];
+  }
+  if (schema.enum && !schema.enum.includes(value)) return [`${where}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`];
+  switch (schema.type) {
+    case 'object': {
+      if (typeof value !== 'object' || Array.isArray(value)) return [`${where}: expected an object`];
+      const record = value as Record<string, unknown>;
+      const properties = (schema.properties ?? {}) as Record<string, Schema>;
+      return [
+        ...((schema.required ?? []) as string[]).filter((key) => !(key in record)).map((key) => `${where}.${key}: missing`),
+        ...Object.keys(record).filter((key) => !(key in properties)).map((key) => `${where}.${key}: not in the document`),
+        ...Object.entries(record).flatMap(([key, child]) => (properties[key] ? conformance(document, properties[key], child, `${where}.${key}`) : [])),
+      ];
+    }
+    case 'array':
+      return Array.isArray(value) ? value.flatMap((item, index) => conformance(document, schema.items, item, `${where}[${index}]`)) : [`${where}: expected an array`];
+    case 'integer':
+      return Number.isInteger(value) ? [] : [`${where}: expected an integer`];
+    case 'number':
+      return typeof value === 'number' ? [] : [`${where}: expected a number`];
+    case 'string':
+      return typeof value === 'string' ? [] : [`${where}: expected a string`];
+    case 'boolean':
+      return typeof value === 'boolean' ? [] : [`${where}: expected a boolean`];
+    default:
+      return [];
+  }
+}
+
+/** A response checked against its operation: the status must be documented and the body fit it. */
+export function responseProblems(document: OpenApi, operation: Schema, status: number, body: unknown): string[] {
+  const response = operation.responses[String(status)];
+  if (!response) return [`status ${status} is not documented`];
+  return conformance(document, resolve(document, response).content['application/json'].schema, body, 'body');
+}
+
