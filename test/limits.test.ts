@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { getIntrospectionQuery } from 'graphql';
@@ -11,8 +12,8 @@ import { httpOnlyEnv, ROOT, startServerProcess, type ServerProcess } from './sup
 import { useSuiteDatabase } from './support/responses.js';
 
 // Hostile input through the real server: body size, nesting, encodings and content types, the
-// maximum length of every string and GraphQL document limits. Every REST answer is checked
-// against the published document.
+// maximum length of every string, GraphQL document limits, and the answers Node's HTTP parser
+// gives before the app runs. Every REST answer is checked against the published document.
 
 const MIB = 1_048_576;
 const db = useSuiteDatabase();
@@ -360,5 +361,116 @@ describe('string lengths', () => {
     expect(await productsNamed(name)).toBe(0);
     const fits = await send('POST', '/v0/products/create', { body: productBody(name, `,"customFields":${JSON.stringify({ ['k'.repeat(200)]: 'v'.repeat(2_048) })}`) });
     expect(fits.status).toBe(200);
+  });
+});
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Sends bytes on a fresh connection and reads every response until the server closes it. */
+function exchange(bytes: string | Buffer): Promise<{ answers: RawAnswer[]; closed: boolean }> {
+  const { hostname, port } = new URL(baseUrl());
+  return new Promise((done, fail) => {
+    const socket = net.connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      done({ answers: parseAnswers(Buffer.concat(chunks)), closed: false });
+    }, 10_000);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', fail);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      done({ answers: parseAnswers(Buffer.concat(chunks)), closed: true });
+    });
+    socket.write(bytes);
+  });
+}
+
+/** HTTP/1.1 responses, one after another, with content-length or chunked bodies. */
+function parseAnswers(data: Buffer): RawAnswer[] {
+  const answers: RawAnswer[] = [];
+  let text = data.toString('latin1');
+  while (text.length > 0) {
+    const end = text.indexOf('\r\n\r\n');
+    if (end < 0) throw new Error(`incomplete response: ${text}`);
+    const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+    const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+    let rest = text.slice(end + 4);
+    let body = '';
+    if (headers['transfer-encoding'] === 'chunked') {
+      for (;;) {
+        const lineEnd = rest.indexOf('\r\n');
+        const size = parseInt(rest.slice(0, lineEnd), 16);
+        body += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+        rest = rest.slice(lineEnd + 2 + size + 2);
+        if (size === 0) break;
+      }
+    } else {
+      const length = Number(headers['content-length'] ?? 0);
+      body = rest.slice(0, length);
+      rest = rest.slice(length);
+    }
+    answers.push({ status: Number(statusLine!.split(' ')[1]), headers, body });
+    text = rest;
+  }
+  return answers;
+}
+
+describe('answers of the HTTP parser', () => {
+  const request = (target: string, headers: string[] = []) => [`GET ${target} HTTP/1.1`, 'Host: localhost', ...headers, '', ''].join('\r\n');
+
+  function expectEnvelope(answer: RawAnswer | undefined, status: number, message: RegExp) {
+    expect(answer?.status).toBe(status);
+    expect(answer!.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(answer!.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answer!.headers.connection).toBe('close');
+    const body = JSON.parse(answer!.body);
+    expect(body).toEqual({ status: 'error', error: { message: expect.stringMatching(message) } });
+    return body;
+  }
+
+  test('headers too large are 431 in the envelope, as documented for every operation, then the connection closes', async () => {
+    const { answers, closed } = await exchange(request('/v0/products/list', [`x-padding: ${'a'.repeat(20_000)}`]));
+    const body = expectEnvelope(answers[0], 431, /headers are too large/);
+    expect(responseProblems(document, operationAt(document, 'GET', '/v0/products/list').operation, 431, body)).toEqual([]);
+    expect(closed).toBe(true);
+  });
+
+  test('a URL too large is 431', async () => {
+    const { answers, closed } = await exchange(request(`/v0/products/list?termOrId=${'a'.repeat(20_000)}`));
+    expectEnvelope(answers[0], 431, /too large/);
+    expect(closed).toBe(true);
+  });
+
+  test('bytes that are not HTTP, and a NUL in a header, are 400', async () => {
+    for (const bytes of [Buffer.from([0xff, 0xfe, 0xfd, 0x0d, 0x0a, 0x0d, 0x0a]), request('/v0/products/list', ['x-note: a\u0000b']), request('/v0/products/list', ['bad header'])]) {
+      const { answers, closed } = await exchange(bytes);
+      expect(answers).toHaveLength(1);
+      expectEnvelope(answers[0], 400, /not valid HTTP/);
+      expect(closed).toBe(true);
+    }
+  });
+
+  test('a bad request behind a good one on a kept-alive connection: the good one is answered, then the 400', async () => {
+    const { answers, closed } = await exchange(`${request('/healthz')}NOT HTTP\r\n\r\n`);
+    expect(answers.map((a) => a.status)).toEqual([200, 400]);
+    expectEnvelope(answers[1], 400, /not valid HTTP/);
+    expect(closed).toBe(true);
+  });
+
+  test('an Expect other than 100-continue is 417 and CONNECT is 405, both in the envelope', async () => {
+    const expectation = await exchange(
+      ['POST /v0/products/create HTTP/1.1', 'Host: localhost', 'Expect: tea', 'x-request-id: expect-me', 'content-type: application/json', 'content-length: 2', '', '{}'].join('\r\n'),
+    );
+    expect(expectation.answers[0]?.status).toBe(417);
+    expect(expectation.answers[0]?.headers['x-request-id']).toBe('expect-me');
+    expect(JSON.parse(expectation.answers[0]!.body)).toEqual({ status: 'error', error: { message: expect.stringMatching(/100-continue/) } });
+    const connect = await exchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expectEnvelope(connect.answers[0], 405, /CONNECT is not allowed/);
+    expect(connect.closed).toBe(true);
   });
 });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
@@ -12,6 +11,7 @@ import { errorResponse } from '../rest/envelope.js';
 import { BASE_PATH, checkBodyTypes, createRestApi, type RestContext } from '../rest/router.js';
 import { authenticate } from './auth.js';
 import { readJsonBody } from './body.js';
+import { requestIdFor } from './request-id.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -37,8 +37,6 @@ const CORS_HEADERS = {
   'access-control-allow-headers': 'content-type, x-svc-public-key, x-svc-secret-key',
   'access-control-max-age': '600',
 };
-
-const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 
 interface GraphqlServerContext {
   requestId: string;
@@ -178,8 +176,7 @@ export function createApp(deps: AppDependencies) {
 
   return createServerAdapter<{ req?: IncomingMessage }>(async (request, serverContext) => {
     const started = performance.now();
-    const given = request.headers.get('x-request-id');
-    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    const requestId = requestIdFor(request.headers.get('x-request-id'));
     let result: { response: Response; route: string };
     try {
       result = await dispatch(request, requestId, clientAddress(serverContext.req, request.headers, deps.trustProxy));

@@ -67,6 +67,9 @@ export interface OpenApiDocument {
   };
 }
 
+/** 431 comes from the HTTP parser, so it is not an ErrorStatus of the app. */
+type DocumentedStatus = ErrorStatus | 431;
+
 /** Statuses beyond the common ones (400, 401, 404 with a path id, 429, 500), by GraphQL field. */
 const EXTRA_ERRORS: Record<string, ErrorStatus[]> = {
   // Creating a product (or a copy of one) collides with the plan's product limit.
@@ -74,7 +77,7 @@ const EXTRA_ERRORS: Record<string, ErrorStatus[]> = {
   'Mutation.duplicateProduct': [409],
 };
 
-const ERROR_RESPONSES: Partial<Record<ErrorStatus, { name: string; description: string }>> = {
+const ERROR_RESPONSES: Partial<Record<DocumentedStatus, { name: string; description: string }>> = {
   400: { name: 'BadRequest', description: 'Validation failure, or the request is not valid for the resource\'s current state' },
   401: { name: 'Unauthorized', description: 'Key missing, malformed or invalid; a write without a valid secret key; test mode not set up; workspace offline' },
   403: { name: 'Forbidden', description: 'The feature is not enabled for the workspace' },
@@ -84,6 +87,7 @@ const ERROR_RESPONSES: Partial<Record<ErrorStatus, { name: string; description: 
   415: { name: 'UnsupportedMediaType', description: 'The request has a body that is not JSON: send content-type: application/json (UTF-8)' },
   422: { name: 'UnprocessableEntity', description: 'A well-formed request that cannot be fulfilled' },
   429: { name: 'TooManyRequests', description: 'Rate limit hit; retry with exponential backoff' },
+  431: { name: 'RequestHeaderFieldsTooLarge', description: 'The request line (URL included) and headers are too large' },
   500: { name: 'InternalServerError', description: 'The request did not complete; retry with backoff' },
   503: { name: 'ServiceUnavailable', description: 'A dependency did not answer; retry with backoff' },
 };
@@ -267,15 +271,15 @@ const ERROR_ENVELOPE: SchemaObject = {
   required: ['status', 'error'],
 };
 
-function errorStatuses(route: RestRoute): ErrorStatus[] {
-  const statuses = new Set<ErrorStatus>([400, 401, 429, 500, ...(EXTRA_ERRORS[route.field] ?? [])]);
+function errorStatuses(route: RestRoute): DocumentedStatus[] {
+  const statuses = new Set<DocumentedStatus>([400, 401, 429, 431, 500, ...(EXTRA_ERRORS[route.field] ?? [])]);
   if (route.path.includes(':')) statuses.add(404);
   // Only writes read a body.
   if (route.method !== 'GET') for (const status of [413, 415] as const) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
 
-function errorResponseName(status: ErrorStatus): string {
+function errorResponseName(status: DocumentedStatus): string {
   const known = ERROR_RESPONSES[status];
   if (!known) throw new Error(`No error response is described for status ${status}`);
   return known.name;
@@ -390,7 +394,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
   for (const route of routes) fieldUses.set(route.field, (fieldUses.get(route.field) ?? 0) + 1);
 
   const paths: OpenApiDocument['paths'] = {};
-  const usedStatuses = new Set<ErrorStatus>();
+  const usedStatuses = new Set<DocumentedStatus>();
   for (const route of routes) {
     const method = route.method.toLowerCase();
     const sofaOperation = sofaDocument.paths?.[oasPath(route.path)]?.[method];
@@ -442,7 +446,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
         'Reads (GET) need the x-svc-public-key header; writes (POST, PATCH) need x-svc-public-key and x-svc-secret-key. ' +
         'Every response carries x-request-id (a request that sends one has it echoed back). ' +
         `Request bodies are JSON (content-type: application/json, UTF-8) of at most 1 MiB by default (MAX_BODY_BYTES; 413 beyond) and ${JSON_LIMITS.depth} levels of nesting; ` +
-        'strings have the maxLength shown.',
+        'strings have the maxLength shown. Requests the HTTP parser refuses (malformed, headers too large, too slow) get the error envelope as well, then the connection closes.',
     },
     servers: [{ url: '/', description: 'This server' }],
     tags,
