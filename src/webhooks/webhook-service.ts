@@ -200,7 +200,8 @@ export async function sendTestEvent(prisma: PrismaClient, scope: Scope, input: T
   await prisma.event.updateMany({ where: { id: event.id, dispatchedAt: null }, data: { dispatchedAt: new Date() } });
 
   const deadline = Date.now() + config.webhooks.timeoutMs + FIRST_TRY_MARGIN_MS;
-  const readFirstTries = () => prisma.webhookAttempt.findMany({ where: { eventId: event.id, sequence: 0 }, select: { webhookId: true, statusCode: true } });
+  const readFirstTries = () =>
+    prisma.webhookAttempt.findMany({ where: { eventId: event.id, sequence: 0 }, select: { webhookId: true, statusCode: true, blockReason: true } });
   let firstTries = await readFirstTries();
   // A try that has not happened by the deadline is not a refusal: its delivery goes on.
   while (firstTries.length < webhooks.length && Date.now() < deadline) {
@@ -210,13 +211,15 @@ export async function sendTestEvent(prisma: PrismaClient, scope: Scope, input: T
   const refused = firstTries.filter(({ statusCode }) => !isSuccess(statusCode));
   if (refused.length > 0) {
     const current = await prisma.webhook.findMany({ where: { id: { in: refused.map((attempt) => attempt.webhookId) } } });
-    const reasons = refused.map(({ webhookId, statusCode }) => {
+    const reasons = refused.map(({ webhookId, statusCode, blockReason }) => {
       const webhook = current.find((w) => w.id === webhookId)!;
       const why =
-        statusCode !== null
-          ? `HTTP ${statusCode}`
-          : webhook.lastBlockReason !== null
-            ? `its URL is blocked (${webhook.lastBlockReason})`
+        blockReason !== null
+          ? statusCode === null
+            ? `its URL is blocked (${blockReason})`
+            : `HTTP ${statusCode} redirects to a blocked URL (${blockReason})`
+          : statusCode !== null
+            ? `HTTP ${statusCode}`
             : 'no response (timeout or connection error)';
       return `${webhook.url} (webhook ${webhook.id}): ${why}`;
     });

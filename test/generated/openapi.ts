@@ -1010,6 +1010,8 @@ export interface components {
             url: string;
         };
         WebhookAttempt: {
+            /** @description Why the try was not sent: the URL, or the target of the redirect in statusCode, is malformed_url, disallowed_scheme, blocked_host, unresolvable_host or blocked_resolved_address */
+            blockReason: string | null;
             /** @description ms */
             createdAt: components["schemas"]["Timestamp"];
             eventType: string | null;
@@ -1026,7 +1028,7 @@ export interface components {
             sequence: number;
             /**
              * Format: int32
-             * @description null when the request itself failed (timeout, connection error, blocked URL)
+             * @description null when the request itself failed (timeout, connection error, blocked URL); for a redirect that was not followed, its status
              */
             statusCode: number | null;
             webhookId: string;
