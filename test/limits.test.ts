@@ -71,14 +71,20 @@ describe('request bodies', () => {
     // Chunked, one 64 KiB chunk at a time, until the answer comes: it must come after about 1 MiB.
     const result = await new Promise<{ status: number; sent: number; text: string }>((done, fail) => {
       let sent = 0;
+      let answered = false;
       const request = http.request(`${baseUrl()}/v0/products/create`, { method: 'POST', headers: { ...keyHeaders(ws), 'content-type': 'application/json' } }, (response) => {
+        answered = true;
         let text = '';
         response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        response.on('end', () => done({ status: response.statusCode!, sent, text }));
+        response.on('end', () => {
+          request.destroy();
+          done({ status: response.statusCode!, sent, text });
+        });
       });
-      request.on('error', fail);
+      request.on('error', (error) => answered || fail(error));
       request.write('{"description":"');
       const push = () => {
+        if (answered) return;
         if (sent > 64 * MIB) return fail(new Error('64 MiB sent without an answer'));
         sent += 65_536;
         request.write('x'.repeat(65_536), () => setImmediate(push));
