@@ -10,7 +10,7 @@ import { logger } from '../logger.js';
 import { errorResponse } from '../rest/envelope.js';
 import { BASE_PATH, checkBodyTypes, createRestApi, type RestContext } from '../rest/router.js';
 import { authenticate } from './auth.js';
-import { readJsonBody } from './body.js';
+import { readJsonBody, type BodyLimits } from './body.js';
 import { requestIdFor } from './request-id.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -65,9 +65,9 @@ function jsonObject(body: unknown): Record<string, unknown> | undefined {
 }
 
 /** The GraphQL parameters of a POST /graphql, read under the same body rules as REST. */
-async function graphqlParams(request: Request, maxBodyBytes: number): Promise<GraphQLParams | undefined> {
+async function graphqlParams(request: Request, limits: BodyLimits): Promise<GraphQLParams | undefined> {
   if (request.method !== 'POST') return undefined;
-  const params = jsonObject(await readJsonBody(request, maxBodyBytes));
+  const params = jsonObject(await readJsonBody(request, limits));
   if (!params) throw new ApiError(400, 'A GraphQL POST needs a JSON body such as {"query": "{ __typename }"}');
   return params as GraphQLParams;
 }
@@ -103,7 +103,7 @@ export function createApp(deps: AppDependencies) {
       }),
     ));
 
-  async function handleRest(request: Request, url: URL, requestId: string): Promise<{ response: Response; route: string }> {
+  async function handleRest(request: Request, url: URL, requestId: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
     const matched = rest.match(request.method, url.pathname);
     if (request.method === 'OPTIONS' && matched.kind !== 'not-found') {
       return { response: new Response(JSON.stringify({ status: 'success', data: {} }), { headers: { ...CORS_HEADERS, 'content-type': 'application/json' } }), route: 'preflight' };
@@ -123,7 +123,7 @@ export function createApp(deps: AppDependencies) {
     const isRead = request.method === 'GET';
     let body: Record<string, unknown> = {};
     if (!isRead) {
-      body = jsonObject(await readJsonBody(request, deps.maxBodyBytes)) ?? {};
+      body = jsonObject(await readJsonBody(request, limits)) ?? {};
       // The path names the record: a body field repeating a path parameter is ignored like any unknown field.
       for (const name of route.pathParams) delete body[name];
       checkBodyTypes(body, route.args);
@@ -141,7 +141,7 @@ export function createApp(deps: AppDependencies) {
     return { response, route: routeLabel };
   }
 
-  async function dispatch(request: Request, requestId: string, address: string): Promise<{ response: Response; route: string }> {
+  async function dispatch(request: Request, requestId: string, address: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
     const url = new URL(request.url);
     const { pathname } = url;
     if (pathname === '/healthz') return { response: Response.json({ status: 'ok' }), route: pathname };
@@ -166,9 +166,9 @@ export function createApp(deps: AppDependencies) {
     if (pathname === `${BASE_PATH}/docs` && request.method === 'GET') {
       return { response: new Response(deps.documents.docsHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }), route: pathname };
     }
-    if (pathname === BASE_PATH || pathname.startsWith(`${BASE_PATH}/`)) return handleRest(request, url, requestId);
+    if (pathname === BASE_PATH || pathname.startsWith(`${BASE_PATH}/`)) return handleRest(request, url, requestId, limits);
     if (pathname === '/graphql') {
-      const params = await graphqlParams(request, deps.maxBodyBytes);
+      const params = await graphqlParams(request, limits);
       return { response: await (await graphqlServer()).fetch(request, { requestId, params }), route: pathname };
     }
     return { response: errorResponse(404, `No route for ${request.method} ${pathname}`), route: 'unmatched' };
@@ -179,12 +179,11 @@ export function createApp(deps: AppDependencies) {
     const requestId = requestIdFor(request.headers.get('x-request-id'));
     let result: { response: Response; route: string };
     try {
-      result = await dispatch(request, requestId, clientAddress(serverContext.req, request.headers, deps.trustProxy));
+      const limits: BodyLimits = { maxBytes: deps.maxBodyBytes, cutConnection: () => serverContext.req?.socket.destroy() };
+      result = await dispatch(request, requestId, clientAddress(serverContext.req, request.headers, deps.trustProxy), limits);
     } catch (error) {
       if (error instanceof ApiError) {
-        // A refused body may still be arriving: the connection closes once it is answered.
-        const headers: Record<string, string> = error.status === 413 ? { connection: 'close' } : {};
-        result = { response: errorResponse(error.status, error.message, headers), route: 'rejected' };
+        result = { response: errorResponse(error.status, error.message), route: 'rejected' };
       } else {
         logger.error({ err: error, requestId }, 'unhandled error');
         result = { response: errorResponse(500, 'Internal server error'), route: 'error' };

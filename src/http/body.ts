@@ -17,30 +17,51 @@ const hasBody = (headers: Headers) => headers.has('transfer-encoding') || Number
 
 const tooLarge = (maxBytes: number) => new ApiError(413, `The request body is larger than ${maxBytes} bytes`);
 
-/** Reads and discards the rest of a refused body, so the 413 reaches a client that is still sending. */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+export interface BodyLimits {
+  maxBytes: number;
+  /** Closes the request's connection (for a refused body that keeps arriving). */
+  cutConnection: () => void;
+}
+
+/** How long, and how much more, of a refused body is read and dropped before its connection is cut. */
+const DRAIN = { ms: 5_000, bytes: 8 * 1_048_576 };
+
+/**
+ * Reads and drops the rest of a refused body: closing a connection the client is still writing
+ * to resets it, and the client would see the reset instead of the 413. A body still arriving
+ * after DRAIN.ms or DRAIN.bytes has its connection cut.
+ */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, cutConnection: () => void): Promise<void> {
+  const cut = setTimeout(cutConnection, DRAIN.ms);
+  let drained = 0;
   try {
-    while (!(await reader.read()).done);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      drained += chunk.value.byteLength;
+      if (drained > DRAIN.bytes) return cutConnection();
+    }
   } catch {
-    // The connection went away: nothing left to drain.
+    // The connection went away.
+  } finally {
+    clearTimeout(cut);
   }
 }
 
 /** The body's bytes, refused as soon as they pass maxBytes (also when content-length says so up front). */
-async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
-  if (Number(request.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge(maxBytes);
+async function readBytes(request: Request, { maxBytes, cutConnection }: BodyLimits): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
+  const refuse = () => {
+    void drain(reader, cutConnection);
+    return tooLarge(maxBytes);
+  };
+  if (Number(request.headers.get('content-length') ?? 0) > maxBytes) throw refuse();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > maxBytes) {
-      void drain(reader);
-      throw tooLarge(maxBytes);
-    }
+    if (size > maxBytes) throw refuse();
     chunks.push(value);
   }
   return Buffer.concat(chunks, size);
@@ -68,11 +89,11 @@ function nestsDeeper(text: string, max: number): boolean {
  * of another type, 413 past maxBytes, 400 for invalid UTF-8 or JSON, nesting past the limit, or a
  * string holding NUL or a lone surrogate (anywhere, keys and unknown fields included).
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
   if (hasBody(request.headers) && !isJson(request.headers.get('content-type'))) {
     throw new ApiError(415, 'The request body must be JSON: send content-type: application/json (UTF-8)');
   }
-  const bytes = await readBytes(request, maxBytes);
+  const bytes = await readBytes(request, limits);
   let text: string;
   try {
     text = UTF8.decode(bytes);
