@@ -73,7 +73,7 @@ const JSON_SCALARS = new Set(['JSON', '_Any']);
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /** What makes a string unfit to store (PostgreSQL text holds neither), or null. */
-export function textProblem(text: string): string | null {
+function textProblem(text: string): string | null {
   if (text.includes('\0')) return 'contains a NUL character';
   if (LONE_SURROGATE.test(text)) return 'contains a lone UTF-16 surrogate, which is not Unicode text';
   return null;

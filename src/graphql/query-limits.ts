@@ -27,7 +27,7 @@ interface Measure {
 }
 
 /** Depth and field count of every operation, each fragment measured once (a cycle counts as empty). */
-export const queryShapeRule: ValidationRule = (context) => {
+const queryShapeRule: ValidationRule = (context) => {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of context.getDocument().definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
