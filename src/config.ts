@@ -26,6 +26,8 @@ export const config = {
     // Processes sharing one Redis share a budget only under the same prefix.
     keyPrefix: process.env.RATE_LIMIT_KEY_PREFIX || 'edge',
   },
+  // A body is refused (413) as soon as it passes this many bytes, before it is buffered whole.
+  maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576),
   redisUrl: process.env.REDIS_URL || undefined,
   // x-forwarded-for names the client only with TRUST_PROXY=true: otherwise anyone could pick
   // their own rate-limit bucket with a forged header.

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 /** An error whose message is safe to show to the caller, with the HTTP status the spec gives it. */
 export class ApiError extends GraphQLError {
@@ -20,6 +20,8 @@ function codeFor(status: ErrorStatus): string {
     case 404: return 'NOT_FOUND';
     case 405: return 'METHOD_NOT_ALLOWED';
     case 409: return 'CONFLICT';
+    case 413: return 'PAYLOAD_TOO_LARGE';
+    case 415: return 'UNSUPPORTED_MEDIA_TYPE';
     case 422: return 'UNPROCESSABLE';
     case 429: return 'RATE_LIMITED';
     case 503: return 'UNAVAILABLE';

@@ -6,6 +6,7 @@ import { connectDatabase } from './db/embedded.js';
 import { migrateDeploy } from './db/migrate.js';
 import { buildSchemas } from './graphql/schema.js';
 import { createApp } from './http/app.js';
+import { answerNodeErrors } from './http/client-errors.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { logger } from './logger.js';
@@ -64,9 +65,11 @@ export async function startServer(options: { port?: number; host?: string } = {}
     metrics: createMetrics(),
     rateLimiter,
     trustProxy: config.trustProxy,
+    maxBodyBytes: config.maxBodyBytes,
     documents: { openApi: () => openApiDocument(schemas.client), docsHtml: () => docsHtml() },
   });
   const server = http.createServer(app);
+  answerNodeErrors(server);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -9,7 +9,10 @@ import { logger } from './logger.js';
 import { provideTemporal } from './temporal/client.js';
 import { connectTemporal } from './temporal/connection.js';
 import { bundleWorkflows, runWorker } from './temporal/worker.js';
+import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
 
+// A malformed SSRF allow-list stops the start, as in the server, before anything connects.
+webhookAllowHostsFromEnv();
 const shutdown = shutdownHandler();
 const [workflowBundle, database, temporal] = await Promise.all([bundleWorkflows(), connectDatabase(), connectTemporal()]);
 await migrateDeploy(database.url);

@@ -4,10 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { routes } from '../src/rest/routes.js';
 import { baseUrl, newWorkspace, raw, type Workspace } from './support/api.js';
+import { operationsOf, readDocument, resolve, responseProblems, type OpenApi, type Schema } from './support/openapi.js';
 import { ROOT, runProcess, type Finished } from './support/processes.js';
-
-type Schema = { [key: string]: any };
-type OpenApi = { paths: Record<string, Record<string, Schema>>; components: Schema };
 
 const CHECK_TIMEOUT = 240_000;
 
@@ -28,58 +26,6 @@ async function swaggerParserValidate(document: unknown): Promise<Finished> {
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-const readDocument = async (): Promise<OpenApi> => JSON.parse(await readFile(path.join(ROOT, 'schema/openapi.json'), 'utf8'));
-
-const resolve = (document: OpenApi, node: Schema): Schema =>
-  node.$ref ? resolve(document, (node.$ref as string).split('/').slice(1).reduce((parent: any, key) => parent[key], document)) : node;
-
-/** The body checked against a schema of the document; properties the document lacks count as drift. */
-function conformance(document: OpenApi, schema: Schema, value: unknown, where: string): string[] {
-  if (schema.$ref) return conformance(document, resolve(document, schema), value, where);
-  if (value === null) {
-    if (schema.nullable) return [];
-    if (schema.allOf) return schema.allOf.flatMap((branch: Schema) => conformance(document, branch, value, where));
-    return schema.type || schema.enum || schema.oneOf ? [`${where}: null is not allowed`] : [];
-  }
-  if (schema.allOf) return schema.allOf.flatMap((branch: Schema) => conformance(document, branch, value, where));
-  if (schema.oneOf) {
-    const fits = schema.oneOf.some((branch: Schema) => conformance(document, branch, value, where).length === 0);
-    return fits ? [] : [`${where}: matches no oneOf branch`];
-  }
-  if (schema.enum && !schema.enum.includes(value)) return [`${where}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`];
-  switch (schema.type) {
-    case 'object': {
-      if (typeof value !== 'object' || Array.isArray(value)) return [`${where}: expected an object`];
-      const record = value as Record<string, unknown>;
-      const properties = (schema.properties ?? {}) as Record<string, Schema>;
-      return [
-        ...((schema.required ?? []) as string[]).filter((key) => !(key in record)).map((key) => `${where}.${key}: missing`),
-        ...Object.keys(record).filter((key) => !(key in properties)).map((key) => `${where}.${key}: not in the document`),
-        ...Object.entries(record).flatMap(([key, child]) => (properties[key] ? conformance(document, properties[key], child, `${where}.${key}`) : [])),
-      ];
-    }
-    case 'array':
-      return Array.isArray(value) ? value.flatMap((item, index) => conformance(document, schema.items, item, `${where}[${index}]`)) : [`${where}: expected an array`];
-    case 'integer':
-      return Number.isInteger(value) ? [] : [`${where}: expected an integer`];
-    case 'number':
-      return typeof value === 'number' ? [] : [`${where}: expected a number`];
-    case 'string':
-      return typeof value === 'string' ? [] : [`${where}: expected a string`];
-    case 'boolean':
-      return typeof value === 'boolean' ? [] : [`${where}: expected a boolean`];
-    default:
-      return [];
-  }
-}
-
-/** A response checked against its operation: the status must be documented and the body fit it. */
-function responseProblems(document: OpenApi, operation: Schema, status: number, body: unknown): string[] {
-  const response = operation.responses[String(status)];
-  if (!response) return [`status ${status} is not documented`];
-  return conformance(document, resolve(document, response).content['application/json'].schema, body, 'body');
 }
 
 describe('generated artifacts', () => {
@@ -122,8 +68,7 @@ describe('the published OpenAPI document', () => {
     [document, ws] = await Promise.all([readDocument(), newWorkspace('OpenAPI')]);
   });
 
-  const operations = () =>
-    Object.entries(document.paths).flatMap(([documentPath, item]) => Object.entries(item).map(([method, operation]) => ({ path: documentPath, method: method.toUpperCase(), operation })));
+  const operations = () => operationsOf(document);
 
   test('GET /v0/openapi.json serves the checked-in document, and it is valid', async () => {
     const res = await raw('GET', '/v0/openapi.json');

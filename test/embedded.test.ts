@@ -103,6 +103,13 @@ test('the embedded PostgreSQL serves REST, is shared with the CLI, keeps its pas
   const created = await rest(server, 'POST', '/v0/products/create', keys(ws), { name: 'Persisted ebook', projectId: ws.projectId, type: 'DigitalDownload' });
   expect(created.status).toBe(200);
   const { product } = created.body.data;
+  // Hostile input is refused before the database, the embedded one too: an index row too long
+  // for a btree and nesting too deep for Prisma's client both were 500s (issue 14).
+  const base = { name: 'Hostile', projectId: ws.projectId, type: 'DigitalDownload' };
+  const longSlug = await rest(server, 'POST', '/v0/products/create', keys(ws), { ...base, slug: 'a'.repeat(2_800) });
+  expect(longSlug).toEqual({ status: 400, body: { status: 'error', error: { message: 'slug: at most 100 characters' } } });
+  const deep = Array.from({ length: 3_000 }).reduce<unknown>((inner) => ({ a: inner }), 1);
+  expect((await rest(server, 'POST', '/v0/products/create', keys(ws), { ...base, customFields: deep })).status).toBe(400);
   const listed = await rest(server, 'GET', '/v0/products/list', keys(ws, false));
   expect(listed.body).toMatchObject({ status: 'success', data: { products: [{ id: product.id, name: 'Persisted ebook' }] } });
   // A setting changed by the CLI while the server runs takes effect at once.

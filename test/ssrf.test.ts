@@ -324,9 +324,62 @@ describe('webhookAllowHostsFromEnv', () => {
     expect(() => webhookAllowHostsFromEnv({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', NODE_ENV: 'production' })).toThrow(/production/);
   });
 
-  test('refuses entries that are not bare hosts', () => {
-    expect(() => webhookAllowHostsFromEnv({ WEBHOOK_ALLOWED_HOSTS: 'http://127.0.0.1/' })).toThrow(/bare host/);
-    expect(() => webhookAllowHostsFromEnv({ WEBHOOK_ALLOWED_HOSTS: '*' })).toThrow(/bare host/);
+  test('reads host:port entries, IPv6 in brackets, normalised like bare hosts', () => {
+    const hosts = webhookAllowHostsFromEnv({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1:47301,[::1]:8080,LocalHost.:3000,127.1:80,[::1],::1:80' });
+    expect([...hosts]).toEqual(['127.0.0.1:47301', '[::1]:8080', 'localhost:3000', '127.0.0.1:80', '::1', '::1:80']);
+  });
+
+  test.each([
+    ['http://127.0.0.1/', /"http:\/\/127\.0\.0\.1\/" is not a host or host:port/],
+    ['*', /"\*" is not a valid host name or IP address/],
+    ['127.0.0.1:', /is not a host or host:port/],
+    ['127.0.0.1:0', /has the port 0, outside 1-65535/],
+    ['127.0.0.1:65536', /has the port 65536, outside 1-65535/],
+    ['localhost:http', /is not a host or host:port/],
+    ['[127.0.0.1]:80', /not an IPv6 address/],
+    ['[::1', /is not a host or host:port/],
+    ['fe80:::1', /is not a valid IPv6 address/],
+    ['999.1.1.1', /not a valid host name or IP address/],
+    ['user@host', /not a valid host name or IP address/],
+  ])('refuses the malformed entry %s, naming it and the accepted forms', (entry, why) => {
+    const read = () => webhookAllowHostsFromEnv({ WEBHOOK_ALLOWED_HOSTS: `localhost, ${entry}` });
+    expect(read).toThrow(why);
+    expect(read).toThrow(/^WEBHOOK_ALLOWED_HOSTS entry .* Entries are host names or IP addresses, each optionally with :port \(IPv6 as \[::1\]:8080\)\.$/);
+  });
+});
+
+describe('the allow-list and ports', () => {
+  const allow = (entries: string) => ({ allowHosts: webhookAllowHostsFromEnv({ WEBHOOK_ALLOWED_HOSTS: entries }), resolve });
+  const allowed = async (url: string, entries: string) => (await validateWebhookUrl(url, allow(entries))).ok;
+
+  test('a host:port entry lets that port through and no other', async () => {
+    expect(await allowed('http://127.0.0.1:47301/hook', '127.0.0.1:47301')).toBe(true);
+    expect(await allowed('http://127.0.0.1:47302/hook', '127.0.0.1:47301')).toBe(false);
+    expect(await allowed('http://127.0.0.1/hook', '127.0.0.1:47301')).toBe(false);
+    expect(await validateWebhookUrl('http://127.0.0.1:47302/', allow('127.0.0.1:47301'))).toMatchObject({ ok: false, reason: 'blocked_host' });
+  });
+
+  test("a URL without a port is on its scheme's default port", async () => {
+    expect(await allowed('http://127.0.0.1/', '127.0.0.1:80')).toBe(true);
+    expect(await allowed('https://127.0.0.1/', '127.0.0.1:80')).toBe(false);
+    expect(await allowed('https://127.0.0.1/', '127.0.0.1:443')).toBe(true);
+    expect(await allowed('https://127.0.0.1:443/', '127.0.0.1:443')).toBe(true);
+  });
+
+  test('IPv6 entries with a port match that address on that port, in any spelling', async () => {
+    expect(await allowed('http://[::1]:8080/', '[::1]:8080')).toBe(true);
+    expect(await allowed('http://[0:0:0:0:0:0:0:1]:8080/', '[::1]:8080')).toBe(true);
+    expect(await allowed('http://[::1]:8081/', '[::1]:8080')).toBe(false);
+  });
+
+  test('a name with a port matches the name on that port only', async () => {
+    expect(await allowed('http://LOOPBACK.Example.test:3000/', 'loopback.example.test:3000')).toBe(true);
+    expect(await allowed('http://loopback.example.test:3001/', 'loopback.example.test:3000')).toBe(false);
+  });
+
+  test('a bare host means every port of it', async () => {
+    for (const port of [80, 443, 3000, 47301, 65535]) expect(await allowed(`http://127.0.0.1:${port}/`, '127.0.0.1')).toBe(true);
+    expect(await allowed('http://127.0.0.2:3000/', '127.0.0.1')).toBe(false);
   });
 });
 
@@ -454,14 +507,45 @@ describe('deliver', () => {
     ['http://[::ffff:169.254.169.254]/latest/meta-data', 'blocked_host'],
     ['http://loopback.example.test/', 'blocked_resolved_address'],
     ['file:///etc/passwd', 'disallowed_scheme'],
-  ])('a redirect to %s is blocked (%s)', async (location, reason) => {
+  ])('a redirect to %s is blocked (%s), with the redirect\'s status', async (location, reason) => {
     routes.set('/evil', redirect(307, location));
-    expect(await deliver(request(local('/evil')), { allowHosts, resolve })).toMatchObject({ kind: 'blocked', reason });
+    expect(await deliver(request(local('/evil')), { allowHosts, resolve })).toMatchObject({ kind: 'blocked', reason, statusCode: 307 });
+  });
+
+  test('a redirect to an unparsable Location is blocked as malformed_url, with its status', async () => {
+    routes.set('/broken', redirect(308, 'http://[::1'));
+    expect(await deliver(request(local('/broken')), { allowHosts, resolve })).toMatchObject({ kind: 'blocked', reason: 'malformed_url', statusCode: 308 });
+  });
+
+  test('with a host:port entry, a redirect to another port of the same host is blocked and not contacted', async () => {
+    const other = http.createServer((_req, res) => res.writeHead(200).end());
+    await new Promise<void>((done) => other.listen(0, '127.0.0.1', done));
+    const otherPort = (other.address() as AddressInfo).port;
+    try {
+      const receiverOnly = new Set([`127.0.0.1:${port}`]);
+      routes.set('/elsewhere', redirect(307, `http://127.0.0.1:${otherPort}/hook`));
+      routes.set('/same-port', redirect(307, '/hook'));
+      routes.set('/hook', ok);
+      let contacted = 0;
+      other.on('request', () => (contacted += 1));
+      expect(await deliver(request(local('/elsewhere')), { allowHosts: receiverOnly })).toEqual({
+        kind: 'blocked',
+        statusCode: 307,
+        responseBody: null,
+        reason: 'blocked_host',
+        message: expect.stringMatching(/127\.0\.0\.1 is a non-public address \(loopback\)/),
+      });
+      expect(contacted).toBe(0);
+      // The allowed port itself is still followed.
+      expect(await deliver(request(local('/same-port')), { allowHosts: receiverOnly })).toMatchObject({ kind: 'delivered', statusCode: 200 });
+    } finally {
+      await new Promise((done) => other.close(done));
+    }
   });
 
   test('a blocked URL is never contacted', async () => {
     const outcome = await deliver(request(`http://localhost:${port}/hook`), { allowHosts: NONE });
-    expect(outcome).toMatchObject({ kind: 'blocked', reason: 'blocked_host' });
+    expect(outcome).toMatchObject({ kind: 'blocked', reason: 'blocked_host', statusCode: null });
     expect(received).toHaveLength(0);
   });
 

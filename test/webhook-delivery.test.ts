@@ -62,8 +62,12 @@ class Receiver {
     this.server.closeAllConnections();
     return new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+  /** host:port of the receiver, as an allow-list entry. */
+  get host() {
+    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
   url(path: string) {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}${path}`;
+    return `http://${this.host}${path}`;
   }
   on(path: string, reply: (n: number, request: Received) => Reply | Promise<Reply>) {
     this.routes.set(path, reply);
@@ -165,6 +169,8 @@ async function ok<T extends { data?: any; error?: any; response: Response }>(cal
 
 let temporal: Client;
 const receiver = new Receiver();
+// Another port of the receiver's host: the main deployment's allow-list names the receiver's port only.
+const otherPort = new Receiver();
 // One with an in-process worker; one without, whose workers the crash test starts and kills.
 const deployment = new Deployment();
 const crashDeployment = new Deployment();
@@ -173,17 +179,18 @@ let crashWs: Workspace;
 
 beforeAll(async () => {
   temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }) });
-  await receiver.listen();
-  // Side by side: each migrates a fresh database and starts a server.
+  await Promise.all([receiver.listen(), otherPort.listen()]);
+  // Side by side: each migrates a fresh database and starts a server. The main deployment allows
+  // the receiver (host:port); the crash deployment its whole host (a bare host is every port).
   [ws, crashWs] = await Promise.all([
-    deployment.start().then(() => deployment.workspace('Webhook delivery')),
+    deployment.start({ WEBHOOK_ALLOWED_HOSTS: receiver.host }).then(() => deployment.workspace('Webhook delivery')),
     crashDeployment.start({ WORKER_IN_PROCESS: 'false' }).then(() => crashDeployment.workspace('Webhook crash')),
   ]);
 }, SLOW);
 
 afterAll(async () => {
   await Promise.all([deployment.stop(), crashDeployment.stop()]);
-  await receiver.close();
+  await Promise.all([receiver.close(), otherPort.close()]);
   await temporal.connection.close();
 });
 
@@ -254,6 +261,7 @@ describe('webhook delivery', () => {
       eventType: 'product_created',
       sequence: 0,
       statusCode: 200,
+      blockReason: null,
       request: JSON.parse(request!.body),
       response: { received: true },
       createdAt: expect.any(Number),
@@ -458,6 +466,31 @@ describe('webhook delivery', () => {
     expect(receiver.received('/blockable')).toHaveLength(1);
   });
 
+  test('a 307 to another port of the allowed host is not followed: the try records the 307 and the block reason', async () => {
+    const elsewhere = otherPort.on('/elsewhere', () => ({ status: 200 }));
+    const webhook = await createWebhook(receiver.on('/to-other-port', () => ({ status: 307, body: { moved: true }, headers: { location: elsewhere } })));
+    await createProduct();
+    const first = await until('the first try', async () => (await deployment.attempts(webhook.id)).find((a) => a.sequence === 0));
+    expect(first).toMatchObject({ sequence: 0, statusCode: 307, blockReason: 'blocked_host', response: { moved: true } });
+    const { attempts } = await ok(api.GET('/v0/webhooks/{webhookId}/attempts', { params: { path: { webhookId: webhook.id } } }));
+    expect(attempts.find((a: { sequence: number }) => a.sequence === 0)).toMatchObject({ statusCode: 307, blockReason: 'blocked_host', response: { moved: true } });
+    expect(await getWebhook(webhook.id)).toMatchObject({ lastBlockReason: 'blocked_host' });
+    expect(otherPort.received('/elsewhere')).toHaveLength(0);
+  });
+
+  test('the allow-list entry host:port allows that receiver only: a webhook on another port of the host is refused at create', async () => {
+    const { error, response } = await api.POST('/v0/webhooks/create', { body: { url: otherPort.url('/hook'), events: ['product_created'] } as any });
+    expect(response.status).toBe(400);
+    expect(error?.error.message).toMatch(/127\.0\.0\.1 is a non-public address \(loopback\)/);
+  });
+
+  test('a malformed WEBHOOK_ALLOWED_HOSTS entry stops the server and the worker at start, naming the entry', async () => {
+    const env = deployment.env({ WEBHOOK_ALLOWED_HOSTS: `${receiver.host},127.0.0.1:99999` });
+    const message = /WEBHOOK_ALLOWED_HOSTS entry "127\.0\.0\.1:99999" has the port 99999, outside 1-65535/;
+    await expect(startServerProcess(env)).rejects.toThrow(message);
+    await expect(startWorkerProcess(env)).rejects.toThrow(message);
+  });
+
   describe('sendTestEvent', () => {
     const send = (body: Record<string, unknown>) => api.POST('/v0/webhooks/sendTestEvent', { body: body as any });
     const testEvents = async () => (await deployment.query(`SELECT * FROM "Event" WHERE "workspaceId" = $1 AND test ORDER BY "createdAt"`, [ws.workspaceId]));
@@ -506,6 +539,16 @@ describe('webhook delivery', () => {
       await until('a retry', async () => receiver.received('/test-refuses').length >= 2);
       const [event] = (await testEvents()).slice(-1);
       expect(JSON.parse(receiver.received('/test-refuses')[0]!.body)).toMatchObject({ id: event.id, type: 'subscription_created', test: true, data: { items: [{ id: expect.any(String) }] } });
+    });
+
+    test('a redirect to a blocked URL makes it a 400 naming the redirect and the block reason', async () => {
+      const elsewhere = otherPort.on('/test-elsewhere', () => ({ status: 200 }));
+      const url = receiver.on('/test-redirects', () => ({ status: 308, headers: { location: elsewhere } }));
+      const webhook = await createWebhook(url, ['offer_created']);
+      const { error, response } = await send({ eventType: 'offer_created' });
+      expect(response.status).toBe(400);
+      expect(error?.error.message).toContain(`${url} (webhook ${webhook.id}): HTTP 308 redirects to a blocked URL (blocked_host)`);
+      expect(otherPort.received('/test-elsewhere')).toHaveLength(0);
     });
 
     test('a malformed items hint is a 400 and nothing is sent', async () => {

@@ -365,6 +365,7 @@ describe('delivery attempts', () => {
       eventType: 'product_created',
       sequence: 12,
       statusCode: null,
+      blockReason: null,
       request: { id: expect.any(String), n: 12 },
       response: null,
       createdAt: expect.any(Number),

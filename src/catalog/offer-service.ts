@@ -9,8 +9,6 @@ import { currencyDecimals, isCurrency } from '../reference/currencies.js';
 
 /** Products whose offers are delivered as keys: their offer details carry an inventory. */
 const KEY_PRODUCT_TYPES: readonly ProductType[] = ['SoftwareKey', 'GiftCard'];
-const TEXT_MAX = 64;
-const NAME_MAX = 255;
 const GTIN = /^(\d{8}|\d{12,14})$/;
 
 interface RecurringTerms {
@@ -82,11 +80,9 @@ function checkFields(fields: OfferFields) {
   if (fields.currency && !isCurrency(fields.currency)) throw badRequest(`currency ${fields.currency} is not a supported currency code`);
   for (const name of ['region', 'platform'] as const) {
     const value = fields[name];
-    if (value !== undefined && value !== null && (value.trim() === '' || value.trim().length > TEXT_MAX)) {
-      throw badRequest(`${name} must be 1 to ${TEXT_MAX} characters`);
-    }
+    // Maximum lengths are checked for every input in one place (graphql/input-limits.ts).
+    if (value !== undefined && value !== null && value.trim() === '') throw badRequest(`${name} must not be empty`);
   }
-  if (fields.name && fields.name.length > NAME_MAX) throw badRequest(`name must be at most ${NAME_MAX} characters`);
   if (fields.gtin && !GTIN.test(fields.gtin)) throw badRequest('gtin must be 8, 12, 13 or 14 digits');
 }
 

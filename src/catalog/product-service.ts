@@ -141,10 +141,8 @@ function checkTypeFields(type: ProductType, fields: ProductFields) {
 
 function checkFields(fields: ProductFields) {
   for (const name of NON_NULL_FIELDS) if (fields[name] === null) throw badRequest(`${name} cannot be null`);
-  if (fields.name != null) {
-    if (fields.name.trim() === '') throw badRequest('name must not be empty');
-    if (fields.name.length > 255) throw badRequest('name must be at most 255 characters');
-  }
+  // Lengths are checked for every input in one place (graphql/input-limits.ts).
+  if (fields.name != null && fields.name.trim() === '') throw badRequest('name must not be empty');
   if (fields.pegiRating != null && !(PEGI_RATINGS as readonly string[]).includes(fields.pegiRating)) {
     throw badRequest(`pegiRating must be one of ${PEGI_RATINGS.join(', ')}`);
   }

@@ -6,7 +6,6 @@ import { inScope, type Scope } from '../graphql/context.js';
 import { archivedWhere, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
 
 export const MAX_OFFERS = 25;
-const NAME_MAX = 255;
 
 export interface CreateCheckoutElementInput {
   offersIds: string[];
@@ -24,9 +23,8 @@ function checkInput(input: CreateCheckoutElementInput) {
   if (offersIds.length < 1 || offersIds.length > MAX_OFFERS) throw badRequest(`offersIds must hold 1 to ${MAX_OFFERS} offer ids`);
   const repeated = offersIds.filter((id, index) => offersIds.indexOf(id) !== index);
   if (repeated.length) throw badRequest(`offersIds repeats ${[...new Set(repeated)].join(', ')}`);
-  if (input.name !== undefined && input.name !== null && (input.name.trim() === '' || input.name.length > NAME_MAX)) {
-    throw badRequest(`name must be 1 to ${NAME_MAX} characters`);
-  }
+  // The maximum length is checked for every input in one place (graphql/input-limits.ts).
+  if (input.name !== undefined && input.name !== null && input.name.trim() === '') throw badRequest('name must not be empty');
   if (input.status === null) throw badRequest('status cannot be null');
 }
 

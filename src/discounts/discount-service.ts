@@ -10,7 +10,6 @@ import { isCurrency } from '../reference/currencies.js';
 
 const DEFAULT_CURRENCY = 'USD';
 const DISCOUNT_LIST_TAKE = 20;
-const NAME_MAX_LENGTH = 255;
 // The column is Decimal(18, 4): at most four decimal places are stored, so more are refused.
 const AMOUNT_DECIMAL_PLACES = 4;
 // Fixed amounts are minor units like offer prices, which are 32-bit integers.
@@ -177,10 +176,8 @@ function checkFields(fields: DiscountFields) {
   for (const name of NOT_NULLABLE) {
     if (fields[name] === null) throw badRequest(`${name} cannot be null`);
   }
-  if (fields.name !== undefined && fields.name !== null) {
-    if (fields.name.trim() === '') throw badRequest('name must not be empty (send null to clear it)');
-    if (fields.name.length > NAME_MAX_LENGTH) throw badRequest(`name must be at most ${NAME_MAX_LENGTH} characters`);
-  }
+  // The maximum length is checked for every input in one place (graphql/input-limits.ts).
+  if (fields.name !== undefined && fields.name !== null && fields.name.trim() === '') throw badRequest('name must not be empty (send null to clear it)');
   if (fields.discountCode !== undefined && fields.discountCode !== null && !CODE_PATTERN.test(fields.discountCode)) {
     throw badRequest('discountCode must be 1 to 64 letters, digits, underscores or hyphens');
   }

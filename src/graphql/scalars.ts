@@ -1,4 +1,5 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { JSON_LIMITS } from './input-limits.js';
 
 // Timestamps travel as JSON numbers up to 2^53-1, beyond GraphQL's 32-bit Int.
 export const MAX_TIMESTAMP = Number.MAX_SAFE_INTEGER;
@@ -82,7 +83,7 @@ function literalToJson(ast: ValueNode): unknown {
 
 export const JsonScalar = new GraphQLScalarType<unknown, unknown>({
   name: 'JSON',
-  description: 'Any JSON value',
+  description: `Any JSON value, nested at most ${JSON_LIMITS.depth} levels deep, with keys of at most ${JSON_LIMITS.key} and strings of at most ${JSON_LIMITS.string} characters`,
   serialize: (value) => value,
   parseValue: (value) => value,
   parseLiteral: literalToJson,

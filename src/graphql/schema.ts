@@ -1,5 +1,6 @@
 import { lexicographicSortSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
+import { enforceInputLimits } from './input-limits.js';
 // Each domain registers its types and fields on the shared builder when imported.
 import '../catalog/products.js';
 import '../catalog/offers.js';
@@ -18,9 +19,10 @@ export interface Schemas {
 let built: Schemas | undefined;
 
 export function buildSchemas(): Schemas {
+  // The input limits wrap resolvers, so they go on last: sorting rebuilds the schema's fields.
   built ??= {
-    subgraph: lexicographicSortSchema(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6', federationDirectives: ['@key'] })),
-    client: lexicographicSortSchema(builder.toSchema()),
+    subgraph: enforceInputLimits(lexicographicSortSchema(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6', federationDirectives: ['@key'] }))),
+    client: enforceInputLimits(lexicographicSortSchema(builder.toSchema())),
   };
   return built;
 }

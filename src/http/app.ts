@@ -1,15 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
-import type { YogaServerInstance } from 'graphql-yoga';
+import type { GraphQLParams, Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { ApiError } from '../errors.js';
 import { principalResolver, type Context } from '../graphql/context.js';
+import { queryLimits } from '../graphql/query-limits.js';
 import { logger } from '../logger.js';
 import { errorResponse } from '../rest/envelope.js';
 import { BASE_PATH, checkBodyTypes, createRestApi, type RestContext } from '../rest/router.js';
 import { authenticate } from './auth.js';
+import { readJsonBody, type BodyLimits } from './body.js';
+import { requestIdFor } from './request-id.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
 
@@ -24,6 +26,8 @@ export interface AppDependencies {
   trustProxy: boolean;
   /** Extra routes outside /v0 (the OpenAPI document and docs page). */
   documents: { openApi: () => unknown; docsHtml: () => string };
+  /** Request bodies past this size are refused with 413 (MAX_BODY_BYTES). */
+  maxBodyBytes: number;
 }
 
 // Browsers may send only these headers cross-origin, and x-request-id stays unreadable to them.
@@ -34,7 +38,10 @@ const CORS_HEADERS = {
   'access-control-max-age': '600',
 };
 
-const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+interface GraphqlServerContext {
+  requestId: string;
+  params?: GraphQLParams;
+}
 
 function clientAddress(req: IncomingMessage | undefined, headers: Headers, trustProxy: boolean): string {
   if (trustProxy) {
@@ -44,51 +51,50 @@ function clientAddress(req: IncomingMessage | undefined, headers: Headers, trust
   return req?.socket.remoteAddress ?? 'unknown';
 }
 
-async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
-  const text = await request.text();
-  if (text.trim() === '') return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'Request body is not valid JSON');
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ApiError(400, 'Request body must be a JSON object');
-  }
-  return body as Record<string, unknown>;
-}
-
-/** Whether a string anywhere in a JSON value (keys included) holds U+0000; iterative, as nesting depth is the caller's. */
-function containsNul(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  while (pending.length) {
-    const item = pending.pop();
-    if (typeof item === 'string') {
-      if (item.includes('\0')) return true;
-    } else if (item && typeof item === 'object') {
-      for (const [key, inner] of Object.entries(item)) pending.push(key, inner);
-    }
-  }
-  return false;
-}
+/** Whether a string anywhere in the query string holds U+0000. */
+const queryHasNul = (query: URLSearchParams) => [...query].some(([name, value]) => name.includes('\0') || value.includes('\0'));
 
 // PostgreSQL text cannot hold U+0000: refuse it up front instead of failing in the database.
 const nulRejected = () => new ApiError(400, 'The request contains a NUL character');
+
+/** A body that must be a JSON object when there is one. */
+function jsonObject(body: unknown): Record<string, unknown> | undefined {
+  if (body === undefined) return undefined;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'Request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+/** The GraphQL parameters of a POST /graphql, read under the same body rules as REST. */
+async function graphqlParams(request: Request, limits: BodyLimits): Promise<GraphQLParams | undefined> {
+  if (request.method !== 'POST') return undefined;
+  const params = jsonObject(await readJsonBody(request, limits));
+  if (!params) throw new ApiError(400, 'A GraphQL POST needs a JSON body such as {"query": "{ __typename }"}');
+  return params as GraphQLParams;
+}
 
 export function createApp(deps: AppDependencies) {
   const { prisma, metrics, rateLimiter } = deps;
   const rest = createRestApi(deps.schema);
 
   // graphql-yoga is loaded on the first /graphql request: a REST-only process stays smaller.
-  let yoga: Promise<YogaServerInstance<{ requestId: string }, Context>> | undefined;
+  let yoga: Promise<YogaServerInstance<GraphqlServerContext, Context>> | undefined;
   const graphqlServer = () =>
     (yoga ??= import('graphql-yoga').then(({ createYoga }) =>
-      createYoga<{ requestId: string }, Context>({
+      createYoga<GraphqlServerContext, Context>({
         schema: deps.subgraphSchema,
         graphqlEndpoint: '/graphql',
         logging: false,
         landingPage: false,
+        plugins: [
+          // A POST's body is already read and checked (graphqlParams): yoga takes it from there.
+          {
+            onRequestParse: ({ serverContext, setRequestParser }) => {
+              const { params } = serverContext;
+              if (params) setRequestParser(() => params);
+            },
+          } satisfies Plugin<object, GraphqlServerContext>,
+          queryLimits(),
+        ],
         context: ({ request, requestId }) => ({
           prisma,
           requestId,
@@ -97,7 +103,7 @@ export function createApp(deps: AppDependencies) {
       }),
     ));
 
-  async function handleRest(request: Request, url: URL, requestId: string): Promise<{ response: Response; route: string }> {
+  async function handleRest(request: Request, url: URL, requestId: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
     const matched = rest.match(request.method, url.pathname);
     if (request.method === 'OPTIONS' && matched.kind !== 'not-found') {
       return { response: new Response(JSON.stringify({ status: 'success', data: {} }), { headers: { ...CORS_HEADERS, 'content-type': 'application/json' } }), route: 'preflight' };
@@ -113,12 +119,11 @@ export function createApp(deps: AppDependencies) {
     const routeLabel = `${BASE_PATH}${route.path}`;
     // Authentication comes first, so a bad request without keys still gets 401.
     const principal = await authenticate(prisma, request.headers, request.method === 'GET' ? 'read' : 'write');
-    if (/%00/.test(url.pathname) || containsNul([...url.searchParams])) throw nulRejected();
+    if (/%00/.test(url.pathname) || queryHasNul(url.searchParams)) throw nulRejected();
     const isRead = request.method === 'GET';
     let body: Record<string, unknown> = {};
     if (!isRead) {
-      body = await readJsonObject(request);
-      if (containsNul(body)) throw nulRejected();
+      body = jsonObject(await readJsonBody(request, limits)) ?? {};
       // The path names the record: a body field repeating a path parameter is ignored like any unknown field.
       for (const name of route.pathParams) delete body[name];
       checkBodyTypes(body, route.args);
@@ -136,7 +141,7 @@ export function createApp(deps: AppDependencies) {
     return { response, route: routeLabel };
   }
 
-  async function dispatch(request: Request, requestId: string, address: string): Promise<{ response: Response; route: string }> {
+  async function dispatch(request: Request, requestId: string, address: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
     const url = new URL(request.url);
     const { pathname } = url;
     if (pathname === '/healthz') return { response: Response.json({ status: 'ok' }), route: pathname };
@@ -161,18 +166,21 @@ export function createApp(deps: AppDependencies) {
     if (pathname === `${BASE_PATH}/docs` && request.method === 'GET') {
       return { response: new Response(deps.documents.docsHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }), route: pathname };
     }
-    if (pathname === BASE_PATH || pathname.startsWith(`${BASE_PATH}/`)) return handleRest(request, url, requestId);
-    if (pathname === '/graphql') return { response: await (await graphqlServer()).fetch(request, { requestId }), route: pathname };
+    if (pathname === BASE_PATH || pathname.startsWith(`${BASE_PATH}/`)) return handleRest(request, url, requestId, limits);
+    if (pathname === '/graphql') {
+      const params = await graphqlParams(request, limits);
+      return { response: await (await graphqlServer()).fetch(request, { requestId, params }), route: pathname };
+    }
     return { response: errorResponse(404, `No route for ${request.method} ${pathname}`), route: 'unmatched' };
   }
 
   return createServerAdapter<{ req?: IncomingMessage }>(async (request, serverContext) => {
     const started = performance.now();
-    const given = request.headers.get('x-request-id');
-    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    const requestId = requestIdFor(request.headers.get('x-request-id'));
     let result: { response: Response; route: string };
     try {
-      result = await dispatch(request, requestId, clientAddress(serverContext.req, request.headers, deps.trustProxy));
+      const limits: BodyLimits = { maxBytes: deps.maxBodyBytes, cutConnection: () => serverContext.req?.socket.destroy() };
+      result = await dispatch(request, requestId, clientAddress(serverContext.req, request.headers, deps.trustProxy), limits);
     } catch (error) {
       if (error instanceof ApiError) {
         result = { response: errorResponse(error.status, error.message), route: 'rejected' };

@@ -2,9 +2,12 @@ import type { ErrorStatus } from '../errors.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
 
+/** The JSON of the spec's failure envelope. */
+export const errorBody = (message: string) => JSON.stringify({ status: 'error', error: { message } });
+
 /** The spec's failure envelope: clients branch on the status; the message is for people. */
 export function errorResponse(status: ErrorStatus, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ status: 'error', error: { message } }), {
+  return new Response(errorBody(message), {
     status,
     headers: { ...JSON_HEADERS, ...headers },
   });

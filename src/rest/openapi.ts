@@ -16,6 +16,7 @@ import {
 } from 'graphql';
 import { createSofa } from 'sofa-api';
 import type { ErrorStatus } from '../errors.js';
+import { JSON_LIMITS, STRING_LIMITS } from '../graphql/input-limits.js';
 import { MAX_TIMESTAMP } from '../graphql/scalars.js';
 import { BASE_PATH, createRestApi } from './router.js';
 import { routeField, routes, type RestRoute } from './routes.js';
@@ -66,6 +67,9 @@ export interface OpenApiDocument {
   };
 }
 
+/** 431 comes from the HTTP parser, so it is not an ErrorStatus of the app. */
+type DocumentedStatus = ErrorStatus | 431;
+
 /** Statuses beyond the common ones (400, 401, 404 with a path id, 429, 500), by GraphQL field. */
 const EXTRA_ERRORS: Record<string, ErrorStatus[]> = {
   // Creating a product (or a copy of one) collides with the plan's product limit.
@@ -73,14 +77,17 @@ const EXTRA_ERRORS: Record<string, ErrorStatus[]> = {
   'Mutation.duplicateProduct': [409],
 };
 
-const ERROR_RESPONSES: Partial<Record<ErrorStatus, { name: string; description: string }>> = {
+const ERROR_RESPONSES: Partial<Record<DocumentedStatus, { name: string; description: string }>> = {
   400: { name: 'BadRequest', description: 'Validation failure, or the request is not valid for the resource\'s current state' },
   401: { name: 'Unauthorized', description: 'Key missing, malformed or invalid; a write without a valid secret key; test mode not set up; workspace offline' },
   403: { name: 'Forbidden', description: 'The feature is not enabled for the workspace' },
   404: { name: 'NotFound', description: 'The resource does not exist or is not in the workspace (archived records are hidden)' },
   409: { name: 'Conflict', description: 'A limit of the account collides (the plan\'s product limit)' },
+  413: { name: 'PayloadTooLarge', description: 'The request body is larger than the server accepts (MAX_BODY_BYTES, 1 MiB by default)' },
+  415: { name: 'UnsupportedMediaType', description: 'The request has a body that is not JSON: send content-type: application/json (UTF-8)' },
   422: { name: 'UnprocessableEntity', description: 'A well-formed request that cannot be fulfilled' },
   429: { name: 'TooManyRequests', description: 'Rate limit hit; retry with exponential backoff' },
+  431: { name: 'RequestHeaderFieldsTooLarge', description: 'The request line (URL included) and headers are too large' },
   500: { name: 'InternalServerError', description: 'The request did not complete; retry with backoff' },
   503: { name: 'ServiceUnavailable', description: 'A dependency did not answer; retry with backoff' },
 };
@@ -134,6 +141,16 @@ function described(schema: SchemaObject, description: string | null | undefined)
 
 const oasPath = (path: string) => path.replace(/:([^/]+)/g, '{$1}');
 
+/** A string schema, or a list of strings, with the maximum length the server enforces (graphql/input-limits.ts). */
+function withMaxLength(schema: SchemaObject, name: string): SchemaObject {
+  const maxLength = STRING_LIMITS[name];
+  if (maxLength === undefined) return schema;
+  if (schema.type === 'string') return { ...schema, maxLength };
+  const items = schema.items as SchemaObject | undefined;
+  if (schema.type === 'array' && items?.type === 'string') return { ...schema, items: { ...items, maxLength } };
+  return schema;
+}
+
 /** The GraphQL type of a value as a schema: named types other than built-in scalars are components. */
 function typeSchema(type: GraphQLType): SchemaObject {
   if (isNonNullType(type)) return innerSchema(type.ofType);
@@ -160,7 +177,7 @@ function componentSchema(type: GraphQLNamedType): SchemaObject {
     return described(
       {
         type: 'object',
-        properties: Object.fromEntries(fields.map((f) => [f.name, described(typeSchema(f.type), f.description)])),
+        properties: Object.fromEntries(fields.map((f) => [f.name, described(withMaxLength(typeSchema(f.type), f.name), f.description)])),
         ...(required.length ? { required } : {}),
       },
       type.description,
@@ -254,13 +271,15 @@ const ERROR_ENVELOPE: SchemaObject = {
   required: ['status', 'error'],
 };
 
-function errorStatuses(route: RestRoute): ErrorStatus[] {
-  const statuses = new Set<ErrorStatus>([400, 401, 429, 500, ...(EXTRA_ERRORS[route.field] ?? [])]);
+function errorStatuses(route: RestRoute): DocumentedStatus[] {
+  const statuses = new Set<DocumentedStatus>([400, 401, 429, 431, 500, ...(EXTRA_ERRORS[route.field] ?? [])]);
   if (route.path.includes(':')) statuses.add(404);
+  // Only writes read a body.
+  if (route.method !== 'GET') for (const status of [413, 415] as const) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
 
-function errorResponseName(status: ErrorStatus): string {
+function errorResponseName(status: DocumentedStatus): string {
   const known = ERROR_RESPONSES[status];
   if (!known) throw new Error(`No error response is described for status ${status}`);
   return known.name;
@@ -313,7 +332,7 @@ function buildOperation(route: RestRoute, sofaOperation: SofaOperation, selectio
       in: parameter.in as 'path' | 'query',
       required: parameter.in === 'path' || parameter.required === true,
       ...(typeof description === 'string' && description ? { description } : {}),
-      schema: schemaOnly,
+      schema: withMaxLength(schemaOnly, parameter.name),
       // Lists repeat the parameter: ids=a&ids=b.
       ...(schemaOnly.type === 'array' ? { style: 'form' as const, explode: true } : {}),
     });
@@ -331,7 +350,7 @@ function buildOperation(route: RestRoute, sofaOperation: SofaOperation, selectio
     const properties = Object.entries((sofaBody.properties ?? {}) as Record<string, SchemaObject>)
       .filter(([name]) => !pathParameters.has(name))
       .map(([name, property]) => {
-        const fixed = fixSchema(property);
+        const fixed = withMaxLength(fixSchema(property), name);
         return [name, sofaRequired.has(name) ? fixed : nullable(fixed)] as const;
       });
     const required = properties.map(([name]) => name).filter((name) => sofaRequired.has(name));
@@ -375,7 +394,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
   for (const route of routes) fieldUses.set(route.field, (fieldUses.get(route.field) ?? 0) + 1);
 
   const paths: OpenApiDocument['paths'] = {};
-  const usedStatuses = new Set<ErrorStatus>();
+  const usedStatuses = new Set<DocumentedStatus>();
   for (const route of routes) {
     const method = route.method.toLowerCase();
     const sofaOperation = sofaDocument.paths?.[oasPath(route.path)]?.[method];
@@ -425,7 +444,9 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
       description:
         'Every response is an envelope: {status: "success", data} or {status: "error", error: {message}}; branch on the HTTP status. ' +
         'Reads (GET) need the x-svc-public-key header; writes (POST, PATCH) need x-svc-public-key and x-svc-secret-key. ' +
-        'Every response carries x-request-id (a request that sends one has it echoed back).',
+        'Every response carries x-request-id (a request that sends one has it echoed back). ' +
+        `Request bodies are JSON (content-type: application/json, UTF-8) of at most 1 MiB by default (MAX_BODY_BYTES; 413 beyond) and ${JSON_LIMITS.depth} levels of nesting; ` +
+        'strings have the maxLength shown. Requests the HTTP parser refuses (malformed, headers too large, too slow) get the error envelope as well, then the connection closes.',
     },
     servers: [{ url: '/', description: 'This server' }],
     tags,

@@ -9,10 +9,6 @@ import { archivedWhere, pageCount, pagePage } from '../graphql/pagination.js';
 import { isCountry, postalCodeRequired } from '../reference/countries.js';
 
 export const PASSWORD_MIN_LENGTH = 8;
-// scrypt's cost barely depends on the input length; the cap only bounds what a request may carry.
-const PASSWORD_MAX_LENGTH = 256;
-const EMAIL_MAX_LENGTH = 254;
-const TEXT_MAX_LENGTH = 255;
 // The WHATWG "valid e-mail address" grammar, plus a dot in the domain: a buyer needs a routable address.
 const EMAIL_PATTERN =
   /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
@@ -54,13 +50,10 @@ const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 const DUPLICATE_EMAIL = 'a user with this email already exists';
 
-function checkText(name: string, value: string | null | undefined) {
-  if (value && value.length > TEXT_MAX_LENGTH) throw badRequest(`${name} must be at most ${TEXT_MAX_LENGTH} characters`);
-}
-
+// Maximum lengths (email, password, texts) are checked for every input in one place (graphql/input-limits.ts).
 function checkEmail(email: string): string {
   const trimmed = email.trim();
-  if (trimmed.length > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(trimmed)) throw badRequest('email must be a valid email address');
+  if (!EMAIL_PATTERN.test(trimmed)) throw badRequest('email must be a valid email address');
   return trimmed;
 }
 
@@ -79,7 +72,6 @@ function checkBillingDetails(input: BillingDetails): BillingDetails {
     line2: optionalText(input.line2),
     name: optionalText(input.name),
   };
-  for (const [name, value] of Object.entries(details)) checkText(`billingDetails.${name}`, value);
   if (!details.postalCode && postalCodeRequired(countryCode)) {
     throw badRequest(`billingDetails.postalCode is required for country ${countryCode}`);
   }
@@ -88,7 +80,6 @@ function checkBillingDetails(input: BillingDetails): BillingDetails {
 
 function checkPassword(password: string) {
   if (password.length < PASSWORD_MIN_LENGTH) throw badRequest(`password must be at least ${PASSWORD_MIN_LENGTH} characters`);
-  if (password.length > PASSWORD_MAX_LENGTH) throw badRequest(`password must be at most ${PASSWORD_MAX_LENGTH} characters`);
 }
 
 const scryptAsync = (password: string, salt: Buffer, keyLength: number, options: ScryptOptions) =>
@@ -117,8 +108,6 @@ export function userResource(u: User) {
 
 export async function createUser(prisma: PrismaClient, scope: Scope, input: CreateUserInput, query: Query) {
   const email = checkEmail(input.email);
-  checkText('username', input.username);
-  checkText('internalId', input.internalId);
   if (input.details !== undefined && input.details !== null && (typeof input.details !== 'object' || Array.isArray(input.details))) {
     throw badRequest('details must be a JSON object');
   }

@@ -70,7 +70,8 @@ function recordedResult(attempt: Pick<WebhookAttempt, 'statusCode'>): DeliveryAt
 function summary(outcome: DeliveryOutcome): string {
   if (outcome.kind === 'delivered') return `HTTP ${outcome.statusCode}`;
   if (outcome.kind === 'failed') return outcome.error;
-  return `blocked (${outcome.reason}): ${outcome.message}`;
+  const after = outcome.statusCode === null ? '' : ` after HTTP ${outcome.statusCode}`;
+  return `blocked (${outcome.reason})${after}: ${outcome.message}`;
 }
 
 /** A UUID derived from a name, so that the same notice always gets the same email id. */
@@ -225,13 +226,13 @@ export function createWebhookActivities({ prisma }: ActivityDependencies) {
       const request = deliveryBody(event);
       const body = JSON.stringify(request);
       const outcome = await deliver({ url: webhook.url, body, headers: deliveryHeaders(key, event.id, body) }, { allowHosts, timeoutMs });
-      const statusCode = outcome.kind === 'blocked' ? null : outcome.statusCode;
-      const response = outcome.kind === 'blocked' ? null : outcome.responseBody;
+      const { statusCode, responseBody: response } = outcome;
+      const blockReason = outcome.kind === 'blocked' ? outcome.reason : null;
       const delivered = outcome.kind === 'delivered';
 
       const emails = await prisma.$transaction(async (tx) => {
         const { count } = await tx.webhookAttempt.createMany({
-          data: [{ webhookId, eventId, eventType: event.type, sequence, statusCode, request: request as unknown as Prisma.InputJsonObject, response: json(response) }],
+          data: [{ webhookId, eventId, eventType: event.type, sequence, statusCode, blockReason, request: request as unknown as Prisma.InputJsonObject, response: json(response) }],
           skipDuplicates: true,
         });
         // A concurrent run of this activity recorded the try first and did the bookkeeping.

@@ -24,7 +24,8 @@ export interface DeliveryOptions {
 export type DeliveryOutcome =
   | { kind: 'delivered'; statusCode: number; responseBody: unknown | null }
   | { kind: 'failed'; statusCode: number | null; responseBody: unknown | null; error: string }
-  | { kind: 'blocked'; reason: BlockReason; message: string };
+  /** statusCode and responseBody are the redirect's that led to the blocked URL; null for the webhook's own URL. */
+  | { kind: 'blocked'; statusCode: number | null; responseBody: unknown | null; reason: BlockReason; message: string };
 
 /** Larger response bodies are not stored (responseBody null); receivers should answer briefly. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -45,10 +46,14 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     let target = request.url;
+    // The redirect that named the target, if any: a blocked target is recorded with its status.
+    let redirect: HopResponse | undefined;
+    const blocked = (reason: BlockReason, message: string): DeliveryOutcome =>
+      ({ kind: 'blocked', statusCode: redirect?.statusCode ?? null, responseBody: redirect?.body ?? null, reason, message });
     for (let redirects = 0; ; redirects++) {
-      // Resolved afresh for each hop: a URL accepted at create time may point elsewhere by now.
+      // Resolved afresh for each hop, port included: a URL accepted at create time may point elsewhere by now.
       const vetted = await untilAborted(validateWebhookUrl(target, options), controller.signal);
-      if (!vetted.ok) return { kind: 'blocked', reason: vetted.reason, message: vetted.message };
+      if (!vetted.ok) return blocked(vetted.reason, vetted.message);
 
       const response = await post(vetted.url, vetted.addresses, request, controller.signal);
       const { statusCode, location, body } = response;
@@ -61,10 +66,11 @@ export async function deliver(request: DeliveryRequest, options: DeliveryOptions
       }
       if (location === undefined) return failed(`redirect ${statusCode} without a Location header`);
       if (redirects >= maxRedirects) return failed(`more than ${maxRedirects} redirects`);
+      redirect = response;
       try {
         target = new URL(location, vetted.url).href;
       } catch {
-        return { kind: 'blocked', reason: 'malformed_url', message: `The redirect target "${location}" is not a valid URL.` };
+        return blocked('malformed_url', `The redirect target "${location}" is not a valid URL.`);
       }
     }
   } catch (error) {

@@ -18,8 +18,9 @@ export type Resolver = (host: string) => Promise<string[]>;
 
 export interface ValidateOptions {
   /**
-   * Exact host names or IP literals let through without the blocked-host and address checks,
-   * normalized as webhookAllowHostsFromEnv returns them (lower case, canonical IP).
+   * Receivers let through without the blocked-host and address checks, as
+   * webhookAllowHostsFromEnv returns them: `host` (every port) or `host:port` (that port only),
+   * normalized (lower case, canonical IP; an IPv6 host in brackets before a port).
    */
   allowHosts: ReadonlySet<string>;
   /** Injected in tests; defaults to the system resolver (A and AAAA). */
@@ -188,6 +189,12 @@ export function normalizeHost(host: string): string {
   return parseHostLiteral(host) ?? host.toLowerCase().replace(/\.$/, '');
 }
 
+/** The allow-list key of a host on one port (IPv6 in brackets, as in a URL). */
+const receiverKey = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** The port a URL connects to: its own, or its scheme's default. */
+const portOf = (url: URL) => (url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port));
+
 const systemResolver: Resolver = async (host) => {
   const results = await dns.lookup(host, { all: true, verbatim: true });
   return results.map((result) => result.address);
@@ -218,7 +225,8 @@ export async function validateWebhookUrl(raw: string, options: ValidateOptions):
   // Node's URL parser already canonicalises IPv4 spellings; parsing again keeps this check
   // independent of that behaviour.
   const literal = parseHostLiteral(host);
-  const allowed = options.allowHosts.has(literal ?? normalizeHost(host));
+  const key = literal ?? normalizeHost(host);
+  const allowed = options.allowHosts.has(key) || options.allowHosts.has(receiverKey(key, portOf(url)));
 
   if (!allowed) {
     if (literal !== null) {
@@ -260,18 +268,50 @@ export async function validateWebhookUrl(raw: string, options: ValidateOptions):
   return { ok: true, url, addresses };
 }
 
+// A host name as DNS has it (labels of letters, digits, hyphens and underscores).
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+// host, host:port, [IPv6] or [IPv6]:port; a bare IPv6 address is told apart by its colons.
+const ENTRY = /^(?:\[(?<ipv6>[^\]]*)\]|(?<host>[^:[\]]+))(?::(?<port>\d+))?$/;
+
+/** One WEBHOOK_ALLOWED_HOSTS entry as an allow-list key; throws naming the entry when it is not one. */
+function allowListKey(entry: string): string {
+  const invalid = (why: string) =>
+    new Error(`WEBHOOK_ALLOWED_HOSTS entry "${entry}" ${why}. Entries are host names or IP addresses, each optionally with :port (IPv6 as [::1]:8080).`);
+  if (!entry.startsWith('[') && entry.split(':').length > 2) {
+    // A bare IPv6 address: its colons leave no room for a port.
+    const literal = parseHostLiteral(entry);
+    if (literal === null) throw invalid('is not a valid IPv6 address');
+    return literal;
+  }
+  const groups = ENTRY.exec(entry)?.groups;
+  if (!groups) throw invalid('is not a host or host:port');
+  let host: string;
+  if (groups.ipv6 !== undefined) {
+    const literal = parseHostLiteral(groups.ipv6);
+    if (literal === null || !literal.includes(':')) throw invalid('has brackets around something that is not an IPv6 address');
+    host = literal;
+  } else {
+    host = normalizeHost(groups.host!);
+    // A name ending in a number is read as an IPv4 address by URLs, so it must be a valid one.
+    if (parseHostLiteral(host) === null && (!HOST_NAME.test(host) || /(^|\.)\d+$/.test(host))) throw invalid('is not a valid host name or IP address');
+  }
+  if (groups.port === undefined) return host;
+  const port = Number(groups.port);
+  if (port < 1 || port > 65535) throw invalid(`has the port ${groups.port}, outside 1-65535`);
+  return receiverKey(host, port);
+}
+
 /**
- * The delivery allow-list from WEBHOOK_ALLOWED_HOSTS (comma-separated host names or IP literals),
- * empty by default. It exists for local receivers in development and tests; production refuses
- * to start with it set, so a stray config cannot open the SSRF rules.
+ * The delivery allow-list from WEBHOOK_ALLOWED_HOSTS: comma-separated host names or IP literals,
+ * each either bare (every port of that host) or with :port (that port only; IPv6 as [::1]:8080).
+ * Empty by default. It exists for local receivers in development and tests; production refuses
+ * to start with it set, so a stray config cannot open the SSRF rules. A malformed entry stops the
+ * start with a message naming it.
  */
 export function webhookAllowHostsFromEnv(env: NodeJS.ProcessEnv = process.env): ReadonlySet<string> {
-  const hosts = (env.WEBHOOK_ALLOWED_HOSTS ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  if (hosts.length > 0 && env.NODE_ENV === 'production') {
+  const entries = (env.WEBHOOK_ALLOWED_HOSTS ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries.length > 0 && env.NODE_ENV === 'production') {
     throw new Error('WEBHOOK_ALLOWED_HOSTS must be empty when NODE_ENV=production: it bypasses the webhook SSRF rules.');
   }
-  for (const entry of hosts) {
-    if (/[/*@\s]/.test(entry)) throw new Error(`WEBHOOK_ALLOWED_HOSTS entry "${entry}" must be a bare host name or IP address.`);
-  }
-  return new Set(hosts.map(normalizeHost));
+  return new Set(entries.map(allowListKey));
 }

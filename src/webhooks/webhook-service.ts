@@ -17,7 +17,6 @@ import { testEventPayload, type TestEventHints } from './test-events.js';
 /** Live (active or inactive, not archived) webhooks a workspace may have per mode. */
 export const WEBHOOK_LIMIT = 5;
 const ATTEMPTS_TAKE = 10;
-const URL_MAX_LENGTH = 2048;
 // Standard Webhooks secrets: "whsec_" + base64 of the HMAC key (24 to 64 bytes; 32 when generated).
 const SECRET_PREFIX = 'whsec_';
 const SECRET_BYTES = { min: 24, max: 64, generated: 32 } as const;
@@ -75,7 +74,6 @@ function checkEvents(events: readonly string[]): EventType[] {
 
 /** The URL as it will be called (WHATWG-normalised); 400 with the SSRF rule's message otherwise. */
 async function checkUrl(raw: string): Promise<string> {
-  if (raw.length > URL_MAX_LENGTH) throw badRequest(`url must be at most ${URL_MAX_LENGTH} characters`);
   const result = await validateWebhookUrl(raw.trim(), { allowHosts: webhookAllowHostsFromEnv() });
   if (!result.ok) throw badRequest(result.message);
   return result.url.href;
@@ -202,7 +200,8 @@ export async function sendTestEvent(prisma: PrismaClient, scope: Scope, input: T
   await prisma.event.updateMany({ where: { id: event.id, dispatchedAt: null }, data: { dispatchedAt: new Date() } });
 
   const deadline = Date.now() + config.webhooks.timeoutMs + FIRST_TRY_MARGIN_MS;
-  const readFirstTries = () => prisma.webhookAttempt.findMany({ where: { eventId: event.id, sequence: 0 }, select: { webhookId: true, statusCode: true } });
+  const readFirstTries = () =>
+    prisma.webhookAttempt.findMany({ where: { eventId: event.id, sequence: 0 }, select: { webhookId: true, statusCode: true, blockReason: true } });
   let firstTries = await readFirstTries();
   // A try that has not happened by the deadline is not a refusal: its delivery goes on.
   while (firstTries.length < webhooks.length && Date.now() < deadline) {
@@ -212,13 +211,15 @@ export async function sendTestEvent(prisma: PrismaClient, scope: Scope, input: T
   const refused = firstTries.filter(({ statusCode }) => !isSuccess(statusCode));
   if (refused.length > 0) {
     const current = await prisma.webhook.findMany({ where: { id: { in: refused.map((attempt) => attempt.webhookId) } } });
-    const reasons = refused.map(({ webhookId, statusCode }) => {
+    const reasons = refused.map(({ webhookId, statusCode, blockReason }) => {
       const webhook = current.find((w) => w.id === webhookId)!;
       const why =
-        statusCode !== null
-          ? `HTTP ${statusCode}`
-          : webhook.lastBlockReason !== null
-            ? `its URL is blocked (${webhook.lastBlockReason})`
+        blockReason !== null
+          ? statusCode === null
+            ? `its URL is blocked (${blockReason})`
+            : `HTTP ${statusCode} redirects to a blocked URL (${blockReason})`
+          : statusCode !== null
+            ? `HTTP ${statusCode}`
             : 'no response (timeout or connection error)';
       return `${webhook.url} (webhook ${webhook.id}): ${why}`;
     });

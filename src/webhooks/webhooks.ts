@@ -42,7 +42,14 @@ export const WebhookAttempt = builder.prismaObject('WebhookAttempt', {
     webhookId: t.exposeID('webhookId'),
     eventType: t.exposeString('eventType', { nullable: true }),
     sequence: t.exposeInt('sequence', { description: '0 is the first try of an event' }),
-    statusCode: t.exposeInt('statusCode', { nullable: true, description: 'null when the request itself failed (timeout, connection error, blocked URL)' }),
+    statusCode: t.exposeInt('statusCode', {
+      nullable: true,
+      description: 'null when the request itself failed (timeout, connection error, blocked URL); for a redirect that was not followed, its status',
+    }),
+    blockReason: t.exposeString('blockReason', {
+      nullable: true,
+      description: 'Why the try was not sent: the URL, or the target of the redirect in statusCode, is malformed_url, disallowed_scheme, blocked_host, unresolvable_host or blocked_resolved_address',
+    }),
     request: t.expose('request', { type: 'JSON', nullable: true, description: 'The body sent' }),
     response: t.expose('response', { type: 'JSON', nullable: true, description: 'The parsed JSON response body' }),
     createdAt: t.field({ type: 'Timestamp', description: 'ms', resolve: (a) => a.createdAt.getTime() }),

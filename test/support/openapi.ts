@@ -1,77 +1,109 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { ROOT } from './processes.js';
 
-// Every response a test sees is checked against the published OpenAPI document (schema/openapi.json):
-// raw() and the typed client call checkResponse, so a response that the document does not describe
-// (an undocumented status, a missing or mistyped field) fails the test that saw it.
+// The published OpenAPI document (schema/openapi.json) as a test oracle: responses are checked
+// against it status for status and field for field. raw() and the typed REST client check every
+// answer a test sees (checkResponse); the fuzzer walks the document's operations.
 
-type Json = Record<string, unknown>;
-interface PathItem {
-  pattern: RegExp;
-  /** A path without parameters wins over patterns, as in the router. */
-  static: boolean;
-  operations: Record<string, { responses: Record<string, Json> }>;
+export type Schema = { [key: string]: any };
+export type OpenApi = { paths: Record<string, Record<string, Schema>>; components: Schema };
+
+export interface DocumentedOperation {
+  /** The document's path template, e.g. /v0/products/{productId}/update. */
+  path: string;
+  /** Upper case, e.g. PATCH. */
+  method: string;
+  operation: Schema;
 }
 
-const document = JSON.parse(readFileSync(path.join(process.cwd(), 'schema', 'openapi.json'), 'utf8')) as Json & {
-  paths: Record<string, Record<string, { responses: Record<string, Json> }>>;
-  components: { responses: Record<string, Json> };
-};
+export const readDocument = async (): Promise<OpenApi> => JSON.parse(await readFile(path.join(ROOT, 'schema/openapi.json'), 'utf8'));
 
-/** OpenAPI 3.0's `nullable` as JSON Schema: null becomes one more allowed value. */
-function jsonSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(jsonSchema);
-  if (!schema || typeof schema !== 'object') return schema;
-  const { nullable, ...rest } = schema as Json;
-  const converted = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(value as Json).map(([name, s]) => [name, jsonSchema(s)])) : jsonSchema(value)]));
-  return nullable ? { anyOf: [converted, { type: 'null' }] } : converted;
+export const operationsOf = (document: OpenApi): DocumentedOperation[] =>
+  Object.entries(document.paths).flatMap(([documentPath, item]) => Object.entries(item).map(([method, operation]) => ({ path: documentPath, method: method.toUpperCase(), operation })));
+
+/** The operation serving a concrete path (a static path wins over a template, as in the router). */
+export function operationAt(document: OpenApi, method: string, concretePath: string): DocumentedOperation {
+  const matching = operationsOf(document).filter(
+    (o) => o.method === method && new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(concretePath),
+  );
+  const found = matching.find((o) => !o.path.includes('{')) ?? matching[0];
+  if (!found) throw new Error(`The document has no operation for ${method} ${concretePath}`);
+  return found;
 }
 
-// Formats (int64, uuid) are documentation here; the types and shapes are what is checked.
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-ajv.addSchema({ $id: 'openapi', components: jsonSchema(document.components) });
+export const resolve = (document: OpenApi, node: Schema): Schema =>
+  node.$ref ? resolve(document, (node.$ref as string).split('/').slice(1).reduce((parent: any, key) => parent[key], document)) : node;
 
-const pathItems: PathItem[] = Object.entries(document.paths).map(([template, operations]) => ({
-  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-  static: !template.includes('{'),
-  operations,
-}));
-
-const validators = new Map<Json, ValidateFunction>();
-function validatorFor(response: Json): ValidateFunction | undefined {
-  const resolved = typeof response.$ref === 'string' ? document.components.responses[response.$ref.split('/').pop()!]! : response;
-  const schema = (resolved.content as Record<string, { schema: unknown }> | undefined)?.['application/json']?.schema;
-  if (!schema) return undefined;
-  let validate = validators.get(resolved);
-  if (!validate) {
-    // Local references point into the components of the schema added above.
-    const text = JSON.stringify(jsonSchema(schema)).replaceAll('"$ref":"#/components/', '"$ref":"openapi#/components/');
-    validate = ajv.compile(JSON.parse(text) as object);
-    validators.set(resolved, validate);
+/** The body checked against a schema of the document; properties the document lacks count as drift. */
+function conformance(document: OpenApi, schema: Schema, value: unknown, where: string): string[] {
+  if (schema.$ref) return conformance(document, resolve(document, schema), value, where);
+  if (value === null) {
+    if (schema.nullable) return [];
+    if (schema.allOf) return schema.allOf.flatMap((branch: Schema) => conformance(document, branch, value, where));
+    return schema.type || schema.enum || schema.oneOf ? [`${where}: null is not allowed`] : [];
   }
-  return validate;
+  if (schema.allOf) return schema.allOf.flatMap((branch: Schema) => conformance(document, branch, value, where));
+  if (schema.oneOf) {
+    const fits = schema.oneOf.some((branch: Schema) => conformance(document, branch, value, where).length === 0);
+    return fits ? [] : [`${where}: matches no oneOf branch`];
+  }
+  if (schema.enum && !schema.enum.includes(value)) return [`${where}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`];
+  switch (schema.type) {
+    case 'object': {
+      if (typeof value !== 'object' || Array.isArray(value)) return [`${where}: expected an object`];
+      const record = value as Record<string, unknown>;
+      const properties = (schema.properties ?? {}) as Record<string, Schema>;
+      return [
+        ...((schema.required ?? []) as string[]).filter((key) => !(key in record)).map((key) => `${where}.${key}: missing`),
+        ...Object.keys(record).filter((key) => !(key in properties)).map((key) => `${where}.${key}: not in the document`),
+        ...Object.entries(record).flatMap(([key, child]) => (properties[key] ? conformance(document, properties[key], child, `${where}.${key}`) : [])),
+      ];
+    }
+    case 'array':
+      return Array.isArray(value) ? value.flatMap((item, index) => conformance(document, schema.items, item, `${where}[${index}]`)) : [`${where}: expected an array`];
+    case 'integer':
+      return Number.isInteger(value) ? [] : [`${where}: expected an integer`];
+    case 'number':
+      return typeof value === 'number' ? [] : [`${where}: expected a number`];
+    case 'string':
+      return typeof value === 'string' ? [] : [`${where}: expected a string`];
+    case 'boolean':
+      return typeof value === 'boolean' ? [] : [`${where}: expected a boolean`];
+    default:
+      return [];
+  }
 }
+
+/** A response checked against its operation: the status must be documented and the body fit it. */
+export function responseProblems(document: OpenApi, operation: Schema, status: number, body: unknown): string[] {
+  const response = operation.responses[String(status)];
+  if (!response) return [`status ${status} is not documented`];
+  return conformance(document, resolve(document, response).content['application/json'].schema, body, 'body');
+}
+
+
+/** The document as this run has it, for the checks on every answer. */
+const published: OpenApi = JSON.parse(readFileSync(path.join(ROOT, 'schema/openapi.json'), 'utf8'));
 
 /**
- * Why a response does not match the document, or undefined when it does. Paths and methods the
- * document does not list (unknown paths, a wrong method's 405, /healthz and the like) are left out.
+ * Why an answer does not match the document, or undefined when it does. A path the document does
+ * not list (unknown paths, /healthz and the like) and a method it does not list for a listed path
+ * (the 405 answer) are left out: the document describes operations, not their absence.
  */
 export function responseMismatch(method: string, url: string, status: number, body: unknown): string | undefined {
   const pathname = new URL(url, 'http://localhost').pathname;
-  const matching = pathItems.filter((item) => item.pattern.test(pathname));
-  const operation = (matching.find((item) => item.static) ?? matching[0])?.operations[method.toLowerCase()];
+  const matching = Object.entries(published.paths).filter(([template]) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(pathname));
+  // A static path wins over a template, as in the router.
+  const [, item] = matching.find(([template]) => !template.includes('{')) ?? matching[0] ?? [];
+  const operation = item?.[method.toLowerCase()];
   if (!operation) return undefined;
-  const response = operation.responses[String(status)] ?? operation.responses.default;
-  if (!response) return `${method} ${pathname} answered ${status}, which the OpenAPI document does not list for it`;
-  const validate = validatorFor(response);
-  if (validate && !validate(body)) {
-    return `${method} ${pathname} answered ${status} with a body the OpenAPI document does not allow: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`;
-  }
-  return undefined;
+  const problems = responseProblems(published, operation, status, body);
+  return problems.length ? `${method} ${pathname} answered ${status}, which the OpenAPI document does not allow: ${problems.join('; ')}\n${JSON.stringify(body).slice(0, 2000)}` : undefined;
 }
 
-/** Throws when the response does not match the document (see responseMismatch). */
+/** Throws when the answer does not match the document (see responseMismatch). */
 export function checkResponse(method: string, url: string, status: number, body: unknown): void {
   const mismatch = responseMismatch(method, url, status, body);
   if (mismatch) throw new Error(mismatch);

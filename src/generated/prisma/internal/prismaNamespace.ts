@@ -1997,6 +1997,7 @@ export const WebhookAttemptScalarFieldEnum = {
   eventType: 'eventType',
   sequence: 'sequence',
   statusCode: 'statusCode',
+  blockReason: 'blockReason',
   request: 'request',
   response: 'response',
   createdAt: 'createdAt'

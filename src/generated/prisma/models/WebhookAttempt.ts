@@ -43,6 +43,7 @@ export type WebhookAttemptMinAggregateOutputType = {
   eventType: string | null
   sequence: number | null
   statusCode: number | null
+  blockReason: string | null
   createdAt: Date | null
 }
 
@@ -53,6 +54,7 @@ export type WebhookAttemptMaxAggregateOutputType = {
   eventType: string | null
   sequence: number | null
   statusCode: number | null
+  blockReason: string | null
   createdAt: Date | null
 }
 
@@ -63,6 +65,7 @@ export type WebhookAttemptCountAggregateOutputType = {
   eventType: number
   sequence: number
   statusCode: number
+  blockReason: number
   request: number
   response: number
   createdAt: number
@@ -87,6 +90,7 @@ export type WebhookAttemptMinAggregateInputType = {
   eventType?: true
   sequence?: true
   statusCode?: true
+  blockReason?: true
   createdAt?: true
 }
 
@@ -97,6 +101,7 @@ export type WebhookAttemptMaxAggregateInputType = {
   eventType?: true
   sequence?: true
   statusCode?: true
+  blockReason?: true
   createdAt?: true
 }
 
@@ -107,6 +112,7 @@ export type WebhookAttemptCountAggregateInputType = {
   eventType?: true
   sequence?: true
   statusCode?: true
+  blockReason?: true
   request?: true
   response?: true
   createdAt?: true
@@ -206,6 +212,7 @@ export type WebhookAttemptGroupByOutputType = {
   eventType: string | null
   sequence: number
   statusCode: number | null
+  blockReason: string | null
   request: runtime.JsonValue | null
   response: runtime.JsonValue | null
   createdAt: Date
@@ -241,6 +248,7 @@ export type WebhookAttemptWhereInput = {
   eventType?: Prisma.StringNullableFilter<"WebhookAttempt"> | string | null
   sequence?: Prisma.IntFilter<"WebhookAttempt"> | number
   statusCode?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
+  blockReason?: Prisma.StringNullableFilter<"WebhookAttempt"> | string | null
   request?: Prisma.JsonNullableFilter<"WebhookAttempt">
   response?: Prisma.JsonNullableFilter<"WebhookAttempt">
   createdAt?: Prisma.DateTimeFilter<"WebhookAttempt"> | Date | string
@@ -254,6 +262,7 @@ export type WebhookAttemptOrderByWithRelationInput = {
   eventType?: Prisma.SortOrderInput | Prisma.SortOrder
   sequence?: Prisma.SortOrder
   statusCode?: Prisma.SortOrderInput | Prisma.SortOrder
+  blockReason?: Prisma.SortOrderInput | Prisma.SortOrder
   request?: Prisma.SortOrderInput | Prisma.SortOrder
   response?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -271,6 +280,7 @@ export type WebhookAttemptWhereUniqueInput = Prisma.AtLeast<{
   eventType?: Prisma.StringNullableFilter<"WebhookAttempt"> | string | null
   sequence?: Prisma.IntFilter<"WebhookAttempt"> | number
   statusCode?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
+  blockReason?: Prisma.StringNullableFilter<"WebhookAttempt"> | string | null
   request?: Prisma.JsonNullableFilter<"WebhookAttempt">
   response?: Prisma.JsonNullableFilter<"WebhookAttempt">
   createdAt?: Prisma.DateTimeFilter<"WebhookAttempt"> | Date | string
@@ -284,6 +294,7 @@ export type WebhookAttemptOrderByWithAggregationInput = {
   eventType?: Prisma.SortOrderInput | Prisma.SortOrder
   sequence?: Prisma.SortOrder
   statusCode?: Prisma.SortOrderInput | Prisma.SortOrder
+  blockReason?: Prisma.SortOrderInput | Prisma.SortOrder
   request?: Prisma.SortOrderInput | Prisma.SortOrder
   response?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -304,6 +315,7 @@ export type WebhookAttemptScalarWhereWithAggregatesInput = {
   eventType?: Prisma.StringNullableWithAggregatesFilter<"WebhookAttempt"> | string | null
   sequence?: Prisma.IntWithAggregatesFilter<"WebhookAttempt"> | number
   statusCode?: Prisma.IntNullableWithAggregatesFilter<"WebhookAttempt"> | number | null
+  blockReason?: Prisma.StringNullableWithAggregatesFilter<"WebhookAttempt"> | string | null
   request?: Prisma.JsonNullableWithAggregatesFilter<"WebhookAttempt">
   response?: Prisma.JsonNullableWithAggregatesFilter<"WebhookAttempt">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"WebhookAttempt"> | Date | string
@@ -315,6 +327,7 @@ export type WebhookAttemptCreateInput = {
   eventType?: string | null
   sequence: number
   statusCode?: number | null
+  blockReason?: string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -328,6 +341,7 @@ export type WebhookAttemptUncheckedCreateInput = {
   eventType?: string | null
   sequence: number
   statusCode?: number | null
+  blockReason?: string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -339,6 +353,7 @@ export type WebhookAttemptUpdateInput = {
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   sequence?: Prisma.IntFieldUpdateOperationsInput | number
   statusCode?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  blockReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -352,6 +367,7 @@ export type WebhookAttemptUncheckedUpdateInput = {
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   sequence?: Prisma.IntFieldUpdateOperationsInput | number
   statusCode?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  blockReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -364,6 +380,7 @@ export type WebhookAttemptCreateManyInput = {
   eventType?: string | null
   sequence: number
   statusCode?: number | null
+  blockReason?: string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -375,6 +392,7 @@ export type WebhookAttemptUpdateManyMutationInput = {
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   sequence?: Prisma.IntFieldUpdateOperationsInput | number
   statusCode?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  blockReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -387,6 +405,7 @@ export type WebhookAttemptUncheckedUpdateManyInput = {
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   sequence?: Prisma.IntFieldUpdateOperationsInput | number
   statusCode?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  blockReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -415,6 +434,7 @@ export type WebhookAttemptCountOrderByAggregateInput = {
   eventType?: Prisma.SortOrder
   sequence?: Prisma.SortOrder
   statusCode?: Prisma.SortOrder
+  blockReason?: Prisma.SortOrder
   request?: Prisma.SortOrder
   response?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -432,6 +452,7 @@ export type WebhookAttemptMaxOrderByAggregateInput = {
   eventType?: Prisma.SortOrder
   sequence?: Prisma.SortOrder
   statusCode?: Prisma.SortOrder
+  blockReason?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -442,6 +463,7 @@ export type WebhookAttemptMinOrderByAggregateInput = {
   eventType?: Prisma.SortOrder
   sequence?: Prisma.SortOrder
   statusCode?: Prisma.SortOrder
+  blockReason?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -498,6 +520,7 @@ export type WebhookAttemptCreateWithoutWebhookInput = {
   eventType?: string | null
   sequence: number
   statusCode?: number | null
+  blockReason?: string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -509,6 +532,7 @@ export type WebhookAttemptUncheckedCreateWithoutWebhookInput = {
   eventType?: string | null
   sequence: number
   statusCode?: number | null
+  blockReason?: string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -550,6 +574,7 @@ export type WebhookAttemptScalarWhereInput = {
   eventType?: Prisma.StringNullableFilter<"WebhookAttempt"> | string | null
   sequence?: Prisma.IntFilter<"WebhookAttempt"> | number
   statusCode?: Prisma.IntNullableFilter<"WebhookAttempt"> | number | null
+  blockReason?: Prisma.StringNullableFilter<"WebhookAttempt"> | string | null
   request?: Prisma.JsonNullableFilter<"WebhookAttempt">
   response?: Prisma.JsonNullableFilter<"WebhookAttempt">
   createdAt?: Prisma.DateTimeFilter<"WebhookAttempt"> | Date | string
@@ -561,6 +586,7 @@ export type WebhookAttemptCreateManyWebhookInput = {
   eventType?: string | null
   sequence: number
   statusCode?: number | null
+  blockReason?: string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -572,6 +598,7 @@ export type WebhookAttemptUpdateWithoutWebhookInput = {
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   sequence?: Prisma.IntFieldUpdateOperationsInput | number
   statusCode?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  blockReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -583,6 +610,7 @@ export type WebhookAttemptUncheckedUpdateWithoutWebhookInput = {
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   sequence?: Prisma.IntFieldUpdateOperationsInput | number
   statusCode?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  blockReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -594,6 +622,7 @@ export type WebhookAttemptUncheckedUpdateManyWithoutWebhookInput = {
   eventType?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   sequence?: Prisma.IntFieldUpdateOperationsInput | number
   statusCode?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  blockReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   request?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   response?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -608,6 +637,7 @@ export type WebhookAttemptSelect<ExtArgs extends runtime.Types.Extensions.Intern
   eventType?: boolean
   sequence?: boolean
   statusCode?: boolean
+  blockReason?: boolean
   request?: boolean
   response?: boolean
   createdAt?: boolean
@@ -621,6 +651,7 @@ export type WebhookAttemptSelectCreateManyAndReturn<ExtArgs extends runtime.Type
   eventType?: boolean
   sequence?: boolean
   statusCode?: boolean
+  blockReason?: boolean
   request?: boolean
   response?: boolean
   createdAt?: boolean
@@ -634,6 +665,7 @@ export type WebhookAttemptSelectUpdateManyAndReturn<ExtArgs extends runtime.Type
   eventType?: boolean
   sequence?: boolean
   statusCode?: boolean
+  blockReason?: boolean
   request?: boolean
   response?: boolean
   createdAt?: boolean
@@ -647,12 +679,13 @@ export type WebhookAttemptSelectScalar = {
   eventType?: boolean
   sequence?: boolean
   statusCode?: boolean
+  blockReason?: boolean
   request?: boolean
   response?: boolean
   createdAt?: boolean
 }
 
-export type WebhookAttemptOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "webhookId" | "eventId" | "eventType" | "sequence" | "statusCode" | "request" | "response" | "createdAt", ExtArgs["result"]["webhookAttempt"]>
+export type WebhookAttemptOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "webhookId" | "eventId" | "eventType" | "sequence" | "statusCode" | "blockReason" | "request" | "response" | "createdAt", ExtArgs["result"]["webhookAttempt"]>
 export type WebhookAttemptInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   webhook?: boolean | Prisma.WebhookDefaultArgs<ExtArgs>
 }
@@ -675,6 +708,7 @@ export type $WebhookAttemptPayload<ExtArgs extends runtime.Types.Extensions.Inte
     eventType: string | null
     sequence: number
     statusCode: number | null
+    blockReason: string | null
     request: runtime.JsonValue | null
     response: runtime.JsonValue | null
     createdAt: Date
@@ -1108,6 +1142,7 @@ export interface WebhookAttemptFieldRefs {
   readonly eventType: Prisma.FieldRef<"WebhookAttempt", 'String'>
   readonly sequence: Prisma.FieldRef<"WebhookAttempt", 'Int'>
   readonly statusCode: Prisma.FieldRef<"WebhookAttempt", 'Int'>
+  readonly blockReason: Prisma.FieldRef<"WebhookAttempt", 'String'>
   readonly request: Prisma.FieldRef<"WebhookAttempt", 'Json'>
   readonly response: Prisma.FieldRef<"WebhookAttempt", 'Json'>
   readonly createdAt: Prisma.FieldRef<"WebhookAttempt", 'DateTime'>

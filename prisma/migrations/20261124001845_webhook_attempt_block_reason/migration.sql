@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "WebhookAttempt" ADD COLUMN     "blockReason" TEXT;
