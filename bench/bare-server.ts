@@ -7,7 +7,7 @@ import pg from 'pg';
 
 // Copied from PostgreSQL's statement log of the full stack serving the same request.
 const KEY_SQL = `SELECT "t0"."id", "t0"."workspaceId", "t0"."mode"::text, "t0"."publicKey", "t0"."secretKeyHash", "t0"."createdAt", "t0"."revokedAt", "ApiKey_workspace"."__prisma_data__" AS "workspace" FROM "public"."ApiKey" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT('id', "t1"."id", 'name', "t1"."name", 'testMode', "t1"."testMode", 'offline', "t1"."offline", 'productLimit', "t1"."productLimit", 'portalEnabled', "t1"."portalEnabled", 'refundsEnabled', "t1"."refundsEnabled", 'embeddedPaymentMethodUpdate', "t1"."embeddedPaymentMethodUpdate", 'customSubscriptionManagementUrl', "t1"."customSubscriptionManagementUrl", 'contactEmail', "t1"."contactEmail", 'createdAt', "t1"."createdAt", 'updatedAt', "t1"."updatedAt") AS "__prisma_data__" FROM "public"."Workspace" AS "t1" WHERE "t0"."workspaceId" = "t1"."id" LIMIT $1) AS "ApiKey_workspace" ON true WHERE ("t0"."publicKey" = $2 AND 1=1) LIMIT $3`;
-const LIST_SQL = `SELECT "t0"."id", "t0"."workspaceId", "t0"."livemode", "t0"."projectId", "t0"."type"::text, "t0"."slug", "t0"."internalId", "t0"."name", "t0"."description", "t0"."developer", "t0"."publisher", "t0"."pegiRating", "t0"."releaseDate", "t0"."systems", "t0"."genres", "t0"."tags", "t0"."media", "t0"."status"::text, "t0"."customFields", "t0"."lowestPrice", "t0"."createdAt", "t0"."updatedAt", "t0"."archivedAt", "Product_variants"."__prisma_data__" AS "variants" FROM "public"."Product" AS "t0" LEFT JOIN LATERAL (SELECT COALESCE(JSONB_AGG("__prisma_data__"), '[]') AS "__prisma_data__" FROM (SELECT "t3"."__prisma_data__" FROM (SELECT JSONB_BUILD_OBJECT('id', "t2"."id", 'productId', "t2"."productId", 'internalId', "t2"."internalId", 'name', "t2"."name", 'description', "t2"."description", 'order', "t2"."order", 'createdAt', "t2"."createdAt", 'updatedAt', "t2"."updatedAt", 'archivedAt', "t2"."archivedAt") AS "__prisma_data__", "t2"."order", "t2"."createdAt", "t2"."id", "t2"."archivedAt" FROM (SELECT "t1".* FROM "public"."Variant" AS "t1" WHERE "t0"."id" = "t1"."productId" /* root select */) AS "t2" /* inner select */) AS "t3" WHERE "t3"."archivedAt" IS NULL ORDER BY "t3"."order"ASC NULLS LAST, "t3"."createdAt" ASC, "t3"."id" ASC /* middle select */) AS "t4" /* outer select */) AS "Product_variants" ON true WHERE ("t0"."workspaceId" = $1 AND "t0"."livemode" = $2 AND "t0"."archivedAt" IS NULL) ORDER BY "t0"."createdAt" DESC, "t0"."id" DESC LIMIT $3 OFFSET $4`;
+const LIST_SQL = `SELECT "t0"."id", "t0"."workspaceId", "t0"."livemode", "t0"."projectId", "t0"."type"::text, "t0"."slug", "t0"."internalId", "t0"."name", "t0"."description", "t0"."developer", "t0"."publisher", "t0"."pegiRating", "t0"."releaseDate", "t0"."systems", "t0"."genres", "t0"."tags", "t0"."media", "t0"."status"::text, "t0"."customFields", "t0"."lowestPrice", "t0"."createdAt", "t0"."updatedAt", "t0"."archivedAt" FROM "public"."Product" AS "t0" WHERE ("t0"."workspaceId" = $1 AND "t0"."livemode" = $2 AND "t0"."archivedAt" IS NULL) ORDER BY "t0"."createdAt" DESC, "t0"."id" DESC LIMIT $3 OFFSET $4`;
 
 interface ProductRow {
   id: string;
@@ -29,8 +29,6 @@ interface ProductRow {
   customFields: unknown;
   createdAt: Date;
   updatedAt: Date;
-  /** JSONB rows: timestamps are ISO text. */
-  variants: { id: string; productId: string; internalId: string | null; name: string; description: string; order: number | null; createdAt: string }[];
 }
 
 const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);
@@ -57,16 +55,6 @@ const productJson = (p: ProductRow) => ({
   tags: p.tags,
   type: p.type,
   updatedAt: unixSeconds(p.updatedAt),
-  variants: p.variants.map((v) => ({
-    createdAt: unixSeconds(new Date(v.createdAt)),
-    description: v.description,
-    id: v.id,
-    internalId: v.internalId,
-    name: v.name,
-    object: 'variant',
-    order: v.order,
-    productId: v.productId,
-  })),
 });
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });

@@ -51,7 +51,7 @@ const pinning = os.availableParallelism() >= 2 && spawnSync('taskset', ['-V']).s
 const SERVER_CPU = '1';
 const LOADGEN_CPU = '0';
 
-/** 1,000 live products of varied types and shapes (nulls, JSON, arrays, escapes, non-ASCII, plans). */
+/** 1,000 live products of varied types and shapes (nulls, JSON, arrays, escapes, non-ASCII). */
 async function seedProducts(url: string, ws: Workspace) {
   await sql(
     url,
@@ -76,15 +76,6 @@ async function seedProducts(url: string, ws: Workspace) {
            now() - make_interval(secs => i), now() - make_interval(secs => i)
          FROM generate_series(1, ${PRODUCTS}) AS i`,
     [ws.workspaceId, ws.projectId],
-  );
-  // Every tenth product has plans, which the list carries.
-  await sql(
-    url,
-    `INSERT INTO "Variant" (id, "productId", name, description, "order", "updatedAt")
-       SELECT gen_random_uuid(), p.id, 'Plan ' || n, CASE WHEN n = 1 THEN 'Monthly' ELSE '' END, CASE WHEN n = 1 THEN 2 END, now()
-         FROM "Product" p CROSS JOIN generate_series(1, 2) AS n
-        WHERE p."workspaceId" = $1 AND p.slug ~ '0$'`,
-    [ws.workspaceId],
   );
 }
 

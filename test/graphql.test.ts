@@ -22,6 +22,8 @@ describe('GraphQL (/graphql) with the typed documents', () => {
     const { data, response } = await restClient(ws).GET('/v0/products/{productId}', { params: { path: { productId: product.id } } });
     expect(response.status).toBe(200);
     expect(data!.data.product).toMatchObject({ id: product.id, name: 'GraphQL Book', description: 'Made over GraphQL', projectId: ws.projectId });
+    const details = await graphqlClient(ws, { write: false })(GetProductDocument, { productId: product.id });
+    expect(details.data!.product.product).toEqual({ object: 'product', id: product.id, name: 'GraphQL Book', slug: 'graphql-book', variants: [] });
   });
 
   test('the list query with the public key only returns the workspace products, newest first', async () => {

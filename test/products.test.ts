@@ -110,7 +110,6 @@ const withDefaults = (ws: Workspace, fields: Partial<Product>) => ({
   media: [],
   createdAt: expect.any(Number),
   updatedAt: expect.any(Number),
-  variants: [],
   ...fields,
 });
 
@@ -130,7 +129,8 @@ describe('products: create', () => {
     // Unix seconds, not milliseconds.
     expect(Math.abs(product.createdAt - Date.now() / 1000)).toBeLessThan(120);
     const read = await getProduct(ws, product.id);
-    expect(read.data).toEqual({ status: 'success', data: { product } });
+    // GET adds the product's variants (plans).
+    expect(read.data).toEqual({ status: 'success', data: { product: { ...product, variants: [] } } });
   });
 
   test('a Game takes every field, stored as sent and read back by GET', async () => {
@@ -155,7 +155,7 @@ describe('products: create', () => {
     };
     const product = await newProduct(ws, body);
     expect(product).toEqual(withDefaults(ws, { ...body, slug: 'star-quest' }));
-    expect((await ok(getProduct(ws, product.id))).product).toEqual(product);
+    expect((await ok(getProduct(ws, product.id))).product).toEqual({ ...product, variants: [] });
   });
 
   test('name is trimmed and the product type is the one sent', async () => {
@@ -318,7 +318,7 @@ describe('products: create', () => {
     expect(product.id).not.toBe(id);
     expect(Math.abs(product.createdAt - Date.now() / 1000)).toBeLessThan(120);
     // Still a live product of this workspace, not archived, without variants.
-    expect((await ok(getProduct(ws, product.id))).product).toEqual(product);
+    expect((await ok(getProduct(ws, product.id))).product).toEqual({ ...product, variants: [] });
     expect(await storedVariants(product.id)).toEqual([]);
   });
 
@@ -406,7 +406,7 @@ describe('products: get one', () => {
   test('returns the product in the envelope, with the public key alone', async () => {
     const { data, response } = await getProduct(ws, product.id, READ);
     expect(response.status).toBe(200);
-    expect(data).toEqual({ status: 'success', data: { product } });
+    expect(data).toEqual({ status: 'success', data: { product: { ...product, variants: [] } } });
   });
 
   test('a malformed id is 400 and an unknown one 404', async () => {
@@ -433,7 +433,7 @@ describe('products: get one', () => {
   test('test-mode keys see only test-mode products, and live keys only live ones', async () => {
     const TEST_READ: KeyChoice = { mode: 'test', write: false };
     const sandbox = await newProduct(ws, { name: 'Sandbox' }, { mode: 'test' });
-    expect((await ok(getProduct(ws, sandbox.id, TEST_READ))).product).toEqual(sandbox);
+    expect((await ok(getProduct(ws, sandbox.id, TEST_READ))).product).toEqual({ ...sandbox, variants: [] });
     expect(await failure(getProduct(ws, sandbox.id))).toEqual({ status: 404, body: ERROR });
     expect(await failure(getProduct(ws, product.id, TEST_READ))).toEqual({ status: 404, body: ERROR });
     expect(await listIds(ws, {}, TEST_READ)).toEqual([sandbox.id]);
@@ -443,7 +443,7 @@ describe('products: get one', () => {
     expect((await failure(updateProduct(ws, sandbox.id, { name: 'Live write' }))).status).toBe(404);
     expect((await failure(updateProduct(ws, product.id, { name: 'Test write' }, { mode: 'test' }))).status).toBe(404);
     expect((await failure(archiveProduct(ws, product.id, { mode: 'test' }))).status).toBe(404);
-    expect((await ok(getProduct(ws, product.id))).product).toEqual(product);
+    expect((await ok(getProduct(ws, product.id))).product).toEqual({ ...product, variants: [] });
   });
 });
 
@@ -466,7 +466,7 @@ describe('products: update', () => {
     const { product: updated } = await ok(updateProduct(ws, product.id, changes));
     expect(updated).toEqual({ ...product, ...changes, name: 'After', updatedAt: expect.any(Number) });
     expect(updated.updatedAt).toBeGreaterThanOrEqual(product.updatedAt);
-    expect((await ok(getProduct(ws, product.id))).product).toEqual(updated);
+    expect((await ok(getProduct(ws, product.id))).product).toEqual({ ...updated, variants: [] });
     // An empty body changes nothing.
     expect((await ok(updateProduct(ws, product.id, {}))).product).toEqual({ ...updated, updatedAt: expect.any(Number) });
   });
@@ -509,7 +509,7 @@ describe('products: update', () => {
       expect({ body, status: res.status }).toEqual({ body, status: 400 });
       expect(res.body).toEqual(ERROR);
     }
-    expect((await ok(getProduct(ws, product.id))).product).toEqual(product);
+    expect((await ok(getProduct(ws, product.id))).product).toEqual({ ...product, variants: [] });
   });
 
   test('Game-only fields follow the stored type; null clears the nullable ones', async () => {
@@ -607,13 +607,13 @@ describe('products: archive', () => {
     expect(await failure(archiveProduct(ws, 'nope'))).toEqual({ status: 400, body: ERROR });
     expect(await failure(archiveProduct(ws, randomUUID()))).toEqual({ status: 404, body: ERROR });
     expect(await failure(archiveProduct(ws, foreign.id))).toEqual({ status: 404, body: ERROR });
-    expect((await ok(getProduct(other, foreign.id))).product).toEqual(foreign);
+    expect((await ok(getProduct(other, foreign.id))).product).toEqual({ ...foreign, variants: [] });
   });
 
   test('the public key alone is 401 and archives nothing', async () => {
     const product = await newProduct(ws, { name: 'Protected' });
     expect(await failure(archiveProduct(ws, product.id, READ))).toEqual({ status: 401, body: ERROR });
-    expect((await ok(getProduct(ws, product.id))).product).toEqual(product);
+    expect((await ok(getProduct(ws, product.id))).product).toEqual({ ...product, variants: [] });
   });
 });
 
@@ -646,27 +646,22 @@ describe('products: duplicate', () => {
     const offer = await newOffer(ws, source.id, 4999);
 
     const withVariants = (await ok(getProduct(ws, source.id))).product;
-    expect(withVariants.variants).toEqual([
-      { object: 'variant', id: expect.any(String), productId: source.id, name: 'Standard', description: 'Base game', internalId: 'v-std', order: 1, createdAt: expect.any(Number) },
-      { object: 'variant', id: expect.any(String), productId: source.id, name: 'Deluxe', description: '', internalId: null, order: 2, createdAt: expect.any(Number) },
-    ]);
+    expect(withVariants).toEqual({
+      ...source,
+      variants: [
+        { object: 'variant', id: expect.any(String), productId: source.id, name: 'Standard', description: 'Base game', internalId: 'v-std', order: 1, createdAt: expect.any(Number) },
+        { object: 'variant', id: expect.any(String), productId: source.id, name: 'Deluxe', description: '', internalId: null, order: 2, createdAt: expect.any(Number) },
+      ],
+    });
 
     const { data, response } = await duplicateProduct(ws, source.id);
     expect(response.status).toBe(200);
     const copy = data!.data.product;
-    // The copied variants are visible at once, on the duplicate's answer and on GET.
-    const copiedVariant = (variant: (typeof withVariants.variants)[number]) => ({ ...variant, id: expect.any(String), productId: copy.id, createdAt: expect.any(Number) });
-    expect(copy).toEqual({
-      ...withVariants,
-      id: expect.any(String),
-      slug: 'original-copy',
-      status: 'DRAFT',
-      createdAt: expect.any(Number),
-      updatedAt: expect.any(Number),
-      variants: withVariants.variants.map(copiedVariant),
-    });
+    expect(copy).toEqual({ ...source, id: expect.any(String), slug: 'original-copy', status: 'DRAFT', createdAt: expect.any(Number), updatedAt: expect.any(Number) });
     expect(copy.id).not.toBe(source.id);
-    expect((await ok(getProduct(ws, copy.id))).product).toEqual(copy);
+    // The copied variants are visible on GET.
+    const copiedVariant = (variant: (typeof withVariants.variants)[number]) => ({ ...variant, id: expect.any(String), productId: copy.id, createdAt: expect.any(Number) });
+    expect((await ok(getProduct(ws, copy.id))).product).toEqual({ ...copy, variants: withVariants.variants.map(copiedVariant) });
 
     const sourceVariants = await storedVariants(source.id);
     const copiedVariants = await storedVariants(copy.id);
@@ -1009,9 +1004,11 @@ describe('products: list filters and order', () => {
     expect(await failure(listProducts(ws, { skip: -1 }))).toEqual({ status: 400, body: ERROR });
   });
 
-  test('list items are full product resources', async () => {
+  test('list items are full product resources (without the variants GET adds)', async () => {
     const { products } = await ok(listProducts(ws, { ids: [c1] }));
-    expect(products).toEqual([(await ok(getProduct(ws, c1))).product]);
+    const { variants, ...listed } = (await ok(getProduct(ws, c1))).product;
+    expect(variants).toEqual([]);
+    expect(products).toEqual([listed]);
   });
 
   test('malformed parameters are 400', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Prisma, type PrismaClient, type Product, type ProductStatus, type ProductType, type Variant } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient, type Product, type ProductStatus, type ProductType } from '../generated/prisma/client.js';
 import { isUniqueViolation, type Db } from '../db/client.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { recordEvent } from '../events/event-service.js';
@@ -77,31 +77,14 @@ export async function listProducts(prisma: PrismaClient, scope: Scope, args: Pro
   return { products, count };
 }
 
-/** The live variants (plans) of a product, as every product answer lists them: in their `order`, then oldest first. */
+/** The live variants (plans) of a product, as its details list them: in their `order`, then oldest first. */
 export const liveVariants = {
   where: { archivedAt: null },
   orderBy: [{ order: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }],
 } satisfies Prisma.Product$variantsArgs;
 
-/** The variant as the API returns it (the Variant type's fields). */
-const variantResource = (v: Variant) => ({
-  object: 'variant',
-  id: v.id,
-  internalId: v.internalId,
-  name: v.name,
-  description: v.description,
-  order: v.order,
-  productId: v.productId,
-  createdAt: unixSeconds(v.createdAt),
-});
-
-/** Records a product event whose data is the product as the API returns it (the Product type's fields), read in the writing transaction. */
-async function recordProductEvent(tx: Prisma.TransactionClient, scope: Scope, type: 'product_created' | 'product_updated' | 'product_archived', productId: string) {
-  const product = await tx.product.findUniqueOrThrow({ where: { id: productId }, include: { variants: liveVariants } });
-  await recordEvent(tx, scope, type, { product: productResource(product) });
-}
-
-function productResource(p: Product & { variants: Variant[] }) {
+/** The product as the API returns it (the Product type's fields): the data of its events. */
+export function productResource(p: Product) {
   return {
     object: 'product',
     id: p.id,
@@ -123,7 +106,6 @@ function productResource(p: Product & { variants: Variant[] }) {
     media: p.media,
     createdAt: unixSeconds(p.createdAt),
     updatedAt: unixSeconds(p.updatedAt),
-    variants: p.variants.map(variantResource),
   };
 }
 
@@ -250,7 +232,7 @@ export async function createProduct(prisma: PrismaClient, scope: Scope, productL
         ...query,
         data: { ...(data as Prisma.ProductUncheckedCreateInput), ...inScope(scope), projectId: project.id, type: input.type, name: input.name.trim(), slug },
       });
-      await recordProductEvent(tx, scope, 'product_created', product.id);
+      await recordEvent(tx, scope, 'product_created', { product: productResource(product) });
       return product;
     }),
   );
@@ -262,7 +244,7 @@ export async function updateProduct(prisma: PrismaClient, scope: Scope, productI
     const current = await findProduct(tx, scope, productId);
     checkTypeFields(current.type, fields);
     const product = await tx.product.update({ ...query, where: { id: current.id }, data: productData(fields) });
-    await recordProductEvent(tx, scope, 'product_updated', product.id);
+    await recordEvent(tx, scope, 'product_updated', { product: productResource(product) });
     return product;
   });
 }
@@ -276,7 +258,8 @@ export async function archiveProduct(prisma: PrismaClient, scope: Scope, product
     if (count === 0) throw notFound('Product');
     const offers = await tx.offer.findMany({ where: { productId, archivedAt: null }, orderBy: { createdAt: 'asc' } });
     await tx.offer.updateMany({ where: { id: { in: offers.map((o) => o.id) } }, data: { archivedAt: now } });
-    await recordProductEvent(tx, scope, 'product_archived', productId);
+    const product = await tx.product.findUniqueOrThrow({ where: { id: productId } });
+    await recordEvent(tx, scope, 'product_archived', { product: productResource(product) });
     // Its offers are archived with it, so their subscribers hear of it too.
     for (const offer of offers) await recordEvent(tx, scope, 'offer_archived', { offer: offerResource(offer) });
   });
@@ -304,7 +287,7 @@ export async function duplicateProduct(prisma: PrismaClient, scope: Scope, produ
           },
         },
       });
-      await recordProductEvent(tx, scope, 'product_created', product.id);
+      await recordEvent(tx, scope, 'product_created', { product: productResource(product) });
       return product;
     }),
   );

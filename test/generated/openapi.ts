@@ -892,7 +892,32 @@ export interface components {
             tags: string[];
             type: components["schemas"]["ProductType"];
             updatedAt: components["schemas"]["Timestamp"];
+        };
+        ProductDetails: {
+            createdAt: components["schemas"]["Timestamp"];
+            customFields: components["schemas"]["JSON"] | null;
+            description: string;
+            developer: string | null;
+            genres: string[] | null;
+            id: string;
+            internalId: string | null;
+            media: components["schemas"]["JSON"];
+            name: string;
+            object: string;
+            pegiRating: string;
+            projectId: string;
+            publisher: string | null;
+            releaseDate: string | null;
+            slug: string;
+            status: components["schemas"]["ProductStatus"];
+            systems: string[] | null;
+            tags: string[];
+            type: components["schemas"]["ProductType"];
+            updatedAt: components["schemas"]["Timestamp"];
             variants: components["schemas"]["Variant"][];
+        };
+        ProductDetailsPayload: {
+            product: components["schemas"]["ProductDetails"];
         };
         ProductList: {
             /** Format: int32 */
@@ -1287,7 +1312,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "success";
-                        data: components["schemas"]["ProductPayload"];
+                        data: components["schemas"]["ProductDetailsPayload"];
                     };
                 };
             };
