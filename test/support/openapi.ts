@@ -23,12 +23,21 @@ export const readDocument = async (): Promise<OpenApi> => JSON.parse(await readF
 export const operationsOf = (document: OpenApi): DocumentedOperation[] =>
   Object.entries(document.paths).flatMap(([documentPath, item]) => Object.entries(item).map(([method, operation]) => ({ path: documentPath, method: method.toUpperCase(), operation })));
 
-/** The operation serving a concrete path (a static path wins over a template, as in the router). */
+/**
+ * The operation serving a concrete path, as the router picks it: a static path wins over a
+ * template whatever the method (the router answers 405 there), so the method is looked up on the
+ * path item that wins; undefined when the document has none.
+ */
+export function documentedOperation(document: OpenApi, method: string, concretePath: string): DocumentedOperation | undefined {
+  const matching = Object.keys(document.paths).filter((template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(concretePath));
+  const template = matching.find((t) => !t.includes('{')) ?? matching[0];
+  const operation = template === undefined ? undefined : document.paths[template]![method.toLowerCase()];
+  return operation && { path: template!, method: method.toUpperCase(), operation };
+}
+
+/** documentedOperation for a path the caller knows the document lists. */
 export function operationAt(document: OpenApi, method: string, concretePath: string): DocumentedOperation {
-  const matching = operationsOf(document).filter(
-    (o) => o.method === method && new RegExp(`^${o.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(concretePath),
-  );
-  const found = matching.find((o) => !o.path.includes('{')) ?? matching[0];
+  const found = documentedOperation(document, method, concretePath);
   if (!found) throw new Error(`The document has no operation for ${method} ${concretePath}`);
   return found;
 }
@@ -94,12 +103,9 @@ const published: OpenApi = JSON.parse(readFileSync(path.join(ROOT, 'schema/opena
  */
 export function responseMismatch(method: string, url: string, status: number, body: unknown): string | undefined {
   const pathname = new URL(url, 'http://localhost').pathname;
-  const matching = Object.entries(published.paths).filter(([template]) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(pathname));
-  // A static path wins over a template, as in the router.
-  const [, item] = matching.find(([template]) => !template.includes('{')) ?? matching[0] ?? [];
-  const operation = item?.[method.toLowerCase()];
-  if (!operation) return undefined;
-  const problems = responseProblems(published, operation, status, body);
+  const documented = documentedOperation(published, method, pathname);
+  if (!documented) return undefined;
+  const problems = responseProblems(published, documented.operation, status, body);
   return problems.length ? `${method} ${pathname} answered ${status}, which the OpenAPI document does not allow: ${problems.join('; ')}\n${JSON.stringify(body).slice(0, 2000)}` : undefined;
 }
 
