@@ -91,7 +91,7 @@ async function renderFromSchema(): Promise<Files> {
   const { openApiDocument } = await import('../src/rest/openapi.js');
   const { default: codegenConfig } = await import('../codegen.js');
 
-  const { client, subgraph } = buildSchemas();
+  const { client, subgraph } = await buildSchemas();
   const files: Files = new Map();
   const clientSdl = printSchema(client);
   const subgraphSdl = printSubgraphSchema(subgraph);

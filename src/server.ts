@@ -55,7 +55,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
   provideTemporal(temporal);
   const prisma = createPrismaClient(database.url);
   const worker = workerModule && workflowBundle ? await (await workerModule).runWorker(prisma, temporal, await workflowBundle) : undefined;
-  const schemas = buildSchemas();
+  const schemas = await buildSchemas();
   const rateLimiter = createRateLimiter();
   await rateLimiter.ready();
   const app = createApp({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { routes } from '../src/rest/routes.js';
+import { routes } from '../src/domains.js';
 import { baseUrl, newWorkspace, raw, type Workspace } from './support/api.js';
 import { operationsOf, readDocument, resolve, responseProblems, type OpenApi, type Schema } from './support/openapi.js';
 import { ROOT, runProcess, type Finished } from './support/processes.js';

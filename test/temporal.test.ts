@@ -10,7 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 
 import { findTemporalCli } from '../src/temporal/cli.js';
 import { devServerPaths } from '../src/temporal/dev-server.js';
-import type { HealthReport } from '../src/temporal/health.js';
+import type { HealthReport } from '../src/platform/activities.js';
 import type { platformHealthCheck } from '../workflows/index.js';
 import { startServerProcess, startWorkerProcess, type StartedProcess, type ServerProcess } from './support/processes.js';
 

@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 
 import type { Activities } from '../src/temporal/activities.js';
-import type { HealthReport } from '../src/temporal/health.js';
+import type { HealthReport } from '../src/platform/activities.js';
 
 const { checkDatabase } = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',

@@ -19,7 +19,8 @@ import type { ErrorStatus } from '../errors.js';
 import { JSON_LIMITS, STRING_LIMITS } from '../graphql/input-limits.js';
 import { MAX_TIMESTAMP } from '../graphql/scalars.js';
 import { BASE_PATH, createRestApi } from './router.js';
-import { routeField, routes, type RestRoute } from './routes.js';
+import { routes } from '../domains.js';
+import { routeField, type TaggedRoute as RestRoute } from './route.js';
 
 /*
  * The published OpenAPI document. SOFA's own document is the starting point: it lists the
@@ -70,13 +71,6 @@ export interface OpenApiDocument {
 /** 431 comes from the HTTP parser, so it is not an ErrorStatus of the app. */
 type DocumentedStatus = ErrorStatus | 431;
 
-/** Statuses beyond the common ones (400, 401, 404 with a path id, 429, 500), by GraphQL field. */
-const EXTRA_ERRORS: Record<string, ErrorStatus[]> = {
-  // Creating a product (or a copy of one) collides with the plan's product limit.
-  'Mutation.createProduct': [409],
-  'Mutation.duplicateProduct': [409],
-};
-
 const ERROR_RESPONSES: Partial<Record<DocumentedStatus, { name: string; description: string }>> = {
   400: { name: 'BadRequest', description: 'Validation failure, or the request is not valid for the resource\'s current state' },
   401: { name: 'Unauthorized', description: 'Key missing, malformed or invalid; a write without a valid secret key; test mode not set up; workspace offline' },
@@ -93,20 +87,6 @@ const ERROR_RESPONSES: Partial<Record<DocumentedStatus, { name: string; descript
 };
 
 /** Tag names by the first path segment; an unlisted segment is its own tag. */
-const TAGS: Record<string, string> = {
-  products: 'Products',
-  offers: 'Offers',
-  discounts: 'Discounts',
-  users: 'Users',
-  elements: 'Checkout elements',
-  orders: 'Orders',
-  payments: 'Payments',
-  subscriptions: 'Subscriptions',
-  webhooks: 'Webhooks',
-  portal: 'Customer portal',
-  tax: 'Tax',
-};
-
 const BUILTIN_SCALARS: Record<string, SchemaObject> = {
   Int: { type: 'integer', format: 'int32' },
   Float: { type: 'number' },
@@ -272,7 +252,7 @@ const ERROR_ENVELOPE: SchemaObject = {
 };
 
 function errorStatuses(route: RestRoute): DocumentedStatus[] {
-  const statuses = new Set<DocumentedStatus>([400, 401, 429, 431, 500, ...(EXTRA_ERRORS[route.field] ?? [])]);
+  const statuses = new Set<DocumentedStatus>([400, 401, 429, 431, 500, ...(route.errors ?? [])]);
   if (route.path.includes(':')) statuses.add(404);
   // Only writes read a body.
   if (route.method !== 'GET') for (const status of [413, 415] as const) statuses.add(status);
@@ -283,11 +263,6 @@ function errorResponseName(status: DocumentedStatus): string {
   const known = ERROR_RESPONSES[status];
   if (!known) throw new Error(`No error response is described for status ${status}`);
   return known.name;
-}
-
-function tagOf(path: string): string {
-  const segment = path.split('/')[1] ?? '';
-  return TAGS[segment] ?? segment;
 }
 
 /** Every component name referenced (transitively) from a value. */
@@ -378,7 +353,7 @@ function buildOperation(route: RestRoute, sofaOperation: SofaOperation, selectio
     operationId,
     summary: route.summary,
     ...(field.description ? { description: field.description } : {}),
-    tags: [tagOf(route.path)],
+    tags: [route.tag],
     security: [isRead ? { publicKey: [] } : { publicKey: [], secretKey: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
@@ -435,7 +410,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
     };
   }
 
-  const tags = [...new Set(routes.map((r) => tagOf(r.path)))].map((name) => ({ name }));
+  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name }));
   return {
     openapi: '3.0.3',
     info: {

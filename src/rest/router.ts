@@ -21,7 +21,8 @@ import type { Context } from '../graphql/context.js';
 import { logger } from '../logger.js';
 import { createCompiledExecutor } from './compiled-execute.js';
 import { errorResponse } from './envelope.js';
-import { routeField, routes, type RestRoute } from './routes.js';
+import { routes } from '../domains.js';
+import { routeField, type RestRoute } from './route.js';
 
 export const BASE_PATH = '/v0';
 

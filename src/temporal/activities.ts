@@ -2,7 +2,7 @@
 // service and adds its factory here; workflows type their proxies with `Activities`.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { createWebhookActivities } from '../webhooks/activities.js';
-import { createHealthActivities } from './health.js';
+import { createHealthActivities } from '../platform/activities.js';
 
 /** What activities may use; built once per worker process. */
 export interface ActivityDependencies {

@@ -10,7 +10,7 @@ import type { ActivityDependencies } from '../temporal/activities.js';
 import { deliver, isSuccess, type DeliveryOutcome } from './http-delivery.js';
 import { deliveryHeaders } from './signature.js';
 import { webhookAllowHostsFromEnv } from './ssrf.js';
-import { secretKey } from './webhook-service.js';
+import { secretKey } from './service.js';
 
 // The activity behind every delivery try (workflows/webhook-delivery.ts). A try is recorded as a
 // WebhookAttempt row whose unique key (webhook, event, sequence) makes the activity idempotent:

@@ -5,7 +5,7 @@ import { badRequest } from '../errors.js';
 import type { EventType } from '../events/event-types.js';
 import { unixSeconds } from '../graphql/builder.js';
 import { inScope, type Scope } from '../graphql/context.js';
-import { userResource } from '../users/user-service.js';
+import { userResource } from '../users/service.js';
 
 // Sample `data` of the synthetic events sendTestEvent fires: shaped like the real payload of each
 // type (resource objects with `object` and `id`), with made-up values. Payment events carry `user`

@@ -8,7 +8,8 @@ import {
   type GraphQLInputType,
   type IntrospectionQuery,
 } from 'graphql';
-import { routes, type RestRoute } from '../../src/rest/routes.js';
+import { routes } from '../../src/domains.js';
+import type { RestRoute } from '../../src/rest/route.js';
 
 // The rules tests iterate over the route table as it is when they run, with each route's
 // arguments read from the running server's schema, so every route that exists is covered.

@@ -3,7 +3,7 @@ import { builder, SortDirection } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { SuccessPayload } from '../graphql/payloads.js';
 import { EVENT_TYPES } from '../events/event-types.js';
-import * as webhooks from './webhook-service.js';
+import * as webhooks from './service.js';
 
 // Webhook timestamps are milliseconds (spec, general rule 5), unlike the rest of the API.
 const millis = (date: Date | null) => (date === null ? null : date.getTime());

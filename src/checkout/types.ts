@@ -3,7 +3,7 @@ import { CheckoutElementStatus } from '../generated/prisma/enums.js';
 import { builder } from '../graphql/builder.js';
 import { inScope, scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
-import * as elements from './element-service.js';
+import * as elements from './service.js';
 
 export const CheckoutElementStatusEnum = builder.enumType(CheckoutElementStatus, { name: 'CheckoutElementStatus' });
 

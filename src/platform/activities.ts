@@ -4,7 +4,7 @@ import os from 'node:os';
 
 import { Context } from '@temporalio/activity';
 
-import type { ActivityDependencies } from './activities.js';
+import type { ActivityDependencies } from '../temporal/activities.js';
 
 export interface HealthReport {
   /** Which worker process ran the activity. */

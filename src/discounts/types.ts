@@ -6,7 +6,7 @@ import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
-import * as discounts from './discount-service.js';
+import * as discounts from './service.js';
 
 export const DiscountTypeEnum = builder.enumType(DiscountType, { name: 'DiscountType' });
 export const DiscountAmountTypeEnum = builder.enumType(DiscountAmountType, { name: 'DiscountAmountType' });

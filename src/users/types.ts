@@ -1,7 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
-import * as users from './user-service.js';
+import * as users from './service.js';
 
 const BillingDetails = builder.simpleObject('BillingDetails', {
   fields: (t) => ({

@@ -6,7 +6,7 @@ import { recordEvent } from '../events/event-service.js';
 import { unixSeconds } from '../graphql/builder.js';
 import { inScope, type Scope } from '../graphql/context.js';
 import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../graphql/pagination.js';
-import { offerResource } from './offer-service.js';
+import { offerResource } from '../offers/service.js';
 
 export const PEGI_RATINGS = ['NONE', 'PEGI_3', 'PEGI_7', 'PEGI_12', 'PEGI_16', 'PEGI_18'] as const;
 /** Fields that only describe games: the product type decides whether a body may carry them. */

@@ -6,7 +6,7 @@ import { builder } from '../graphql/builder.js';
 import { inScope, scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
-import * as products from './product-service.js';
+import * as products from './service.js';
 
 export const ProductTypeEnum = builder.enumType(ProductType, { name: 'ProductType' });
 export const ProductStatusEnum = builder.enumType(ProductStatus, { name: 'ProductStatus' });

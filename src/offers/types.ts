@@ -7,8 +7,8 @@ import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
 import { currencyDecimals } from '../reference/currencies.js';
-import * as offers from './offer-service.js';
-import { ProductTypeEnum, Variant } from './products.js';
+import * as offers from './service.js';
+import { ProductTypeEnum, Variant } from '../products/types.js';
 
 export const OfferStatusEnum = builder.enumType(OfferStatus, { name: 'OfferStatus' });
 export const RecurringIntervalEnum = builder.enumType(RecurringInterval, { name: 'RecurringInterval' });

@@ -1,0 +1,30 @@
+// What one domain contributes to the service. src/domains.ts lists the domains; the GraphQL schema,
+// the /v0 route table, the OpenAPI tags, the event types, the worker's activities and the workflow
+// bundle are assembled from that list, so adding a domain touches that list and nothing else shared.
+import type { PrismaClient } from './generated/prisma/client.js';
+import type { RestRoute } from './rest/route.js';
+import type { TemporalConnection } from './temporal/connection.js';
+
+/** What activities may use; built once per worker process. */
+export interface ActivityDependencies {
+  prisma: PrismaClient;
+  /** Activities may start or signal workflows. */
+  temporal: TemporalConnection;
+}
+
+/** Activities are plain async functions; a domain returns them from its factory. */
+export type ActivityFunctions = Record<string, (...args: never[]) => Promise<unknown>>;
+
+export interface DomainModule {
+  /** The OpenAPI tag of the domain's routes. */
+  tag?: { name: string; description: string };
+  /** Registers the domain's GraphQL types and fields on the shared builder (its types.ts, imported for its effect). */
+  registerTypes?: () => Promise<unknown>;
+  /** Its /v0 routes, each served by one of its GraphQL fields. */
+  routes?: readonly RestRoute[];
+  /** The event types it records (webhooks subscribe to them). */
+  eventTypes?: readonly string[];
+  createActivities?: (deps: ActivityDependencies) => ActivityFunctions;
+  /** Its workflow modules, relative to the project root (bundled together for the workflow sandbox). */
+  workflowModules?: readonly string[];
+}

@@ -1,0 +1,20 @@
+// The list of domains. The GraphQL schema, the /v0 route table, the OpenAPI tags, the event types,
+// the worker's activities and the workflow bundle are all assembled from it: adding a domain is
+// adding its module here.
+import type { DomainModule } from './domain-module.js';
+import { checkoutModule } from './checkout/module.js';
+import { discountsModule } from './discounts/module.js';
+import { offersModule } from './offers/module.js';
+import { platformModule } from './platform/module.js';
+import { productsModule } from './products/module.js';
+import type { TaggedRoute } from './rest/route.js';
+import { usersModule } from './users/module.js';
+import { webhooksModule } from './webhooks/module.js';
+
+export const domains: readonly DomainModule[] = [productsModule, offersModule, discountsModule, usersModule, checkoutModule, webhooksModule, platformModule];
+
+/** Every /v0 route, tagged with its domain. */
+export const routes: readonly TaggedRoute[] = domains.flatMap((domain) => (domain.routes ?? []).map((route) => ({ ...route, tag: domain.tag?.name ?? '' })));
+
+/** The OpenAPI tags, in the order of the list. */
+export const tags = domains.flatMap((domain) => (domain.tag ? [domain.tag] : []));
