@@ -1,6 +1,7 @@
 // What one domain contributes to the service. src/domains.ts lists the domains; the GraphQL schema,
 // the /v0 route table, the OpenAPI tags, the event types, the worker's activities and the workflow
 // bundle are assembled from that list, so adding a domain touches that list and nothing else shared.
+import type { EventDefinitions } from './events/event-types.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { RestRoute } from './rest/route.js';
 import type { TemporalConnection } from './temporal/connection.js';
@@ -18,12 +19,15 @@ export type ActivityFunctions = Record<string, (...args: never[]) => Promise<unk
 export interface DomainModule {
   /** The OpenAPI tag of the domain's routes. */
   tag?: { name: string; description: string };
-  /** Registers the domain's GraphQL types and fields on the shared builder (its types.ts, imported for its effect). */
-  registerTypes?: () => Promise<unknown>;
+  /**
+   * Registers the domain's GraphQL types and fields on the shared builder (its types.ts). `events`
+   * is every domain's event types, for a domain that works on all of them (webhooks).
+   */
+  registerTypes?: (shared: { events: EventDefinitions }) => Promise<unknown>;
   /** Its /v0 routes, each served by one of its GraphQL fields. */
   routes?: readonly RestRoute[];
-  /** The event types it records (webhooks subscribe to them). */
-  eventTypes?: readonly string[];
+  /** The event types it records (webhooks subscribe to them), each with its test-event sample. */
+  events?: EventDefinitions;
   createActivities?: (deps: ActivityDependencies) => ActivityFunctions;
   /** Its workflow modules, relative to the project root (bundled together for the workflow sandbox). */
   workflowModules?: readonly string[];

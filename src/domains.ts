@@ -2,19 +2,35 @@
 // the worker's activities and the workflow bundle are all assembled from it: adding a domain is
 // adding its module here.
 import type { DomainModule } from './domain-module.js';
+import type { EventDefinitions } from './events/event-types.js';
 import { checkoutModule } from './checkout/module.js';
 import { discountsModule } from './discounts/module.js';
 import { offersModule } from './offers/module.js';
+import { paymentsModule } from './payments/module.js';
 import { platformModule } from './platform/module.js';
 import { productsModule } from './products/module.js';
 import type { TaggedRoute } from './rest/route.js';
+import { subscriptionsModule } from './subscriptions/module.js';
 import { usersModule } from './users/module.js';
 import { webhooksModule } from './webhooks/module.js';
 
-export const domains: readonly DomainModule[] = [productsModule, offersModule, discountsModule, usersModule, checkoutModule, webhooksModule, platformModule];
+export const domains: readonly DomainModule[] = [
+  paymentsModule,
+  subscriptionsModule,
+  productsModule,
+  offersModule,
+  discountsModule,
+  usersModule,
+  checkoutModule,
+  webhooksModule,
+  platformModule,
+];
 
 /** Every /v0 route, tagged with its domain. */
 export const routes: readonly TaggedRoute[] = domains.flatMap((domain) => (domain.routes ?? []).map((route) => ({ ...route, tag: domain.tag?.name ?? '' })));
 
 /** The OpenAPI tags, in the order of the list. */
 export const tags = domains.flatMap((domain) => (domain.tag ? [domain.tag] : []));
+
+/** Every event type a webhook can subscribe to, with its test-event sample, in the order of the list. */
+export const events: EventDefinitions = Object.assign({}, ...domains.map((domain) => domain.events ?? {}));

@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { DomainError, type ErrorKind } from './core/errors.js';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
@@ -31,3 +32,19 @@ function codeFor(status: ErrorStatus): string {
 
 export const badRequest = (message: string) => new ApiError(400, message);
 export const notFound = (what: string) => new ApiError(404, `${what} not found`);
+
+/** The one mapping of a domain error's kind to the status the contract gives it. */
+const STATUS_OF: Record<ErrorKind, ErrorStatus> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  unavailable: 503,
+};
+
+/** A domain error as the API reports it (status, GraphQL code, message); other errors unchanged. */
+export function asApiError(error: unknown): unknown {
+  return error instanceof DomainError ? new ApiError(STATUS_OF[error.kind], error.message) : error;
+}

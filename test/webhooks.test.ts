@@ -1,7 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createPrismaClient } from '../src/db/client.js';
-import { EVENT_TYPES } from '../src/events/event-types.js';
+import { events } from '../src/domains.js';
+import { sampleUser } from '../src/users/events.js';
+
+const EVENT_TYPES = Object.keys(events);
 import { eventBody, subscribedWebhooks } from '../src/events/event-service.js';
 import type { PrismaClient } from '../src/generated/prisma/client.js';
 import { baseUrl, call, keyHeaders, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
@@ -505,6 +508,33 @@ describe('events recorded with catalogue writes', () => {
     expect(event).toMatchObject({ livemode: true, test: false, payload: { product } });
     const body = eventBody({ id: event.id, type: event.type, createdAt: event.createdAt, livemode: event.livemode, payload: event.payload });
     expect(body).toEqual({ id: event.id, idempotencyKey: event.id, type: 'product_created', createdAt: event.createdAt.getTime(), livemode: true, data: { product } });
+  });
+
+  test('a test event has the shape of the real event of its type (one payload builder feeds both)', async () => {
+    /** The keys of every object, recursively; an array by its first item; other values by nothing. */
+    const shapeOf = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.length ? [shapeOf(value[0])] : [];
+      if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((key) => [key, shapeOf((value as Record<string, unknown>)[key])]));
+      return null;
+    };
+    const { product } = (await call('POST', '/v0/products/create', ws, { name: 'Shaped', projectId: ws.projectId, type: 'DigitalDownload' })).body.data;
+    const { offer } = (await call('POST', '/v0/offers/create', ws, { productId: product.id, price: 500, currency: 'USD' })).body.data;
+    const { discount } = (await call('POST', '/v0/discounts/create', ws, { type: 'code', amount: 10, amountType: 'percentage', discountCode: `SHAPE${randomBytes(3).toString('hex')}` })).body.data;
+    const { user } = (await call('POST', '/v0/users/create', ws, { email: `shape-${randomUUID()}@example.com` })).body.data;
+    const { checkoutElement } = (await call('POST', '/v0/elements/checkout/create', ws, { offersIds: [offer.id] })).body.data;
+    const subjects: Array<[string, string, string]> = [
+      ['product_created', 'product', product.id],
+      ['offer_created', 'offer', offer.id],
+      ['discount_created', 'discount', discount.id],
+      ['user_created', 'user', user.id],
+      ['checkout_element_created', 'checkoutElement', checkoutElement.id],
+    ];
+    for (const [type, key, id] of subjects) {
+      const [real] = await eventsOf(type, key, id);
+      const now = new Date();
+      const sample = await events[type]!({ now, items: () => [], user: () => sampleUser(prisma, { workspaceId: ws.workspaceId, livemode: true }, null, now) });
+      expect({ type, shape: shapeOf(sample) }).toEqual({ type, shape: shapeOf(real.payload) });
+    }
   });
 
   test('rejected creates write no event', async () => {

@@ -1,11 +1,11 @@
 // The checkout domain: what it contributes to the service (see src/domain-module.ts).
 import type { DomainModule } from '../domain-module.js';
-import { eventTypes } from './events.js';
+import { events } from './events.js';
 import { routes } from './routes.js';
 
 export const checkoutModule: DomainModule = {
   tag: { name: 'Checkout elements', description: 'Embeddable checkout elements that sell offers' },
   registerTypes: () => import('./types.js'),
   routes,
-  eventTypes,
+  events,
 };

@@ -1,9 +1,9 @@
 import type { CheckoutElementStatus, Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { badRequest } from '../errors.js';
+import { ValidationFailed } from '../core/errors.js';
 import { recordEvent } from '../events/event-service.js';
-import { unixSeconds } from '../graphql/builder.js';
-import { inScope, type Scope } from '../graphql/context.js';
-import { archivedWhere, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
+import { inScope, type Scope } from '../core/scope.js';
+import { archivedWhere, offsetPage, type OffsetListArgs } from '../core/list.js';
+import { checkoutElementEventData, withOfferReferences } from './events.js';
 
 export const MAX_OFFERS = 25;
 
@@ -18,14 +18,14 @@ type Query = { select?: Prisma.CheckoutElementSelect; include?: Prisma.CheckoutE
 
 function checkInput(input: CreateCheckoutElementInput) {
   // Custom fields are not supported: sending the key at all, even as null, is refused.
-  if ('customFields' in input) throw badRequest('customFields is not supported on checkout elements');
+  if ('customFields' in input) throw new ValidationFailed('customFields is not supported on checkout elements');
   const { offersIds } = input;
-  if (offersIds.length < 1 || offersIds.length > MAX_OFFERS) throw badRequest(`offersIds must hold 1 to ${MAX_OFFERS} offer ids`);
+  if (offersIds.length < 1 || offersIds.length > MAX_OFFERS) throw new ValidationFailed(`offersIds must hold 1 to ${MAX_OFFERS} offer ids`);
   const repeated = offersIds.filter((id, index) => offersIds.indexOf(id) !== index);
-  if (repeated.length) throw badRequest(`offersIds repeats ${[...new Set(repeated)].join(', ')}`);
+  if (repeated.length) throw new ValidationFailed(`offersIds repeats ${[...new Set(repeated)].join(', ')}`);
   // The maximum length is checked for every input in one place (graphql/input-limits.ts).
-  if (input.name !== undefined && input.name !== null && input.name.trim() === '') throw badRequest('name must not be empty');
-  if (input.status === null) throw badRequest('status cannot be null');
+  if (input.name !== undefined && input.name !== null && input.name.trim() === '') throw new ValidationFailed('name must not be empty');
+  if (input.status === null) throw new ValidationFailed('status cannot be null');
 }
 
 /**
@@ -34,32 +34,12 @@ function checkInput(input: CreateCheckoutElementInput) {
  */
 function checkConfiguration(offers: { id: string; currency: string; recurringInterval: string | null }[]) {
   const currencies = new Set(offers.map((o) => o.currency));
-  if (currencies.size > 1) throw badRequest(`All offers of a checkout element must share one currency (got ${[...currencies].join(', ')})`);
+  if (currencies.size > 1) throw new ValidationFailed(`All offers of a checkout element must share one currency (got ${[...currencies].join(', ')})`);
   const recurring = offers.filter((o) => o.recurringInterval !== null);
   if (recurring.length > 0 && offers.length > 1) {
-    throw badRequest('A subscription offer cannot be combined with other offers in a checkout element');
+    throw new ValidationFailed('A subscription offer cannot be combined with other offers in a checkout element');
   }
   return recurring.length === 1;
-}
-
-/** What an element's offer references need (the CheckoutElement type's `offers` selects it too). */
-export const withOfferReferences = { offers: { orderBy: { position: 'asc' }, select: { offer: { select: { id: true, internalId: true } } } } } as const;
-
-/** The element's offers as references, in the order given at creation. */
-export const offerReferences = (e: Prisma.CheckoutElementGetPayload<{ select: typeof withOfferReferences }>) =>
-  e.offers.map(({ offer }) => ({ object: 'offer', id: offer.id, internalId: offer.internalId }));
-
-/** The checkout element as the API returns it (the CheckoutElement type's fields): the data of its events. */
-export function checkoutElementResource(e: Prisma.CheckoutElementGetPayload<{ include: typeof withOfferReferences }>) {
-  return {
-    object: 'checkoutElement',
-    id: e.id,
-    name: e.name,
-    status: e.status,
-    subscriptionOffer: e.subscriptionOffer,
-    offers: offerReferences(e),
-    createdAt: unixSeconds(e.createdAt),
-  };
 }
 
 export async function createCheckoutElement(prisma: PrismaClient, scope: Scope, input: CreateCheckoutElementInput, query: Query) {
@@ -71,7 +51,7 @@ export async function createCheckoutElement(prisma: PrismaClient, scope: Scope, 
     });
     const found = new Set(offers.map((o) => o.id));
     const missing = input.offersIds.filter((id) => !found.has(id));
-    if (missing.length) throw badRequest(`offersIds: no live offer ${missing.join(', ')} in this workspace`);
+    if (missing.length) throw new ValidationFailed(`offersIds: no live offer ${missing.join(', ')} in this workspace`);
     const subscriptionOffer = checkConfiguration(offers);
     const element = await tx.checkoutElement.create({
       ...query,
@@ -84,7 +64,7 @@ export async function createCheckoutElement(prisma: PrismaClient, scope: Scope, 
       },
     });
     const created = await tx.checkoutElement.findUniqueOrThrow({ where: { id: element.id }, include: withOfferReferences });
-    await recordEvent(tx, scope, 'checkout_element_created', { checkoutElement: checkoutElementResource(created) });
+    await recordEvent(tx, scope, 'checkout_element_created', checkoutElementEventData(created));
     return element;
   });
 }

@@ -1,8 +1,10 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { CheckoutElementStatus } from '../generated/prisma/enums.js';
 import { builder } from '../graphql/builder.js';
-import { inScope, scopeOf } from '../graphql/context.js';
+import { inScope } from '../core/scope.js';
+import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
+import { offerReferences, withOfferReferences } from './events.js';
 import * as elements from './service.js';
 
 export const CheckoutElementStatusEnum = builder.enumType(CheckoutElementStatus, { name: 'CheckoutElementStatus' });
@@ -22,8 +24,8 @@ export const CheckoutElement = builder.prismaObject('CheckoutElement', {
     offers: t.field({
       type: [OfferReference],
       description: 'In the order given at creation',
-      select: elements.withOfferReferences,
-      resolve: (element) => elements.offerReferences(element),
+      select: withOfferReferences,
+      resolve: (element) => offerReferences(element),
     }),
     createdAt: t.expose('createdAt', { type: 'Timestamp' }),
   }),

@@ -1,12 +1,14 @@
 import { randomInt } from 'node:crypto';
 import { Prisma, type Discount, type DiscountAmountType, type DiscountStatus, type DiscountType, type PrismaClient } from '../generated/prisma/client.js';
 import type { Db } from '../db/client.js';
-import { badRequest, notFound } from '../errors.js';
+import { NotFound, ValidationFailed } from '../core/errors.js';
 import { recordEvent } from '../events/event-service.js';
-import { unixSeconds } from '../graphql/builder.js';
-import { inScope, type Scope } from '../graphql/context.js';
-import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../graphql/pagination.js';
+import { inScope, type Scope } from '../core/scope.js';
+import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../core/list.js';
 import { isCurrency } from '../reference/currencies.js';
+import { discountEventData, timestampOrNull } from './events.js';
+import { lockScope } from '../core/slots.js';
+import { claimArchive } from '../core/archive.js';
 
 const DEFAULT_CURRENCY = 'USD';
 const DISCOUNT_LIST_TAKE = 20;
@@ -61,35 +63,6 @@ type Query = { select?: Prisma.DiscountSelect };
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-/** The stored amount as the spec's string: plain notation, no trailing zeros ("12.5", "500"). */
-export const formatAmount = (amount: Prisma.Decimal) => amount.toFixed();
-
-export const timestampOrNull = (value: bigint | null) => (value === null ? null : Number(value));
-
-/** The discount as the API returns it (the Discount type's fields): the data of its events. */
-export function discountResource(d: Discount) {
-  return {
-    object: 'discount',
-    id: d.id,
-    type: d.type,
-    name: d.name,
-    amount: formatAmount(d.amount),
-    amountType: d.amountType,
-    discountCode: d.discountCode,
-    validFrom: timestampOrNull(d.validFrom),
-    validUntil: timestampOrNull(d.validUntil),
-    purchaseLimit: d.purchaseLimit,
-    timesUsed: d.timesUsed,
-    status: d.status,
-    includesAllOffers: d.includedOfferIds.length === 0,
-    includedOffers: d.includedOfferIds,
-    excludedOffers: d.excludedOfferIds,
-    currency: d.currency,
-    timezone: d.timezone,
-    createdAt: unixSeconds(d.createdAt),
-  };
-}
-
 export function discountListWhere(scope: Scope, args: DiscountListArgs): Prisma.DiscountWhereInput {
   const and: Prisma.DiscountWhereInput[] = [inScope(scope), archivedWhere(args)];
   if (args.ids) and.push({ id: { in: args.ids } });
@@ -120,7 +93,7 @@ export async function listDiscounts(prisma: PrismaClient, scope: Scope, args: Di
 
 export async function findDiscount(prisma: Db, scope: Scope, discountId: string, query: Query = {}) {
   const discount = await prisma.discount.findFirst({ ...query, where: { id: discountId, ...inScope(scope), archivedAt: null } });
-  if (!discount) throw notFound('Discount');
+  if (!discount) throw new NotFound('Discount');
   return discount;
 }
 
@@ -145,44 +118,44 @@ export const usageOf = (discount: Pick<Discount, 'timesUsed' | 'purchaseLimit'>)
 });
 
 function checkCurrency(currency: string): string {
-  if (!isCurrency(currency)) throw badRequest(`currency ${JSON.stringify(currency)} is not a supported currency code`);
+  if (!isCurrency(currency)) throw new ValidationFailed(`currency ${JSON.stringify(currency)} is not a supported currency code`);
   return currency;
 }
 
 function checkTimezone(timezone: string) {
   const zone = timezone.trim();
   // Intl also accepts offsets such as +01:00 on newer engines; the field names IANA zones only.
-  if (!/^[A-Za-z]/.test(zone)) throw badRequest('timezone must be an IANA time zone name such as Europe/Berlin');
+  if (!/^[A-Za-z]/.test(zone)) throw new ValidationFailed('timezone must be an IANA time zone name such as Europe/Berlin');
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
   } catch {
-    throw badRequest(`timezone ${JSON.stringify(timezone)} is not a known IANA time zone`);
+    throw new ValidationFailed(`timezone ${JSON.stringify(timezone)} is not a known IANA time zone`);
   }
 }
 
 function checkAmount(amount: number, amountType: DiscountAmountType) {
   if (amountType === 'percentage') {
-    if (!(amount > 0 && amount <= 100)) throw badRequest('a percentage amount must be greater than 0 and at most 100');
+    if (!(amount > 0 && amount <= 100)) throw new ValidationFailed('a percentage amount must be greater than 0 and at most 100');
     if (new Prisma.Decimal(amount).decimalPlaces() > AMOUNT_DECIMAL_PLACES) {
-      throw badRequest(`a percentage amount has at most ${AMOUNT_DECIMAL_PLACES} decimal places`);
+      throw new ValidationFailed(`a percentage amount has at most ${AMOUNT_DECIMAL_PLACES} decimal places`);
     }
   } else if (!Number.isInteger(amount) || amount < 1 || amount > FIXED_AMOUNT_MAX) {
-    throw badRequest(`a fixed amount is a whole number of minor currency units from 1 to ${FIXED_AMOUNT_MAX}`);
+    throw new ValidationFailed(`a fixed amount is a whole number of minor currency units from 1 to ${FIXED_AMOUNT_MAX}`);
   }
 }
 
 /** Checks each field that was sent on its own; rules across fields run on the merged result. */
 function checkFields(fields: DiscountFields) {
   for (const name of NOT_NULLABLE) {
-    if (fields[name] === null) throw badRequest(`${name} cannot be null`);
+    if (fields[name] === null) throw new ValidationFailed(`${name} cannot be null`);
   }
   // The maximum length is checked for every input in one place (graphql/input-limits.ts).
-  if (fields.name !== undefined && fields.name !== null && fields.name.trim() === '') throw badRequest('name must not be empty (send null to clear it)');
+  if (fields.name !== undefined && fields.name !== null && fields.name.trim() === '') throw new ValidationFailed('name must not be empty (send null to clear it)');
   if (fields.discountCode !== undefined && fields.discountCode !== null && !CODE_PATTERN.test(fields.discountCode)) {
-    throw badRequest('discountCode must be 1 to 64 letters, digits, underscores or hyphens');
+    throw new ValidationFailed('discountCode must be 1 to 64 letters, digits, underscores or hyphens');
   }
   if (fields.purchaseLimit !== undefined && fields.purchaseLimit !== null && fields.purchaseLimit < 1) {
-    throw badRequest('purchaseLimit must be at least 1 (send null for no limit)');
+    throw new ValidationFailed('purchaseLimit must be at least 1 (send null for no limit)');
   }
   if (fields.currency !== undefined && fields.currency !== null) checkCurrency(fields.currency);
   if (fields.timezone !== undefined && fields.timezone !== null) checkTimezone(fields.timezone);
@@ -203,14 +176,14 @@ interface DiscountState {
 function checkState(state: DiscountState) {
   checkAmount(state.amount, state.amountType);
   if (state.type === 'sale' && state.discountCode !== null) {
-    throw badRequest('a sale discount applies automatically and has no discountCode; use type code for coupons');
+    throw new ValidationFailed('a sale discount applies automatically and has no discountCode; use type code for coupons');
   }
   if (state.validFrom !== null && state.validUntil !== null && state.validUntil < state.validFrom) {
-    throw badRequest('validUntil must not be before validFrom');
+    throw new ValidationFailed('validUntil must not be before validFrom');
   }
   const excluded = new Set(state.excludedOfferIds);
   const both = state.includedOfferIds.filter((id) => excluded.has(id));
-  if (both.length) throw badRequest(`offers cannot be both included and excluded: ${both.join(', ')}`);
+  if (both.length) throw new ValidationFailed(`offers cannot be both included and excluded: ${both.join(', ')}`);
 }
 
 const unique = (ids: string[] | null | undefined) => [...new Set(ids ?? [])];
@@ -220,16 +193,14 @@ async function checkOffersExist(db: Db, scope: Scope, ids: string[]) {
   const found = await db.offer.findMany({ where: { id: { in: ids }, ...inScope(scope) }, select: { id: true } });
   const known = new Set(found.map((offer) => offer.id));
   const unknown = ids.filter((id) => !known.has(id));
-  if (unknown.length) throw badRequest(`unknown offers for this workspace: ${unknown.join(', ')}`);
+  if (unknown.length) throw new ValidationFailed(`unknown offers for this workspace: ${unknown.join(', ')}`);
 }
 
 /**
  * Codes are unique case-insensitively among the unarchived discounts of one workspace mode.
  * The advisory lock serialises code writes per scope so two requests cannot take the same code.
  */
-async function lockCodes(tx: Prisma.TransactionClient, scope: Scope) {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`discount-codes:${scope.workspaceId}:${scope.livemode}`}))`;
-}
+const lockCodes = (tx: Prisma.TransactionClient, scope: Scope) => lockScope(tx, scope, 'discount-codes');
 
 // Raw SQL: Prisma's insensitive equals is an unescaped ILIKE, where _ in a code would be a wildcard.
 async function codeTaken(tx: Prisma.TransactionClient, scope: Scope, code: string, exceptId?: string) {
@@ -240,7 +211,7 @@ async function codeTaken(tx: Prisma.TransactionClient, scope: Scope, code: strin
   return rows.some((row) => row.id !== exceptId);
 }
 
-const duplicateCode = (code: string) => badRequest(`discountCode ${code} is already used by another discount`);
+const duplicateCode = (code: string) => new ValidationFailed(`discountCode ${code} is already used by another discount`);
 
 async function freeCode(tx: Prisma.TransactionClient, scope: Scope): Promise<string> {
   for (;;) {
@@ -298,14 +269,14 @@ export async function createDiscount(prisma: PrismaClient, scope: Scope, input: 
         currency: input.currency ?? DEFAULT_CURRENCY,
       },
     });
-    await recordEvent(tx, scope, 'discount_created', { discount: discountResource(discount) });
+    await recordEvent(tx, scope, 'discount_created', discountEventData(discount));
     return discount;
   });
 }
 
 export async function updateDiscount(prisma: PrismaClient, scope: Scope, discountId: string, fields: DiscountFields & { id?: string | null }, query: Query) {
   const { id, ...changes } = fields;
-  if (id !== undefined && id !== null && id !== discountId) throw badRequest('id in the body does not match the discountId in the path');
+  if (id !== undefined && id !== null && id !== discountId) throw new ValidationFailed('id in the body does not match the discountId in the path');
   checkFields(changes);
   const data = discountData(changes);
   return prisma.$transaction(async (tx) => {
@@ -332,17 +303,15 @@ export async function updateDiscount(prisma: PrismaClient, scope: Scope, discoun
       if (discountCode !== current.discountCode && (await codeTaken(tx, scope, discountCode, current.id))) throw duplicateCode(discountCode);
     }
     const discount = await tx.discount.update({ ...query, where: { id: current.id }, data: { ...data, discountCode } });
-    await recordEvent(tx, scope, 'discount_updated', { discount: discountResource(discount) });
+    await recordEvent(tx, scope, 'discount_updated', discountEventData(discount));
     return discount;
   });
 }
 
 export async function archiveDiscount(prisma: PrismaClient, scope: Scope, discountId: string) {
   await prisma.$transaction(async (tx) => {
-    // Claimed with a conditional update so two concurrent archives record one event.
-    const { count } = await tx.discount.updateMany({ where: { id: discountId, ...inScope(scope), archivedAt: null }, data: { archivedAt: new Date() } });
-    if (count === 0) throw notFound('Discount');
-    await recordEvent(tx, scope, 'discount_archived', { discount: discountResource(await tx.discount.findUniqueOrThrow({ where: { id: discountId } })) });
+    await claimArchive('Discount', (now) => tx.discount.updateMany({ where: { id: discountId, ...inScope(scope), archivedAt: null }, data: { archivedAt: now } }));
+    await recordEvent(tx, scope, 'discount_archived', discountEventData(await tx.discount.findUniqueOrThrow({ where: { id: discountId } })));
   });
   return { success: true };
 }

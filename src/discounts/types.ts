@@ -6,6 +6,7 @@ import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
+import { formatAmount, timestampOrNull } from './events.js';
 import * as discounts from './service.js';
 
 export const DiscountTypeEnum = builder.enumType(DiscountType, { name: 'DiscountType' });
@@ -23,11 +24,11 @@ const discountFields = <Model extends PrismaModelTypes & PrismaTypes['Discount']
   id: t.id({ resolve: (d) => d.id }),
   type: t.field({ type: DiscountTypeEnum, resolve: (d) => d.type }),
   name: t.string({ nullable: true, resolve: (d) => d.name }),
-  amount: t.string({ description: 'Percent (0 < x <= 100) or minor units of currency, as a decimal string', resolve: (d) => discounts.formatAmount(d.amount) }),
+  amount: t.string({ description: 'Percent (0 < x <= 100) or minor units of currency, as a decimal string', resolve: (d) => formatAmount(d.amount) }),
   amountType: t.field({ type: DiscountAmountTypeEnum, resolve: (d) => d.amountType }),
   discountCode: t.string({ nullable: true, resolve: (d) => d.discountCode }),
-  validFrom: t.field({ type: 'Timestamp', nullable: true, resolve: (d) => discounts.timestampOrNull(d.validFrom) }),
-  validUntil: t.field({ type: 'Timestamp', nullable: true, resolve: (d) => discounts.timestampOrNull(d.validUntil) }),
+  validFrom: t.field({ type: 'Timestamp', nullable: true, resolve: (d) => timestampOrNull(d.validFrom) }),
+  validUntil: t.field({ type: 'Timestamp', nullable: true, resolve: (d) => timestampOrNull(d.validUntil) }),
   purchaseLimit: t.int({ nullable: true, resolve: (d) => d.purchaseLimit }),
   timesUsed: t.int({ resolve: (d) => d.timesUsed }),
   status: t.field({ type: DiscountStatusEnum, resolve: (d) => d.status }),

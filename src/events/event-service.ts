@@ -1,7 +1,6 @@
 import type { Event, Prisma } from '../generated/prisma/client.js';
 import type { Db } from '../db/client.js';
-import { inScope, type Scope } from '../graphql/context.js';
-import type { EventType } from './event-types.js';
+import { inScope, type Scope } from '../core/scope.js';
 
 // The event outbox. A state change and the event reporting it commit together: recordEvent
 // writes into the caller's transaction, so a rolled-back change leaves no event and a committed
@@ -21,7 +20,7 @@ export interface EventBody {
 }
 
 /** Records an event in the caller's transaction; payload is the event's `data`. */
-export async function recordEvent(tx: Prisma.TransactionClient, scope: Scope, type: EventType, payload: object): Promise<{ id: string }> {
+export async function recordEvent(tx: Prisma.TransactionClient, scope: Scope, type: string, payload: object): Promise<{ id: string }> {
   return tx.event.create({ data: { ...inScope(scope), type, payload: payload as Prisma.InputJsonObject }, select: { id: true } });
 }
 

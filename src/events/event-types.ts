@@ -1,29 +1,18 @@
-// The event types a webhook can subscribe to. The spec names the payment and subscription ones;
-// the catalogue ones are what this service emits today. New types may be added at any time
-// (spec, Versioning §2), so receivers must ignore types they do not know.
-export const EVENT_TYPES = [
-  'payment_success',
-  'payment_refunded',
-  'payment_failed',
-  'subscription_created',
-  'subscription_cancelled',
-  'subscription_updated',
-  'product_created',
-  'product_updated',
-  'product_archived',
-  'offer_created',
-  'offer_updated',
-  'offer_archived',
-  'discount_created',
-  'discount_updated',
-  'discount_archived',
-  'user_created',
-  'user_archived',
-  'checkout_element_created',
-] as const;
+// What a domain declares about its events: each type it records, with a sample builder. The sample
+// goes through the same payload builder as the real event, so a test event (sendTestEvent) has the
+// real event's shape by construction. New types may be added at any time (spec, Versioning §2), so
+// receivers must ignore types they do not know.
 
-export type EventType = (typeof EVENT_TYPES)[number];
+/** Made-up parts a sample may use: the time, the order items and the buyer of the test event. */
+export interface SampleContext {
+  now: Date;
+  /** Order items, each with an id (from the caller's `items` hint, or one made-up item). */
+  items(): Array<Record<string, unknown> & { id: string }>;
+  /** The workspace's own user when the caller named one, otherwise a made-up user (users/events.ts). */
+  user(): Promise<Record<string, unknown>>;
+}
 
-const known: ReadonlySet<string> = new Set(EVENT_TYPES);
+export type EventSample = (sample: SampleContext) => object | Promise<object>;
 
-export const isEventType = (value: string): value is EventType => known.has(value);
+/** A domain's event types, each with its sample. */
+export type EventDefinitions = Readonly<Record<string, EventSample>>;

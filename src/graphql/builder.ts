@@ -42,5 +42,3 @@ builder.mutationType({});
 
 export const SortDirection = builder.enumType('SortDirection', { values: ['ASC', 'DESC'] as const });
 
-/** Unix seconds of a database timestamp. */
-export const unixSeconds = (date: Date) => Math.floor(date.getTime() / 1000);

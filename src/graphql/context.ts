@@ -1,15 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { ApiError } from '../errors.js';
-import type { Access, Principal } from '../http/auth.js';
-
-/** The tenant boundary every query filters on: one workspace, live or test data. */
-export interface Scope {
-  workspaceId: string;
-  livemode: boolean;
-}
-
-/** The Prisma where-clause fields that keep a query inside one scope. */
-export const inScope = (scope: Scope) => ({ workspaceId: scope.workspaceId, livemode: scope.livemode });
+import type { Access, Principal, Scope } from '../core/scope.js';
 
 export interface Context {
   prisma: PrismaClient;

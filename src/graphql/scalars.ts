@@ -1,11 +1,9 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { isUuid } from '../core/uuid.js';
 import { JSON_LIMITS } from './input-limits.js';
 
 // Timestamps travel as JSON numbers up to 2^53-1, beyond GraphQL's 32-bit Int.
 export const MAX_TIMESTAMP = Number.MAX_SAFE_INTEGER;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (value: string) => UUID_PATTERN.test(value);
 
 function parseTimestamp(value: unknown): number {
   const number = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;

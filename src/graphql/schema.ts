@@ -1,7 +1,8 @@
 import { lexicographicSortSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
+import { reportDomainErrors } from './domain-errors.js';
 import { enforceInputLimits } from './input-limits.js';
-import { domains } from '../domains.js';
+import { domains, events } from '../domains.js';
 
 export interface Schemas {
   /** What /v0 and internal clients see. */
@@ -15,11 +16,11 @@ let built: Promise<Schemas> | undefined;
 /** Both schemas, built once: each domain registers its types and fields on the shared builder first. */
 export function buildSchemas(): Promise<Schemas> {
   built ??= (async () => {
-    for (const domain of domains) await domain.registerTypes?.();
-    // The input limits wrap resolvers, so they go on last: sorting rebuilds the schema's fields.
+    for (const domain of domains) await domain.registerTypes?.({ events });
+    // Both wrap resolvers, so they go on after sorting, which rebuilds the schema's fields.
     return {
-      subgraph: enforceInputLimits(lexicographicSortSchema(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6', federationDirectives: ['@key'] }))),
-      client: enforceInputLimits(lexicographicSortSchema(builder.toSchema())),
+      subgraph: enforceInputLimits(reportDomainErrors(lexicographicSortSchema(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6', federationDirectives: ['@key'] })))),
+      client: enforceInputLimits(reportDomainErrors(lexicographicSortSchema(builder.toSchema()))),
     };
   })();
   return built;

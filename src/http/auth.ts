@@ -1,27 +1,8 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Access, Principal } from '../core/scope.js';
+import { workspaceSettings } from '../core/workspace-settings.js';
 import { ApiError } from '../errors.js';
 import { isWellFormedPublicKey, isWellFormedSecretKey, secretKeyMatches } from '../workspaces/keys.js';
-
-/** Who is calling: one workspace, in live or test mode, with or without write access. */
-export interface Principal {
-  workspaceId: string;
-  livemode: boolean;
-  canWrite: boolean;
-  settings: WorkspaceSettings;
-}
-
-export interface WorkspaceSettings {
-  testMode: boolean;
-  offline: boolean;
-  productLimit: number;
-  portalEnabled: boolean;
-  refundsEnabled: boolean;
-  embeddedPaymentMethodUpdate: boolean;
-  customSubscriptionManagementUrl: string | null;
-  contactEmail: string | null;
-}
-
-export type Access = 'read' | 'write';
 
 type HeaderSource = { get(name: string): string | null };
 
@@ -54,15 +35,6 @@ export async function authenticate(prisma: PrismaClient, headers: HeaderSource, 
     workspaceId: workspace.id,
     livemode: key.mode === 'live',
     canWrite,
-    settings: {
-      testMode: workspace.testMode,
-      offline: workspace.offline,
-      productLimit: workspace.productLimit,
-      portalEnabled: workspace.portalEnabled,
-      refundsEnabled: workspace.refundsEnabled,
-      embeddedPaymentMethodUpdate: workspace.embeddedPaymentMethodUpdate,
-      customSubscriptionManagementUrl: workspace.customSubscriptionManagementUrl,
-      contactEmail: workspace.contactEmail,
-    },
+    settings: workspaceSettings(workspace),
   };
 }

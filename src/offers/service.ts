@@ -1,11 +1,12 @@
-import { Prisma, type Offer, type OfferStatus, type PrismaClient, type ProductType, type RecurringInterval } from '../generated/prisma/client.js';
+import { Prisma, type OfferStatus, type PrismaClient, type ProductType, type RecurringInterval } from '../generated/prisma/client.js';
 import type { Db } from '../db/client.js';
-import { badRequest, notFound } from '../errors.js';
+import { NotFound, ValidationFailed } from '../core/errors.js';
 import { recordEvent } from '../events/event-service.js';
-import { unixSeconds } from '../graphql/builder.js';
-import { inScope, type Scope } from '../graphql/context.js';
-import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../graphql/pagination.js';
-import { currencyDecimals, isCurrency } from '../reference/currencies.js';
+import { inScope, type Scope } from '../core/scope.js';
+import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../core/list.js';
+import { isCurrency } from '../reference/currencies.js';
+import { offerEventData } from './events.js';
+import { claimArchive } from '../core/archive.js';
 
 /** Products whose offers are delivered as keys: their offer details carry an inventory. */
 const KEY_PRODUCT_TYPES: readonly ProductType[] = ['SoftwareKey', 'GiftCard'];
@@ -66,24 +67,24 @@ const NO_RECURRING: RecurringTerms = { recurringInterval: null, recurringInterva
 
 function checkFields(fields: OfferFields) {
   const nonNull = ['price', 'currency', 'status', 'region', 'platform'] as const;
-  for (const name of nonNull) if (fields[name] === null) throw badRequest(`${name} cannot be null`);
+  for (const name of nonNull) if (fields[name] === null) throw new ValidationFailed(`${name} cannot be null`);
   const amounts = ['price', 'originalPrice', 'limit'] as const;
   for (const name of amounts) {
     const value = fields[name];
-    if (value !== undefined && value !== null && value < 0) throw badRequest(`${name} must be >= 0`);
+    if (value !== undefined && value !== null && value < 0) throw new ValidationFailed(`${name} must be >= 0`);
   }
   const counts = ['recurringIntervalCount', 'trialIntervalCount'] as const;
   for (const name of counts) {
     const value = fields[name];
-    if (value !== undefined && value !== null && value < 1) throw badRequest(`${name} must be >= 1`);
+    if (value !== undefined && value !== null && value < 1) throw new ValidationFailed(`${name} must be >= 1`);
   }
-  if (fields.currency && !isCurrency(fields.currency)) throw badRequest(`currency ${fields.currency} is not a supported currency code`);
+  if (fields.currency && !isCurrency(fields.currency)) throw new ValidationFailed(`currency ${fields.currency} is not a supported currency code`);
   for (const name of ['region', 'platform'] as const) {
     const value = fields[name];
     // Maximum lengths are checked for every input in one place (graphql/input-limits.ts).
-    if (value !== undefined && value !== null && value.trim() === '') throw badRequest(`${name} must not be empty`);
+    if (value !== undefined && value !== null && value.trim() === '') throw new ValidationFailed(`${name} must not be empty`);
   }
-  if (fields.gtin && !GTIN.test(fields.gtin)) throw badRequest('gtin must be 8, 12, 13 or 14 digits');
+  if (fields.gtin && !GTIN.test(fields.gtin)) throw new ValidationFailed('gtin must be 8, 12, 13 or 14 digits');
 }
 
 /**
@@ -95,13 +96,13 @@ function recurringTerms(current: RecurringTerms, sent: OfferFields): RecurringTe
   const recurringInterval = pick('recurringInterval');
   const trialInterval = pick('trialInterval');
   if (!recurringInterval) {
-    if (sent.recurringIntervalCount != null) throw badRequest('recurringIntervalCount needs recurringInterval');
+    if (sent.recurringIntervalCount != null) throw new ValidationFailed('recurringIntervalCount needs recurringInterval');
     if (sent.trialInterval != null || sent.trialIntervalCount != null) {
-      throw badRequest('trialInterval and trialIntervalCount are for subscription offers only: set recurringInterval');
+      throw new ValidationFailed('trialInterval and trialIntervalCount are for subscription offers only: set recurringInterval');
     }
     return NO_RECURRING;
   }
-  if (!trialInterval && sent.trialIntervalCount != null) throw badRequest('trialIntervalCount needs trialInterval');
+  if (!trialInterval && sent.trialIntervalCount != null) throw new ValidationFailed('trialIntervalCount needs trialInterval');
   return {
     recurringInterval,
     recurringIntervalCount: pick('recurringIntervalCount') ?? 1,
@@ -151,41 +152,12 @@ async function refreshLowestPrice(tx: Prisma.TransactionClient, productId: strin
 async function checkVariant(tx: Prisma.TransactionClient, productId: string, variantId: string | null | undefined) {
   if (!variantId) return;
   const variant = await tx.variant.findFirst({ where: { id: variantId, productId, archivedAt: null }, select: { id: true } });
-  if (!variant) throw badRequest('variantId does not name a live variant of the offer\'s product');
-}
-
-/** The offer as the API returns it (the Offer type's fields): the data of its events. */
-export function offerResource(o: Offer) {
-  return {
-    object: 'offer',
-    id: o.id,
-    internalId: o.internalId,
-    price: o.price,
-    originalPrice: o.originalPrice,
-    recurringInterval: o.recurringInterval,
-    recurringIntervalCount: o.recurringIntervalCount,
-    trialInterval: o.trialInterval,
-    trialIntervalCount: o.trialIntervalCount,
-    currency: o.currency,
-    limit: o.limit,
-    soldItems: o.soldItems,
-    status: o.status,
-    name: o.name,
-    description: o.description,
-    region: o.region,
-    platform: o.platform,
-    gtin: o.gtin,
-    warningMessage: o.warningMessage,
-    productId: o.productId,
-    variantId: o.variantId,
-    currencyDecimals: currencyDecimals(o.currency) ?? null,
-    createdAt: unixSeconds(o.createdAt),
-  };
+  if (!variant) throw new ValidationFailed('variantId does not name a live variant of the offer\'s product');
 }
 
 export async function findOffer(prisma: Db, scope: Scope, offerId: string, query: Query = {}) {
   const offer = await prisma.offer.findFirst({ ...query, where: { id: offerId, ...inScope(scope), archivedAt: null } });
-  if (!offer) throw notFound('Offer');
+  if (!offer) throw new NotFound('Offer');
   return offer;
 }
 
@@ -194,20 +166,20 @@ export async function createOffer(prisma: PrismaClient, scope: Scope, input: Cre
   const terms = recurringTerms(NO_RECURRING, input);
   return prisma.$transaction(async (tx) => {
     const product = await lockLiveProduct(tx, scope, input.productId);
-    if (!product) throw badRequest('productId does not name a live product of this workspace');
+    if (!product) throw new ValidationFailed('productId does not name a live product of this workspace');
     await checkVariant(tx, product.id, input.variantId);
     const offer = await tx.offer.create({
       ...query,
       data: { ...(offerData(input) as Prisma.OfferUncheckedCreateInput), ...terms, ...inScope(scope), productId: product.id, price: input.price, currency: input.currency },
     });
     await refreshLowestPrice(tx, product.id);
-    await recordEvent(tx, scope, 'offer_created', { offer: offerResource(offer) });
+    await recordEvent(tx, scope, 'offer_created', offerEventData(offer));
     return offer;
   });
 }
 
 export async function updateOffer(prisma: PrismaClient, scope: Scope, offerId: string, fields: OfferFields & { id?: string | null }, query: Query) {
-  if (fields.id != null && fields.id !== offerId) throw badRequest('id in the body does not match the offerId of the path');
+  if (fields.id != null && fields.id !== offerId) throw new ValidationFailed('id in the body does not match the offerId of the path');
   checkFields(fields);
   const { productId } = await findOffer(prisma, scope, offerId, { select: { productId: true } });
   return prisma.$transaction(async (tx) => {
@@ -219,12 +191,12 @@ export async function updateOffer(prisma: PrismaClient, scope: Scope, offerId: s
     // A checkout element's configuration rules were checked against the offer's kind and currency.
     if (changesKind || changesCurrency) {
       const uses = await tx.checkoutElementOffer.count({ where: { offerId, checkoutElement: { archivedAt: null } } });
-      if (uses > 0) throw badRequest('The offer is used by a checkout element: its currency and its one-time/subscription kind cannot change; create a new offer');
+      if (uses > 0) throw new ValidationFailed('The offer is used by a checkout element: its currency and its one-time/subscription kind cannot change; create a new offer');
     }
     await checkVariant(tx, current.productId, fields.variantId);
     const offer = await tx.offer.update({ ...query, where: { id: offerId }, data: { ...offerData(fields), ...terms } });
     if (fields.price != null) await refreshLowestPrice(tx, current.productId);
-    await recordEvent(tx, scope, 'offer_updated', { offer: offerResource(offer) });
+    await recordEvent(tx, scope, 'offer_updated', offerEventData(offer));
     return offer;
   });
 }
@@ -233,10 +205,9 @@ export async function archiveOffer(prisma: PrismaClient, scope: Scope, offerId: 
   const { productId } = await findOffer(prisma, scope, offerId, { select: { productId: true } });
   await prisma.$transaction(async (tx) => {
     await lockLiveProduct(tx, scope, productId);
-    const archived = await tx.offer.updateMany({ where: { id: offerId, archivedAt: null }, data: { archivedAt: new Date() } });
-    if (archived.count === 0) throw notFound('Offer');
+    await claimArchive('Offer', (now) => tx.offer.updateMany({ where: { id: offerId, archivedAt: null }, data: { archivedAt: now } }));
     await refreshLowestPrice(tx, productId);
-    await recordEvent(tx, scope, 'offer_archived', { offer: offerResource(await tx.offer.findUniqueOrThrow({ where: { id: offerId } })) });
+    await recordEvent(tx, scope, 'offer_archived', offerEventData(await tx.offer.findUniqueOrThrow({ where: { id: offerId } })));
   });
   return { success: true };
 }
@@ -257,7 +228,7 @@ async function offerIdsByAvailability(prisma: PrismaClient, scope: Scope, min: n
 export async function offerListWhere(prisma: PrismaClient, scope: Scope, args: OfferListArgs): Promise<Prisma.OfferWhereInput> {
   for (const name of ['minPrice', 'maxPrice'] as const) {
     const value = args[name];
-    if (value != null && value < 0) throw badRequest(`${name} must be >= 0`);
+    if (value != null && value < 0) throw new ValidationFailed(`${name} must be >= 0`);
   }
   const and: Prisma.OfferWhereInput[] = [inScope(scope), archivedWhere(args)];
   if (args.regions) and.push({ region: { in: args.regions } });

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Prisma, type PrismaClient, type Product, type ProductStatus, type ProductType } from '../generated/prisma/client.js';
 import { isUniqueViolation, type Db } from '../db/client.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { NoFreeValue, NotFound, ProductLimitReached, ValidationFailed } from '../core/errors.js';
+import { claimArchive } from '../core/archive.js';
+import { reserveSlot } from '../core/slots.js';
 import { recordEvent } from '../events/event-service.js';
-import { unixSeconds } from '../graphql/builder.js';
-import { inScope, type Scope } from '../graphql/context.js';
-import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../graphql/pagination.js';
-import { offerResource } from '../offers/service.js';
+import { inScope, type Principal, type Scope } from '../core/scope.js';
+import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../core/list.js';
+import { offerEventData } from '../offers/events.js';
+import { productEventData } from './events.js';
 
 export const PEGI_RATINGS = ['NONE', 'PEGI_3', 'PEGI_7', 'PEGI_12', 'PEGI_16', 'PEGI_18'] as const;
 /** Fields that only describe games: the product type decides whether a body may carry them. */
@@ -83,68 +85,42 @@ export const liveVariants = {
   orderBy: [{ order: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }],
 } satisfies Prisma.Product$variantsArgs;
 
-/** The product as the API returns it (the Product type's fields): the data of its events. */
-export function productResource(p: Product) {
-  return {
-    object: 'product',
-    id: p.id,
-    type: p.type,
-    internalId: p.internalId,
-    name: p.name,
-    description: p.description,
-    developer: p.developer,
-    publisher: p.publisher,
-    pegiRating: p.pegiRating,
-    releaseDate: p.releaseDate,
-    systems: p.systems,
-    genres: p.genres,
-    status: p.status,
-    customFields: p.customFields,
-    slug: p.slug,
-    projectId: p.projectId,
-    tags: p.tags,
-    media: p.media,
-    createdAt: unixSeconds(p.createdAt),
-    updatedAt: unixSeconds(p.updatedAt),
-  };
-}
-
 export async function findProduct(prisma: Db, scope: Scope, productId: string, query: Query = {}) {
   const product = await prisma.product.findFirst({ ...query, where: { id: productId, ...inScope(scope), archivedAt: null } });
-  if (!product) throw notFound('Product');
+  if (!product) throw new NotFound('Product');
   return product;
 }
 
 function checkTypeFields(type: ProductType, fields: ProductFields) {
   if (type === 'Game') return;
   const present = GAME_FIELDS.filter((name) => fields[name] !== undefined && fields[name] !== null);
-  if (present.length) throw badRequest(`${present.join(', ')} can only be set on Game products (this one is ${type})`);
+  if (present.length) throw new ValidationFailed(`${present.join(', ')} can only be set on Game products (this one is ${type})`);
 }
 
 function checkFields(fields: ProductFields) {
-  for (const name of NON_NULL_FIELDS) if (fields[name] === null) throw badRequest(`${name} cannot be null`);
+  for (const name of NON_NULL_FIELDS) if (fields[name] === null) throw new ValidationFailed(`${name} cannot be null`);
   // Lengths are checked for every input in one place (graphql/input-limits.ts).
-  if (fields.name != null && fields.name.trim() === '') throw badRequest('name must not be empty');
+  if (fields.name != null && fields.name.trim() === '') throw new ValidationFailed('name must not be empty');
   if (fields.pegiRating != null && !(PEGI_RATINGS as readonly string[]).includes(fields.pegiRating)) {
-    throw badRequest(`pegiRating must be one of ${PEGI_RATINGS.join(', ')}`);
+    throw new ValidationFailed(`pegiRating must be one of ${PEGI_RATINGS.join(', ')}`);
   }
   if (fields.media != null) checkMedia(fields.media);
   if (fields.customFields !== undefined && fields.customFields !== null) {
     if (typeof fields.customFields !== 'object' || Array.isArray(fields.customFields)) {
-      throw badRequest('customFields must be a JSON object');
+      throw new ValidationFailed('customFields must be a JSON object');
     }
   }
 }
 
 function checkMedia(media: unknown) {
-  if (!Array.isArray(media)) throw badRequest('media must be an array of {url, type} objects');
+  if (!Array.isArray(media)) throw new ValidationFailed('media must be an array of {url, type} objects');
   media.forEach((item, index) => {
     const entry = item as { url?: unknown; type?: unknown } | null;
     if (!entry || typeof entry !== 'object' || typeof entry.url !== 'string' || !/^https?:\/\/\S+$/.test(entry.url)) {
-      throw badRequest(`media[${index}].url must be an http(s) URL`);
+      throw new ValidationFailed(`media[${index}].url must be an http(s) URL`);
     }
     if (entry.type !== undefined && entry.type !== 'image' && entry.type !== 'video') {
-      throw badRequest(`media[${index}].type must be image or video`);
+      throw new ValidationFailed(`media[${index}].type must be image or video`);
     }
   });
 }
@@ -187,12 +163,13 @@ export function slugify(name: string): string {
  * Serialises product creation per workspace so two concurrent creates cannot both pass the
  * product limit, then counts the live (unarchived) products of this mode.
  */
-async function reserveProductSlot(tx: Prisma.TransactionClient, scope: Scope, productLimit: number) {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`products:${scope.workspaceId}`}))`;
-  const count = await tx.product.count({ where: { ...inScope(scope), archivedAt: null } });
-  if (count >= productLimit) {
-    throw new ApiError(409, `The workspace's product limit (${productLimit}) is reached; archive a product or raise the limit`);
-  }
+function reserveProductSlot(tx: Prisma.TransactionClient, scope: Scope, productLimit: number) {
+  return reserveSlot(tx, scope, {
+    name: 'products',
+    limit: productLimit,
+    taken: () => tx.product.count({ where: { ...inScope(scope), archivedAt: null } }),
+    full: () => new ProductLimitReached(productLimit),
+  });
 }
 
 /** Inserts with the wanted slug, or the slug plus a short random suffix when it is taken. */
@@ -203,10 +180,10 @@ async function insertWithFreeSlug<T>(baseSlug: string, explicit: boolean, insert
       return await insert(slug);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      if (explicit) throw badRequest(`slug ${baseSlug} is already used by another product`);
+      if (explicit) throw new ValidationFailed(`slug ${baseSlug} is already used by another product`);
     }
   }
-  throw new ApiError(409, 'Could not find a free slug; try again');
+  throw new NoFreeValue('Could not find a free slug; try again');
 }
 
 export interface CreateProductInput extends ProductFields {
@@ -216,23 +193,25 @@ export interface CreateProductInput extends ProductFields {
   slug?: string | null;
 }
 
-export async function createProduct(prisma: PrismaClient, scope: Scope, productLimit: number, input: CreateProductInput, query: Query) {
+/** Creates a product within the workspace's product limit (the caller's settings). */
+export async function createProduct(prisma: PrismaClient, principal: Principal, input: CreateProductInput, query: Query) {
+  const scope: Scope = principal;
   checkFields(input);
   checkTypeFields(input.type, input);
   if (input.slug !== undefined && input.slug !== null && !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(input.slug)) {
-    throw badRequest('slug must be lowercase letters and digits separated by single hyphens');
+    throw new ValidationFailed('slug must be lowercase letters and digits separated by single hyphens');
   }
   const project = await prisma.project.findFirst({ where: { id: input.projectId, workspaceId: scope.workspaceId } });
-  if (!project) throw badRequest('projectId does not name a project of this workspace');
+  if (!project) throw new ValidationFailed('projectId does not name a project of this workspace');
   const data = productData(input);
   return insertWithFreeSlug(input.slug ?? slugify(input.name), Boolean(input.slug), (slug) =>
     prisma.$transaction(async (tx) => {
-      await reserveProductSlot(tx, scope, productLimit);
+      await reserveProductSlot(tx, scope, principal.settings.productLimit);
       const product = await tx.product.create({
         ...query,
         data: { ...(data as Prisma.ProductUncheckedCreateInput), ...inScope(scope), projectId: project.id, type: input.type, name: input.name.trim(), slug },
       });
-      await recordEvent(tx, scope, 'product_created', { product: productResource(product) });
+      await recordEvent(tx, scope, 'product_created', productEventData(product));
       return product;
     }),
   );
@@ -244,7 +223,7 @@ export async function updateProduct(prisma: PrismaClient, scope: Scope, productI
     const current = await findProduct(tx, scope, productId);
     checkTypeFields(current.type, fields);
     const product = await tx.product.update({ ...query, where: { id: current.id }, data: productData(fields) });
-    await recordEvent(tx, scope, 'product_updated', { product: productResource(product) });
+    await recordEvent(tx, scope, 'product_updated', productEventData(product));
     return product;
   });
 }
@@ -252,28 +231,28 @@ export async function updateProduct(prisma: PrismaClient, scope: Scope, productI
 /** Archives the product and its offers together; existing subscriptions are not touched. */
 export async function archiveProduct(prisma: PrismaClient, scope: Scope, productId: string) {
   await prisma.$transaction(async (tx) => {
-    const now = new Date();
-    // Claims the archive: of two concurrent calls only one matches, so one event is recorded.
-    const { count } = await tx.product.updateMany({ where: { id: productId, ...inScope(scope), archivedAt: null }, data: { archivedAt: now, lowestPrice: null } });
-    if (count === 0) throw notFound('Product');
+    const now = await claimArchive('Product', (at) =>
+      tx.product.updateMany({ where: { id: productId, ...inScope(scope), archivedAt: null }, data: { archivedAt: at, lowestPrice: null } }),
+    );
     const offers = await tx.offer.findMany({ where: { productId, archivedAt: null }, orderBy: { createdAt: 'asc' } });
     await tx.offer.updateMany({ where: { id: { in: offers.map((o) => o.id) } }, data: { archivedAt: now } });
     const product = await tx.product.findUniqueOrThrow({ where: { id: productId } });
-    await recordEvent(tx, scope, 'product_archived', { product: productResource(product) });
+    await recordEvent(tx, scope, 'product_archived', productEventData(product));
     // Its offers are archived with it, so their subscribers hear of it too.
-    for (const offer of offers) await recordEvent(tx, scope, 'offer_archived', { offer: offerResource(offer) });
+    for (const offer of offers) await recordEvent(tx, scope, 'offer_archived', offerEventData(offer));
   });
   return { success: true };
 }
 
 /** A copy with all live variants, a new id and slug; offers are not copied. */
-export async function duplicateProduct(prisma: PrismaClient, scope: Scope, productLimit: number, productId: string, query: Query) {
+export async function duplicateProduct(prisma: PrismaClient, principal: Principal, productId: string, query: Query) {
+  const scope: Scope = principal;
   const source = await findProduct(prisma, scope, productId, { include: { variants: liveVariants } });
   const { id: _id, createdAt: _c, updatedAt: _u, archivedAt: _a, lowestPrice: _l, slug, variants, ...copy } = source as Product & { variants: Prisma.VariantGetPayload<object>[] };
   // The cut may end on a hyphen, which the slug format does not allow before `-copy`.
   return insertWithFreeSlug(`${slug.slice(0, 55).replace(/-+$/, '')}-copy`, false, (newSlug) =>
     prisma.$transaction(async (tx) => {
-      await reserveProductSlot(tx, scope, productLimit);
+      await reserveProductSlot(tx, scope, principal.settings.productLimit);
       const product = await tx.product.create({
         ...query,
         data: {
@@ -287,7 +266,7 @@ export async function duplicateProduct(prisma: PrismaClient, scope: Scope, produ
           },
         },
       });
-      await recordEvent(tx, scope, 'product_created', { product: productResource(product) });
+      await recordEvent(tx, scope, 'product_created', productEventData(product));
       return product;
     }),
   );
@@ -301,8 +280,8 @@ export interface VariantFields {
 }
 
 function variantData(fields: VariantFields) {
-  if (fields.name !== undefined && (fields.name === null || fields.name.trim() === '')) throw badRequest('name must not be empty');
-  if (fields.description === null) throw badRequest('description cannot be null');
+  if (fields.name !== undefined && (fields.name === null || fields.name.trim() === '')) throw new ValidationFailed('name must not be empty');
+  if (fields.description === null) throw new ValidationFailed('description cannot be null');
   const data: Prisma.VariantUncheckedUpdateInput = {};
   if (fields.name) data.name = fields.name.trim();
   if (fields.description != null) data.description = fields.description;
@@ -320,6 +299,6 @@ export async function addVariant(prisma: PrismaClient, scope: Scope, productId: 
 export async function updateVariant(prisma: PrismaClient, scope: Scope, productId: string, variantId: string, fields: VariantFields) {
   const product = await findProduct(prisma, scope, productId);
   const variant = await prisma.variant.findFirst({ where: { id: variantId, productId: product.id, archivedAt: null } });
-  if (!variant) throw notFound('Variant');
+  if (!variant) throw new NotFound('Variant');
   return prisma.variant.update({ where: { id: variant.id }, data: variantData(fields) });
 }

@@ -3,7 +3,8 @@ import type PrismaTypes from '../generated/pothos-types.js';
 import type { Product as ProductRow } from '../generated/prisma/client.js';
 import { ProductStatus, ProductType } from '../generated/prisma/enums.js';
 import { builder } from '../graphql/builder.js';
-import { inScope, scopeOf } from '../graphql/context.js';
+import { inScope } from '../core/scope.js';
+import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
 import * as products from './service.js';
@@ -144,12 +145,9 @@ builder.mutationFields((t) => ({
       slug: t.arg.string({ description: 'Fixed at creation; generated from the name when absent' }),
       ...productFieldArgs,
     },
-    resolve: async (_root, args, ctx, info) => {
-      const principal = await ctx.principal('write');
-      return {
-        product: await products.createProduct(ctx.prisma, principal, principal.settings.productLimit, args, queryFromInfo({ context: ctx, info, path: ['product'] })),
-      };
-    },
+    resolve: async (_root, args, ctx, info) => ({
+      product: await products.createProduct(ctx.prisma, await ctx.principal('write'), args, queryFromInfo({ context: ctx, info, path: ['product'] })),
+    }),
   }),
   updateProduct: t.field({
     type: ProductPayload,
@@ -166,12 +164,9 @@ builder.mutationFields((t) => ({
   duplicateProduct: t.field({
     type: ProductPayload,
     args: { productId: t.arg({ type: 'UUID', required: true }) },
-    resolve: async (_root, args, ctx, info) => {
-      const principal = await ctx.principal('write');
-      return {
-        product: await products.duplicateProduct(ctx.prisma, principal, principal.settings.productLimit, args.productId, queryFromInfo({ context: ctx, info, path: ['product'] })),
-      };
-    },
+    resolve: async (_root, args, ctx, info) => ({
+      product: await products.duplicateProduct(ctx.prisma, await ctx.principal('write'), args.productId, queryFromInfo({ context: ctx, info, path: ['product'] })),
+    }),
   }),
   addVariant: t.field({
     type: VariantPayload,

@@ -1,12 +1,14 @@
 import { randomBytes, scrypt, type ScryptOptions } from 'node:crypto';
-import { Prisma, type PrismaClient, type User } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import { isUniqueViolation } from '../db/client.js';
-import { badRequest, notFound } from '../errors.js';
+import { NotFound, ValidationFailed } from '../core/errors.js';
 import { recordEvent } from '../events/event-service.js';
-import { unixSeconds } from '../graphql/builder.js';
-import { inScope, type Scope } from '../graphql/context.js';
-import { archivedWhere, pageCount, pagePage } from '../graphql/pagination.js';
+import { inScope, type Scope } from '../core/scope.js';
+import { archivedWhere, pageCount, pagePage } from '../core/list.js';
 import { isCountry, postalCodeRequired } from '../reference/countries.js';
+import { ownedItemsWhere } from '../orders/service.js';
+import { userEventData } from './events.js';
+import { claimArchive } from '../core/archive.js';
 
 export const PASSWORD_MIN_LENGTH = 8;
 // The WHATWG "valid e-mail address" grammar, plus a dot in the domain: a buyer needs a routable address.
@@ -53,7 +55,7 @@ const DUPLICATE_EMAIL = 'a user with this email already exists';
 // Maximum lengths (email, password, texts) are checked for every input in one place (graphql/input-limits.ts).
 function checkEmail(email: string): string {
   const trimmed = email.trim();
-  if (!EMAIL_PATTERN.test(trimmed)) throw badRequest('email must be a valid email address');
+  if (!EMAIL_PATTERN.test(trimmed)) throw new ValidationFailed('email must be a valid email address');
   return trimmed;
 }
 
@@ -62,7 +64,7 @@ const optionalText = (value: string | null | undefined) => value?.trim() || null
 
 function checkBillingDetails(input: BillingDetails): BillingDetails {
   const countryCode = input.countryCode.trim().toUpperCase();
-  if (!isCountry(countryCode)) throw badRequest('billingDetails.countryCode must be a two-letter ISO 3166-1 country code');
+  if (!isCountry(countryCode)) throw new ValidationFailed('billingDetails.countryCode must be a two-letter ISO 3166-1 country code');
   const details: BillingDetails = {
     countryCode,
     postalCode: optionalText(input.postalCode),
@@ -73,13 +75,13 @@ function checkBillingDetails(input: BillingDetails): BillingDetails {
     name: optionalText(input.name),
   };
   if (!details.postalCode && postalCodeRequired(countryCode)) {
-    throw badRequest(`billingDetails.postalCode is required for country ${countryCode}`);
+    throw new ValidationFailed(`billingDetails.postalCode is required for country ${countryCode}`);
   }
   return details;
 }
 
 function checkPassword(password: string) {
-  if (password.length < PASSWORD_MIN_LENGTH) throw badRequest(`password must be at least ${PASSWORD_MIN_LENGTH} characters`);
+  if (password.length < PASSWORD_MIN_LENGTH) throw new ValidationFailed(`password must be at least ${PASSWORD_MIN_LENGTH} characters`);
 }
 
 const scryptAsync = (password: string, salt: Buffer, keyLength: number, options: ScryptOptions) =>
@@ -92,24 +94,10 @@ async function hashPassword(password: string): Promise<string> {
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
-/** The user as the API returns it (the User type's fields, never the password): the data of its events. */
-export function userResource(u: User) {
-  return {
-    object: 'user',
-    id: u.id,
-    username: u.username,
-    email: u.email,
-    details: u.details,
-    internalId: u.internalId,
-    billingDetails: u.billingDetails,
-    createdAt: unixSeconds(u.createdAt),
-  };
-}
-
 export async function createUser(prisma: PrismaClient, scope: Scope, input: CreateUserInput, query: Query) {
   const email = checkEmail(input.email);
   if (input.details !== undefined && input.details !== null && (typeof input.details !== 'object' || Array.isArray(input.details))) {
-    throw badRequest('details must be a JSON object');
+    throw new ValidationFailed('details must be a JSON object');
   }
   const billingDetails = input.billingDetails ? checkBillingDetails(input.billingDetails) : null;
   if (input.password !== undefined && input.password !== null) checkPassword(input.password);
@@ -117,7 +105,7 @@ export async function createUser(prisma: PrismaClient, scope: Scope, input: Crea
   const emailNormalized = normalizeEmail(email);
   // Archived users keep their address: the unique index covers them too.
   const taken = await prisma.user.findFirst({ where: { ...inScope(scope), emailNormalized }, select: { id: true } });
-  if (taken) throw badRequest(DUPLICATE_EMAIL);
+  if (taken) throw new ValidationFailed(DUPLICATE_EMAIL);
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   try {
     return await prisma.$transaction(async (tx) => {
@@ -134,19 +122,19 @@ export async function createUser(prisma: PrismaClient, scope: Scope, input: Crea
           passwordHash,
         },
       });
-      await recordEvent(tx, scope, 'user_created', { user: userResource(user) });
+      await recordEvent(tx, scope, 'user_created', userEventData(user));
       return user;
     });
   } catch (error) {
     // A concurrent create with the same address lost the race on the unique index.
-    if (isUniqueViolation(error)) throw badRequest(DUPLICATE_EMAIL);
+    if (isUniqueViolation(error)) throw new ValidationFailed(DUPLICATE_EMAIL);
     throw error;
   }
 }
 
 export async function findUser(prisma: PrismaClient, scope: Scope, userId: string, query: Query = {}) {
   const user = await prisma.user.findFirst({ ...query, where: { id: userId, ...inScope(scope), archivedAt: null } });
-  if (!user) throw notFound('User');
+  if (!user) throw new NotFound('User');
   return user;
 }
 
@@ -165,19 +153,18 @@ export async function listUsers(prisma: PrismaClient, scope: Scope, args: UserLi
 /** Archiving is a soft delete; an archived (or unknown) user is 404, so archiving twice is too. */
 export async function archiveUser(prisma: PrismaClient, scope: Scope, userId: string) {
   await prisma.$transaction(async (tx) => {
-    const { count } = await tx.user.updateMany({ where: { id: userId, ...inScope(scope), archivedAt: null }, data: { archivedAt: new Date() } });
-    if (count === 0) throw notFound('User');
+    await claimArchive('User', (now) => tx.user.updateMany({ where: { id: userId, ...inScope(scope), archivedAt: null }, data: { archivedAt: now } }));
     const user = await tx.user.findUniqueOrThrow({ where: { id: userId } });
-    await recordEvent(tx, scope, 'user_archived', { user: userResource(user) });
+    await recordEvent(tx, scope, 'user_archived', userEventData(user));
   });
   return { success: true, archived: true };
 }
 
-/** What the buyer owns: the items of the user's paid orders, newest first. */
+/** What the buyer owns (the orders domain says which items those are), newest first. */
 export async function userInventory(prisma: PrismaClient, scope: Scope, userId: string, args: { page?: number | null; limit?: number | null }, query: InventoryQuery) {
   const { limit, skip } = pagePage(args, 20);
   const user = await findUser(prisma, scope, userId, { select: { id: true } });
-  const where: Prisma.OrderItemWhereInput = { order: { userId: user.id, ...inScope(scope), status: 'PAID' } };
+  const where = ownedItemsWhere(scope, user.id);
   const [inventory, count] = await Promise.all([
     prisma.orderItem.findMany({ ...query, where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take: limit }),
     prisma.orderItem.count({ where }),

@@ -1,14 +1,12 @@
 // The webhooks domain: what it contributes to the service (see src/domain-module.ts).
 import type { DomainModule } from '../domain-module.js';
-import { eventTypes } from './events.js';
 import { createWebhookActivities } from './activities.js';
 import { routes } from './routes.js';
 
 export const webhooksModule: DomainModule = {
   tag: { name: 'Webhooks', description: 'Receivers of signed events, their deliveries and test events' },
-  registerTypes: () => import('./types.js'),
+  registerTypes: async ({ events: known }) => (await import('./types.js')).registerWebhookTypes(known),
   routes,
-  eventTypes,
   createActivities: createWebhookActivities,
   workflowModules: ['workflows/webhook-delivery.ts'],
 };

@@ -3,16 +3,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Prisma, PrismaClient, Webhook, WebhookStatus } from '../generated/prisma/client.js';
 import type { Db } from '../db/client.js';
 import { config } from '../config.js';
-import { badRequest, notFound } from '../errors.js';
+import { NotFound, ValidationFailed } from '../core/errors.js';
 import { subscribedWebhooks } from '../events/event-service.js';
-import { inScope, type Scope } from '../graphql/context.js';
-import { direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
-import { EVENT_TYPES, isEventType, type EventType } from '../events/event-types.js';
+import { inScope, type Scope } from '../core/scope.js';
+import { direction, offsetPage, type OffsetListArgs } from '../core/list.js';
+import type { EventDefinitions } from '../events/event-types.js';
 import { temporal } from '../temporal/client.js';
 import { startDelivery } from './dispatcher.js';
 import { isSuccess } from './http-delivery.js';
 import { validateWebhookUrl, webhookAllowHostsFromEnv } from './ssrf.js';
 import { testEventPayload, type TestEventHints } from './test-events.js';
+import { claimArchive } from '../core/archive.js';
+import { reserveSlot } from '../core/slots.js';
 
 /** Live (active or inactive, not archived) webhooks a workspace may have per mode. */
 export const WEBHOOK_LIMIT = 5;
@@ -51,7 +53,7 @@ export function secretKey(secret: string): Buffer | null {
 function checkSecret(secret: string): string {
   const key = secretKey(secret);
   if (key === null || key.length < SECRET_BYTES.min || key.length > SECRET_BYTES.max) {
-    throw badRequest(
+    throw new ValidationFailed(
       `secret must be "${SECRET_PREFIX}" followed by the standard base64 encoding of ${SECRET_BYTES.min} to ${SECRET_BYTES.max} random bytes; omit it on create to have one generated`,
     );
   }
@@ -59,23 +61,23 @@ function checkSecret(secret: string): string {
 }
 
 /** An event type sent by a caller; 400 naming the known types otherwise. */
-export function parseEventType(value: string, where = 'eventType'): EventType {
-  if (!isEventType(value)) throw badRequest(`${where}: unknown event type "${value}"; known types: ${EVENT_TYPES.join(', ')}`);
+export function parseEventType(known: EventDefinitions, value: string, where = 'eventType'): string {
+  if (!Object.hasOwn(known, value)) throw new ValidationFailed(`${where}: unknown event type "${value}"; known types: ${Object.keys(known).join(', ')}`);
   return value;
 }
 
-function checkEvents(events: readonly string[]): EventType[] {
-  if (events.length === 0) throw badRequest('events must hold at least one event type');
-  const parsed = events.map((event, index) => parseEventType(event, `events[${index}]`));
+function checkEvents(known: EventDefinitions, events: readonly string[]): string[] {
+  if (events.length === 0) throw new ValidationFailed('events must hold at least one event type');
+  const parsed = events.map((event, index) => parseEventType(known, event, `events[${index}]`));
   const repeated = parsed.filter((event, index) => parsed.indexOf(event) !== index);
-  if (repeated.length) throw badRequest(`events repeats ${[...new Set(repeated)].join(', ')}`);
+  if (repeated.length) throw new ValidationFailed(`events repeats ${[...new Set(repeated)].join(', ')}`);
   return parsed;
 }
 
 /** The URL as it will be called (WHATWG-normalised); 400 with the SSRF rule's message otherwise. */
 async function checkUrl(raw: string): Promise<string> {
   const result = await validateWebhookUrl(raw.trim(), { allowHosts: webhookAllowHostsFromEnv() });
-  if (!result.ok) throw badRequest(result.message);
+  if (!result.ok) throw new ValidationFailed(result.message);
   return result.url.href;
 }
 
@@ -88,7 +90,7 @@ export async function listWebhooks(prisma: PrismaClient, scope: Scope) {
 
 export async function findWebhook(prisma: Db, scope: Scope, webhookId: string) {
   const webhook = await prisma.webhook.findFirst({ where: { id: webhookId, ...live(scope) } });
-  if (!webhook) throw notFound('Webhook');
+  if (!webhook) throw new NotFound('Webhook');
   return webhook;
 }
 
@@ -99,22 +101,19 @@ export interface CreateWebhookInput {
   secret?: string | null;
 }
 
-/**
- * Serialises webhook creation per workspace and mode, so concurrent creates cannot pass the
- * limit together, then counts the live webhooks (inactive ones included: only archiving frees
- * a slot).
- */
-async function reserveWebhookSlot(tx: Prisma.TransactionClient, scope: Scope) {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhooks:${scope.workspaceId}:${scope.livemode}`}))`;
-  const count = await tx.webhook.count({ where: live(scope) });
-  if (count >= WEBHOOK_LIMIT) {
-    throw badRequest(`A workspace can have at most ${WEBHOOK_LIMIT} webhooks (active or inactive) per mode; archive one to free a slot`);
-  }
+/** One of the scope's webhook slots: inactive webhooks hold theirs too, only archiving frees one. */
+function reserveWebhookSlot(tx: Prisma.TransactionClient, scope: Scope) {
+  return reserveSlot(tx, scope, {
+    name: 'webhooks',
+    limit: WEBHOOK_LIMIT,
+    taken: () => tx.webhook.count({ where: live(scope) }),
+    full: () => new ValidationFailed(`A workspace can have at most ${WEBHOOK_LIMIT} webhooks (active or inactive) per mode; archive one to free a slot`),
+  });
 }
 
-export async function createWebhook(prisma: PrismaClient, scope: Scope, input: CreateWebhookInput) {
-  if (input.status === null) throw badRequest('status cannot be null');
-  const events = checkEvents(input.events);
+export async function createWebhook(prisma: PrismaClient, scope: Scope, known: EventDefinitions, input: CreateWebhookInput) {
+  if (input.status === null) throw new ValidationFailed('status cannot be null');
+  const events = checkEvents(known, input.events);
   const secret = input.secret === undefined || input.secret === null ? generateSecret() : checkSecret(input.secret);
   const url = await checkUrl(input.url);
   const webhook = await prisma.$transaction(async (tx) => {
@@ -135,12 +134,12 @@ export interface UpdateWebhookInput {
  * Absent fields keep their value. `secret` replaces the signing secret; `status: active` on an
  * inactive webhook re-enables it with a fresh failure streak (it never re-enables itself).
  */
-export async function updateWebhook(prisma: PrismaClient, scope: Scope, webhookId: string, input: UpdateWebhookInput) {
+export async function updateWebhook(prisma: PrismaClient, scope: Scope, known: EventDefinitions, webhookId: string, input: UpdateWebhookInput) {
   for (const name of ['url', 'events', 'status', 'secret'] as const) {
-    if (input[name] === null) throw badRequest(`${name} cannot be null`);
+    if (input[name] === null) throw new ValidationFailed(`${name} cannot be null`);
   }
   const data: Prisma.WebhookUpdateInput = {};
-  if (input.events != null) data.events = checkEvents(input.events);
+  if (input.events != null) data.events = checkEvents(known, input.events);
   if (input.secret != null) data.secret = checkSecret(input.secret);
   if (input.url != null) data.url = await checkUrl(input.url);
   if (input.status != null) data.status = input.status;
@@ -154,8 +153,7 @@ export async function updateWebhook(prisma: PrismaClient, scope: Scope, webhookI
 
 /** Archiving (deletedAt) stops deliveries and frees a slot; an archived webhook is 404 from then on. */
 export async function archiveWebhook(prisma: PrismaClient, scope: Scope, webhookId: string) {
-  const { count } = await prisma.webhook.updateMany({ where: { id: webhookId, ...live(scope) }, data: { deletedAt: new Date() } });
-  if (count === 0) throw notFound('Webhook');
+  await claimArchive('Webhook', (now) => prisma.webhook.updateMany({ where: { id: webhookId, ...live(scope) }, data: { deletedAt: now } }));
   return { success: true };
 }
 
@@ -173,7 +171,7 @@ export async function listWebhookAttempts(prisma: PrismaClient, scope: Scope, we
 }
 
 export interface TestEventInput extends TestEventHints {
-  eventType: EventType;
+  eventType: string;
 }
 
 /** How long sendTestEvent waits for the first tries beyond the endpoints' own time (worker pick-up, recording). */
@@ -186,9 +184,9 @@ const FIRST_TRY_POLL_MS = 100;
  * for the first try of each: 400 naming the endpoints that refused it. With no subscribed webhook
  * nothing is recorded and deliveries is 0.
  */
-export async function sendTestEvent(prisma: PrismaClient, scope: Scope, input: TestEventInput): Promise<{ success: boolean; deliveries: number }> {
+export async function sendTestEvent(prisma: PrismaClient, scope: Scope, known: EventDefinitions, input: TestEventInput): Promise<{ success: boolean; deliveries: number }> {
   const { eventType, ...hints } = input;
-  const payload = await testEventPayload(prisma, scope, eventType, hints);
+  const payload = await testEventPayload(prisma, scope, known, eventType, hints);
   const webhooks = await subscribedWebhooks(prisma, { ...inScope(scope), type: eventType });
   if (webhooks.length === 0) return { success: true, deliveries: 0 };
 
@@ -223,7 +221,7 @@ export async function sendTestEvent(prisma: PrismaClient, scope: Scope, input: T
             : 'no response (timeout or connection error)';
       return `${webhook.url} (webhook ${webhook.id}): ${why}`;
     });
-    throw badRequest(`The test event ${event.id} was refused by ${reasons.join('; ')}. It is retried like any delivery; see the webhook's attempts`);
+    throw new ValidationFailed(`The test event ${event.id} was refused by ${reasons.join('; ')}. It is retried like any delivery; see the webhook's attempts`);
   }
   return { success: true, deliveries: webhooks.length };
 }

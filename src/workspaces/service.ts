@@ -1,5 +1,7 @@
-import type { PrismaClient, Workspace } from '../generated/prisma/client.js';
-import { isUuid } from '../graphql/scalars.js';
+import type { Prisma, PrismaClient, Workspace } from '../generated/prisma/client.js';
+import type { Db } from '../db/client.js';
+import { isUuid } from '../core/uuid.js';
+import { WORKSPACE_SETTINGS, workspaceSettings, type SettingName } from '../core/workspace-settings.js';
 import { generateKeyPair, hashSecretKey, type KeyMode } from './keys.js';
 
 export interface IssuedKeys {
@@ -9,10 +11,9 @@ export interface IssuedKeys {
   testSecretKey: string;
 }
 
-type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
 /** Issues a live and a test key pair; only the secrets' hashes are stored. */
-async function issueKeys(tx: Tx, workspaceId: string): Promise<IssuedKeys> {
+async function issueKeys(tx: Prisma.TransactionClient, workspaceId: string): Promise<IssuedKeys> {
   const issue = async (mode: KeyMode) => {
     const pair = generateKeyPair(mode);
     await tx.apiKey.create({ data: { workspaceId, mode, publicKey: pair.publicKey, secretKeyHash: hashSecretKey(pair.secretKey) } });
@@ -24,7 +25,7 @@ async function issueKeys(tx: Tx, workspaceId: string): Promise<IssuedKeys> {
 }
 
 /** The workspace, or an error naming the id (a malformed id names no workspace). */
-export async function requireWorkspace(prisma: Pick<Tx, 'workspace'>, workspaceId: string): Promise<Workspace> {
+export async function requireWorkspace(prisma: Db, workspaceId: string): Promise<Workspace> {
   const workspace = isUuid(workspaceId) ? await prisma.workspace.findUnique({ where: { id: workspaceId } }) : null;
   if (!workspace) throw new Error(`No workspace ${workspaceId}`);
   return workspace;
@@ -49,24 +50,10 @@ export async function rotateKeys(prisma: PrismaClient, workspaceId: string) {
   });
 }
 
-type SettingKind = 'boolean' | 'integer' | 'string';
-const SETTINGS = {
-  testMode: 'boolean',
-  offline: 'boolean',
-  productLimit: 'integer',
-  portalEnabled: 'boolean',
-  refundsEnabled: 'boolean',
-  embeddedPaymentMethodUpdate: 'boolean',
-  customSubscriptionManagementUrl: 'string',
-  contactEmail: 'string',
-  name: 'string',
-} as const satisfies Record<string, SettingKind>;
-
-export type SettingName = keyof typeof SETTINGS;
 
 function parseSetting(name: string, raw: string): [SettingName, boolean | number | string | null] {
-  if (!(name in SETTINGS)) throw new Error(`Unknown setting ${name}; known: ${Object.keys(SETTINGS).join(', ')}`);
-  const kind = SETTINGS[name as SettingName];
+  if (!(name in WORKSPACE_SETTINGS)) throw new Error(`Unknown setting ${name}; known: ${Object.keys(WORKSPACE_SETTINGS).join(', ')}`);
+  const kind = WORKSPACE_SETTINGS[name as SettingName];
   if (kind === 'boolean') {
     if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be true or false`);
     return [name as SettingName, raw === 'true'];
@@ -84,8 +71,8 @@ function parseSetting(name: string, raw: string): [SettingName, boolean | number
 }
 
 export function settingsView(workspace: Workspace) {
-  const { id, name, testMode, offline, productLimit, portalEnabled, refundsEnabled, embeddedPaymentMethodUpdate, customSubscriptionManagementUrl, contactEmail } = workspace;
-  return { workspaceId: id, name, testMode, offline, productLimit, portalEnabled, refundsEnabled, embeddedPaymentMethodUpdate, customSubscriptionManagementUrl, contactEmail };
+  const { name, ...settings } = workspaceSettings(workspace);
+  return { workspaceId: workspace.id, name, ...settings };
 }
 
 /** Applies `key=value` assignments (all validated before anything is written). */

@@ -1,5 +1,7 @@
+import { createPrismaClient } from '../../src/db/client.js';
+import type { PrismaClient } from '../../src/generated/prisma/client.js';
+import { createWorkspace, setWorkspaceSettings } from '../../src/workspaces/service.js';
 import { checkResponse } from './openapi.js';
-import { runCli } from './processes.js';
 
 export const baseUrl = () => {
   const url = process.env.TEST_BASE_URL;
@@ -16,14 +18,25 @@ export interface Workspace {
   testSecretKey: string;
 }
 
-/** A new workspace through the admin CLI, on the suite's database. */
+// Workspaces are made with the admin CLI's own functions in the test process: a CLI start costs
+// seconds (tens of seconds on a loaded machine), a transaction milliseconds. The CLI itself is
+// tested in operations.test.ts.
+let admin: PrismaClient | undefined;
+const adminDb = () => (admin ??= createPrismaClient(process.env.DATABASE_URL!));
+afterAll(async () => {
+  await admin?.$disconnect();
+  admin = undefined;
+});
+
+/** A new workspace, as `cli workspace create` makes it, on the suite's database. */
 export async function newWorkspace(name = 'Test workspace', settings: string[] = []): Promise<Workspace> {
-  const workspace = await runCli<Workspace>(['workspace', 'create', '--name', name]);
-  if (settings.length) await runCli(['workspace', 'set', workspace.workspaceId, ...settings]);
+  const workspace = await createWorkspace(adminDb(), name);
+  if (settings.length) await setWorkspaceSettings(adminDb(), workspace.workspaceId, settings);
   return workspace;
 }
 
-export const setWorkspace = (workspaceId: string, ...settings: string[]) => runCli(['workspace', 'set', workspaceId, ...settings]);
+/** Sets workspace settings as `cli workspace set` does. */
+export const setWorkspace = (workspaceId: string, ...settings: string[]) => setWorkspaceSettings(adminDb(), workspaceId, settings);
 
 export type KeyChoice = { mode?: 'live' | 'test'; write?: boolean };
 

@@ -1,2 +1,0 @@
-// The webhooks domain records no events of its own.
-export const eventTypes = [] as const;
