@@ -210,21 +210,28 @@ function mapStripeError(error: unknown, chargeId?: string, refundAmount?: number
     error instanceof errors.StripeAPIError ||
     error instanceof errors.StripeAuthenticationError ||
     error instanceof errors.StripePermissionError ||
+    error.statusCode === 401 ||
+    error.statusCode === 403 ||
     error.statusCode === 409 ||
     (error.statusCode ?? 0) >= 500 ||
     error.code === 'lock_timeout'
   ) {
-    return new ProcessorUnavailable(`Stripe is unavailable: ${error.type}${error.code ? ` ${error.code}` : ''}`, { cause: error });
+    return new ProcessorUnavailable(`Stripe is unavailable: ${error.type}${error.statusCode ? ` (HTTP ${error.statusCode})` : ''}`, { cause: error });
   }
-  if (error instanceof errors.StripeCardError) return new CardDeclined(error.decline_code ?? error.code ?? 'card_declined', error.message);
+  if (error instanceof errors.StripeCardError) return new CardDeclined(error.decline_code ?? error.code ?? 'card_declined', redact(error.message));
   if (error instanceof errors.StripeIdempotencyError) return new InvalidProcessorRequest('idempotency_key_reused', 'The idempotency key was used for another request');
   if (error.code === 'resource_missing' && chargeId) return new ChargeNotFound(chargeId);
-  if (error.code === 'payment_intent_unexpected_state') return new InvalidChargeState('charge_not_pending', error.message);
-  if (error.code === 'charge_disputed' || error.code === 'refund_disputed_payment') return new InvalidChargeState('charge_disputed', error.message);
+  if (error.code === 'payment_intent_unexpected_state') return new InvalidChargeState('charge_not_pending', redact(error.message));
+  if (error.code === 'charge_disputed' || error.code === 'refund_disputed_payment') return new InvalidChargeState('charge_disputed', redact(error.message));
   if (error.code === 'charge_already_refunded') return new RefundExceedsCharge(refundAmount ?? 0, 0);
   // An over-refund comes as amount_too_large, or with param amount and no code at all.
   if (refundAmount !== undefined && (error.code === 'amount_too_large' || (error.param === 'amount' && /unrefunded amount/.test(error.message)))) {
     return new RefundExceedsCharge(refundAmount, null);
   }
-  return new InvalidProcessorRequest(error.code ?? 'invalid_request', error.message);
+  return new InvalidProcessorRequest(error.code ?? 'invalid_request', redact(error.message));
+}
+
+/** Stripe's messages are worth passing on, but not with a key or a card number in them (stripe-mock echoes the Authorization header). */
+function redact(message: string): string {
+  return message.replace(/\b(sk|rk|pk)_(test|live)_\w+/g, '[key]').replace(/\d(?:[\s-]?\d){11,18}/g, '[number]');
 }
