@@ -37,7 +37,8 @@ export interface SandboxDeps {
   now?: () => Date;
 }
 
-const OPEN_DISPUTES: ReadonlySet<string | null> = new Set<DisputeStatus>(['needs_response', 'under_review', 'lost']);
+/** A disputed charge cannot be refunded while the dispute is open, nor once it is lost (the money is gone). */
+const REFUND_BLOCKING_DISPUTES: ReadonlySet<string | null> = new Set<DisputeStatus>(['needs_response', 'under_review', 'lost']);
 
 /** The charge outcome decided before anything is written. */
 interface Outcome {
@@ -111,17 +112,14 @@ export class SandboxProcessor implements PaymentProcessor {
 
   /** Card checks and the test card's behaviour; a saved method is charged off-session. */
   private async decide(request: ChargeRequest): Promise<Outcome> {
-    if (request.method !== 'card') {
-      const paymentMethod = { id: sandboxId('pm'), type: request.method, email: request.email, reusable: false };
-      return { status: 'pending', behaviour: null, paymentMethodId: paymentMethod.id, newPaymentMethod: paymentMethod };
-    }
+    if (request.method !== 'card') return { status: 'pending', behaviour: null };
     if (request.savedPaymentMethod) {
       const saved = await this.prisma.sandboxPaymentMethod.findUnique({ where: { id: request.savedPaymentMethod } });
-      if (!saved?.reusable || saved.type !== 'card') {
+      if (!saved?.reusable) {
         throw new InvalidProcessorRequest('payment_method_not_found', 'No saved card with that reference');
       }
       const behaviour = saved.behaviour as CardBehaviour;
-      const failureCode = isExpired(saved.expMonth!, saved.expYear!, this.now())
+      const failureCode = isExpired(saved.expMonth, saved.expYear, this.now())
         ? 'expired_card'
         : behaviour === 'authenticate'
           ? 'authentication_required'
@@ -134,7 +132,6 @@ export class SandboxProcessor implements PaymentProcessor {
     const status = card.declineCode ? 'failed' : card.behaviour === 'authenticate' ? 'pending' : 'succeeded';
     const paymentMethod = {
       id: sandboxId('pm'),
-      type: 'card',
       brand: card.brand,
       last4: card.last4,
       expMonth: card.expMonth,
@@ -168,7 +165,7 @@ export class SandboxProcessor implements PaymentProcessor {
           throw new OperationNotSupported(`A ${charge.method} payment cannot be refunded through the API`);
         }
         if (charge.status !== 'succeeded') throw new InvalidChargeState('charge_not_succeeded', `Charge ${charge.id} is ${charge.status}`);
-        if (OPEN_DISPUTES.has(charge.disputeStatus)) throw new InvalidChargeState('charge_disputed', `Charge ${charge.id} is disputed`);
+        if (REFUND_BLOCKING_DISPUTES.has(charge.disputeStatus)) throw new InvalidChargeState('charge_disputed', `Charge ${charge.id} is disputed`);
         const refundable = charge.amount - charge.amountRefunded;
         const amount = request.amount ?? refundable;
         if (amount > refundable || amount === 0) throw new RefundExceedsCharge(amount, refundable);
@@ -326,7 +323,7 @@ function chargeResult(charge: ChargeWithMethod): ChargeResult {
     status: charge.status === 'cancelled' ? 'failed' : (charge.status as ChargeResult['status']),
     ...(charge.status === 'cancelled' ? { failureCode: 'cancelled', failureMessage: 'The payment was cancelled.' } : {}),
     ...(charge.failureCode ? { failureCode: charge.failureCode, failureMessage: charge.failureMessage ?? failureMessage(charge.failureCode) } : {}),
-    ...(method?.type === 'card' ? { paymentMethod: { ref: method.id, brand: method.brand ?? undefined, last4: method.last4 ?? undefined } } : {}),
+    ...(method ? { paymentMethod: { ref: method.id, brand: method.brand, last4: method.last4 } } : {}),
   };
 }
 

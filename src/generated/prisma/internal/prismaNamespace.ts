@@ -2420,13 +2420,11 @@ export type SandboxAccountScalarFieldEnum = (typeof SandboxAccountScalarFieldEnu
 
 export const SandboxPaymentMethodScalarFieldEnum = {
   id: 'id',
-  type: 'type',
   brand: 'brand',
   last4: 'last4',
   expMonth: 'expMonth',
   expYear: 'expYear',
   behaviour: 'behaviour',
-  email: 'email',
   reusable: 'reusable',
   createdAt: 'createdAt'
 } as const

@@ -38,39 +38,33 @@ export type SandboxPaymentMethodSumAggregateOutputType = {
 
 export type SandboxPaymentMethodMinAggregateOutputType = {
   id: string | null
-  type: string | null
   brand: string | null
   last4: string | null
   expMonth: number | null
   expYear: number | null
   behaviour: string | null
-  email: string | null
   reusable: boolean | null
   createdAt: Date | null
 }
 
 export type SandboxPaymentMethodMaxAggregateOutputType = {
   id: string | null
-  type: string | null
   brand: string | null
   last4: string | null
   expMonth: number | null
   expYear: number | null
   behaviour: string | null
-  email: string | null
   reusable: boolean | null
   createdAt: Date | null
 }
 
 export type SandboxPaymentMethodCountAggregateOutputType = {
   id: number
-  type: number
   brand: number
   last4: number
   expMonth: number
   expYear: number
   behaviour: number
-  email: number
   reusable: number
   createdAt: number
   _all: number
@@ -89,39 +83,33 @@ export type SandboxPaymentMethodSumAggregateInputType = {
 
 export type SandboxPaymentMethodMinAggregateInputType = {
   id?: true
-  type?: true
   brand?: true
   last4?: true
   expMonth?: true
   expYear?: true
   behaviour?: true
-  email?: true
   reusable?: true
   createdAt?: true
 }
 
 export type SandboxPaymentMethodMaxAggregateInputType = {
   id?: true
-  type?: true
   brand?: true
   last4?: true
   expMonth?: true
   expYear?: true
   behaviour?: true
-  email?: true
   reusable?: true
   createdAt?: true
 }
 
 export type SandboxPaymentMethodCountAggregateInputType = {
   id?: true
-  type?: true
   brand?: true
   last4?: true
   expMonth?: true
   expYear?: true
   behaviour?: true
-  email?: true
   reusable?: true
   createdAt?: true
   _all?: true
@@ -215,13 +203,11 @@ export type SandboxPaymentMethodGroupByArgs<ExtArgs extends runtime.Types.Extens
 
 export type SandboxPaymentMethodGroupByOutputType = {
   id: string
-  type: string
-  brand: string | null
-  last4: string | null
-  expMonth: number | null
-  expYear: number | null
-  behaviour: string | null
-  email: string | null
+  brand: string
+  last4: string
+  expMonth: number
+  expYear: number
+  behaviour: string
   reusable: boolean
   createdAt: Date
   _count: SandboxPaymentMethodCountAggregateOutputType | null
@@ -251,13 +237,11 @@ export type SandboxPaymentMethodWhereInput = {
   OR?: Prisma.SandboxPaymentMethodWhereInput[]
   NOT?: Prisma.SandboxPaymentMethodWhereInput | Prisma.SandboxPaymentMethodWhereInput[]
   id?: Prisma.StringFilter<"SandboxPaymentMethod"> | string
-  type?: Prisma.StringFilter<"SandboxPaymentMethod"> | string
-  brand?: Prisma.StringNullableFilter<"SandboxPaymentMethod"> | string | null
-  last4?: Prisma.StringNullableFilter<"SandboxPaymentMethod"> | string | null
-  expMonth?: Prisma.IntNullableFilter<"SandboxPaymentMethod"> | number | null
-  expYear?: Prisma.IntNullableFilter<"SandboxPaymentMethod"> | number | null
-  behaviour?: Prisma.StringNullableFilter<"SandboxPaymentMethod"> | string | null
-  email?: Prisma.StringNullableFilter<"SandboxPaymentMethod"> | string | null
+  brand?: Prisma.StringFilter<"SandboxPaymentMethod"> | string
+  last4?: Prisma.StringFilter<"SandboxPaymentMethod"> | string
+  expMonth?: Prisma.IntFilter<"SandboxPaymentMethod"> | number
+  expYear?: Prisma.IntFilter<"SandboxPaymentMethod"> | number
+  behaviour?: Prisma.StringFilter<"SandboxPaymentMethod"> | string
   reusable?: Prisma.BoolFilter<"SandboxPaymentMethod"> | boolean
   createdAt?: Prisma.DateTimeFilter<"SandboxPaymentMethod"> | Date | string
   charges?: Prisma.SandboxChargeListRelationFilter
@@ -265,13 +249,11 @@ export type SandboxPaymentMethodWhereInput = {
 
 export type SandboxPaymentMethodOrderByWithRelationInput = {
   id?: Prisma.SortOrder
-  type?: Prisma.SortOrder
-  brand?: Prisma.SortOrderInput | Prisma.SortOrder
-  last4?: Prisma.SortOrderInput | Prisma.SortOrder
-  expMonth?: Prisma.SortOrderInput | Prisma.SortOrder
-  expYear?: Prisma.SortOrderInput | Prisma.SortOrder
-  behaviour?: Prisma.SortOrderInput | Prisma.SortOrder
-  email?: Prisma.SortOrderInput | Prisma.SortOrder
+  brand?: Prisma.SortOrder
+  last4?: Prisma.SortOrder
+  expMonth?: Prisma.SortOrder
+  expYear?: Prisma.SortOrder
+  behaviour?: Prisma.SortOrder
   reusable?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   charges?: Prisma.SandboxChargeOrderByRelationAggregateInput
@@ -282,13 +264,11 @@ export type SandboxPaymentMethodWhereUniqueInput = Prisma.AtLeast<{
   AND?: Prisma.SandboxPaymentMethodWhereInput | Prisma.SandboxPaymentMethodWhereInput[]
   OR?: Prisma.SandboxPaymentMethodWhereInput[]
   NOT?: Prisma.SandboxPaymentMethodWhereInput | Prisma.SandboxPaymentMethodWhereInput[]
-  type?: Prisma.StringFilter<"SandboxPaymentMethod"> | string
-  brand?: Prisma.StringNullableFilter<"SandboxPaymentMethod"> | string | null
-  last4?: Prisma.StringNullableFilter<"SandboxPaymentMethod"> | string | null
-  expMonth?: Prisma.IntNullableFilter<"SandboxPaymentMethod"> | number | null
-  expYear?: Prisma.IntNullableFilter<"SandboxPaymentMethod"> | number | null
-  behaviour?: Prisma.StringNullableFilter<"SandboxPaymentMethod"> | string | null
-  email?: Prisma.StringNullableFilter<"SandboxPaymentMethod"> | string | null
+  brand?: Prisma.StringFilter<"SandboxPaymentMethod"> | string
+  last4?: Prisma.StringFilter<"SandboxPaymentMethod"> | string
+  expMonth?: Prisma.IntFilter<"SandboxPaymentMethod"> | number
+  expYear?: Prisma.IntFilter<"SandboxPaymentMethod"> | number
+  behaviour?: Prisma.StringFilter<"SandboxPaymentMethod"> | string
   reusable?: Prisma.BoolFilter<"SandboxPaymentMethod"> | boolean
   createdAt?: Prisma.DateTimeFilter<"SandboxPaymentMethod"> | Date | string
   charges?: Prisma.SandboxChargeListRelationFilter
@@ -296,13 +276,11 @@ export type SandboxPaymentMethodWhereUniqueInput = Prisma.AtLeast<{
 
 export type SandboxPaymentMethodOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
-  type?: Prisma.SortOrder
-  brand?: Prisma.SortOrderInput | Prisma.SortOrder
-  last4?: Prisma.SortOrderInput | Prisma.SortOrder
-  expMonth?: Prisma.SortOrderInput | Prisma.SortOrder
-  expYear?: Prisma.SortOrderInput | Prisma.SortOrder
-  behaviour?: Prisma.SortOrderInput | Prisma.SortOrder
-  email?: Prisma.SortOrderInput | Prisma.SortOrder
+  brand?: Prisma.SortOrder
+  last4?: Prisma.SortOrder
+  expMonth?: Prisma.SortOrder
+  expYear?: Prisma.SortOrder
+  behaviour?: Prisma.SortOrder
   reusable?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.SandboxPaymentMethodCountOrderByAggregateInput
@@ -317,26 +295,22 @@ export type SandboxPaymentMethodScalarWhereWithAggregatesInput = {
   OR?: Prisma.SandboxPaymentMethodScalarWhereWithAggregatesInput[]
   NOT?: Prisma.SandboxPaymentMethodScalarWhereWithAggregatesInput | Prisma.SandboxPaymentMethodScalarWhereWithAggregatesInput[]
   id?: Prisma.StringWithAggregatesFilter<"SandboxPaymentMethod"> | string
-  type?: Prisma.StringWithAggregatesFilter<"SandboxPaymentMethod"> | string
-  brand?: Prisma.StringNullableWithAggregatesFilter<"SandboxPaymentMethod"> | string | null
-  last4?: Prisma.StringNullableWithAggregatesFilter<"SandboxPaymentMethod"> | string | null
-  expMonth?: Prisma.IntNullableWithAggregatesFilter<"SandboxPaymentMethod"> | number | null
-  expYear?: Prisma.IntNullableWithAggregatesFilter<"SandboxPaymentMethod"> | number | null
-  behaviour?: Prisma.StringNullableWithAggregatesFilter<"SandboxPaymentMethod"> | string | null
-  email?: Prisma.StringNullableWithAggregatesFilter<"SandboxPaymentMethod"> | string | null
+  brand?: Prisma.StringWithAggregatesFilter<"SandboxPaymentMethod"> | string
+  last4?: Prisma.StringWithAggregatesFilter<"SandboxPaymentMethod"> | string
+  expMonth?: Prisma.IntWithAggregatesFilter<"SandboxPaymentMethod"> | number
+  expYear?: Prisma.IntWithAggregatesFilter<"SandboxPaymentMethod"> | number
+  behaviour?: Prisma.StringWithAggregatesFilter<"SandboxPaymentMethod"> | string
   reusable?: Prisma.BoolWithAggregatesFilter<"SandboxPaymentMethod"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"SandboxPaymentMethod"> | Date | string
 }
 
 export type SandboxPaymentMethodCreateInput = {
   id: string
-  type: string
-  brand?: string | null
-  last4?: string | null
-  expMonth?: number | null
-  expYear?: number | null
-  behaviour?: string | null
-  email?: string | null
+  brand: string
+  last4: string
+  expMonth: number
+  expYear: number
+  behaviour: string
   reusable?: boolean
   createdAt?: Date | string
   charges?: Prisma.SandboxChargeCreateNestedManyWithoutPaymentMethodInput
@@ -344,13 +318,11 @@ export type SandboxPaymentMethodCreateInput = {
 
 export type SandboxPaymentMethodUncheckedCreateInput = {
   id: string
-  type: string
-  brand?: string | null
-  last4?: string | null
-  expMonth?: number | null
-  expYear?: number | null
-  behaviour?: string | null
-  email?: string | null
+  brand: string
+  last4: string
+  expMonth: number
+  expYear: number
+  behaviour: string
   reusable?: boolean
   createdAt?: Date | string
   charges?: Prisma.SandboxChargeUncheckedCreateNestedManyWithoutPaymentMethodInput
@@ -358,13 +330,11 @@ export type SandboxPaymentMethodUncheckedCreateInput = {
 
 export type SandboxPaymentMethodUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  type?: Prisma.StringFieldUpdateOperationsInput | string
-  brand?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  last4?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  expMonth?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  expYear?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  behaviour?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  email?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  brand?: Prisma.StringFieldUpdateOperationsInput | string
+  last4?: Prisma.StringFieldUpdateOperationsInput | string
+  expMonth?: Prisma.IntFieldUpdateOperationsInput | number
+  expYear?: Prisma.IntFieldUpdateOperationsInput | number
+  behaviour?: Prisma.StringFieldUpdateOperationsInput | string
   reusable?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.SandboxChargeUpdateManyWithoutPaymentMethodNestedInput
@@ -372,13 +342,11 @@ export type SandboxPaymentMethodUpdateInput = {
 
 export type SandboxPaymentMethodUncheckedUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  type?: Prisma.StringFieldUpdateOperationsInput | string
-  brand?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  last4?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  expMonth?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  expYear?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  behaviour?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  email?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  brand?: Prisma.StringFieldUpdateOperationsInput | string
+  last4?: Prisma.StringFieldUpdateOperationsInput | string
+  expMonth?: Prisma.IntFieldUpdateOperationsInput | number
+  expYear?: Prisma.IntFieldUpdateOperationsInput | number
+  behaviour?: Prisma.StringFieldUpdateOperationsInput | string
   reusable?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.SandboxChargeUncheckedUpdateManyWithoutPaymentMethodNestedInput
@@ -386,52 +354,44 @@ export type SandboxPaymentMethodUncheckedUpdateInput = {
 
 export type SandboxPaymentMethodCreateManyInput = {
   id: string
-  type: string
-  brand?: string | null
-  last4?: string | null
-  expMonth?: number | null
-  expYear?: number | null
-  behaviour?: string | null
-  email?: string | null
+  brand: string
+  last4: string
+  expMonth: number
+  expYear: number
+  behaviour: string
   reusable?: boolean
   createdAt?: Date | string
 }
 
 export type SandboxPaymentMethodUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  type?: Prisma.StringFieldUpdateOperationsInput | string
-  brand?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  last4?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  expMonth?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  expYear?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  behaviour?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  email?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  brand?: Prisma.StringFieldUpdateOperationsInput | string
+  last4?: Prisma.StringFieldUpdateOperationsInput | string
+  expMonth?: Prisma.IntFieldUpdateOperationsInput | number
+  expYear?: Prisma.IntFieldUpdateOperationsInput | number
+  behaviour?: Prisma.StringFieldUpdateOperationsInput | string
   reusable?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type SandboxPaymentMethodUncheckedUpdateManyInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  type?: Prisma.StringFieldUpdateOperationsInput | string
-  brand?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  last4?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  expMonth?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  expYear?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  behaviour?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  email?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  brand?: Prisma.StringFieldUpdateOperationsInput | string
+  last4?: Prisma.StringFieldUpdateOperationsInput | string
+  expMonth?: Prisma.IntFieldUpdateOperationsInput | number
+  expYear?: Prisma.IntFieldUpdateOperationsInput | number
+  behaviour?: Prisma.StringFieldUpdateOperationsInput | string
   reusable?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type SandboxPaymentMethodCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
-  type?: Prisma.SortOrder
   brand?: Prisma.SortOrder
   last4?: Prisma.SortOrder
   expMonth?: Prisma.SortOrder
   expYear?: Prisma.SortOrder
   behaviour?: Prisma.SortOrder
-  email?: Prisma.SortOrder
   reusable?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -443,26 +403,22 @@ export type SandboxPaymentMethodAvgOrderByAggregateInput = {
 
 export type SandboxPaymentMethodMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
-  type?: Prisma.SortOrder
   brand?: Prisma.SortOrder
   last4?: Prisma.SortOrder
   expMonth?: Prisma.SortOrder
   expYear?: Prisma.SortOrder
   behaviour?: Prisma.SortOrder
-  email?: Prisma.SortOrder
   reusable?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
 export type SandboxPaymentMethodMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
-  type?: Prisma.SortOrder
   brand?: Prisma.SortOrder
   last4?: Prisma.SortOrder
   expMonth?: Prisma.SortOrder
   expYear?: Prisma.SortOrder
   behaviour?: Prisma.SortOrder
-  email?: Prisma.SortOrder
   reusable?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -495,26 +451,22 @@ export type SandboxPaymentMethodUpdateOneWithoutChargesNestedInput = {
 
 export type SandboxPaymentMethodCreateWithoutChargesInput = {
   id: string
-  type: string
-  brand?: string | null
-  last4?: string | null
-  expMonth?: number | null
-  expYear?: number | null
-  behaviour?: string | null
-  email?: string | null
+  brand: string
+  last4: string
+  expMonth: number
+  expYear: number
+  behaviour: string
   reusable?: boolean
   createdAt?: Date | string
 }
 
 export type SandboxPaymentMethodUncheckedCreateWithoutChargesInput = {
   id: string
-  type: string
-  brand?: string | null
-  last4?: string | null
-  expMonth?: number | null
-  expYear?: number | null
-  behaviour?: string | null
-  email?: string | null
+  brand: string
+  last4: string
+  expMonth: number
+  expYear: number
+  behaviour: string
   reusable?: boolean
   createdAt?: Date | string
 }
@@ -537,26 +489,22 @@ export type SandboxPaymentMethodUpdateToOneWithWhereWithoutChargesInput = {
 
 export type SandboxPaymentMethodUpdateWithoutChargesInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  type?: Prisma.StringFieldUpdateOperationsInput | string
-  brand?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  last4?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  expMonth?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  expYear?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  behaviour?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  email?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  brand?: Prisma.StringFieldUpdateOperationsInput | string
+  last4?: Prisma.StringFieldUpdateOperationsInput | string
+  expMonth?: Prisma.IntFieldUpdateOperationsInput | number
+  expYear?: Prisma.IntFieldUpdateOperationsInput | number
+  behaviour?: Prisma.StringFieldUpdateOperationsInput | string
   reusable?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type SandboxPaymentMethodUncheckedUpdateWithoutChargesInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  type?: Prisma.StringFieldUpdateOperationsInput | string
-  brand?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  last4?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  expMonth?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  expYear?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  behaviour?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  email?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  brand?: Prisma.StringFieldUpdateOperationsInput | string
+  last4?: Prisma.StringFieldUpdateOperationsInput | string
+  expMonth?: Prisma.IntFieldUpdateOperationsInput | number
+  expYear?: Prisma.IntFieldUpdateOperationsInput | number
+  behaviour?: Prisma.StringFieldUpdateOperationsInput | string
   reusable?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -594,13 +542,11 @@ export type SandboxPaymentMethodCountOutputTypeCountChargesArgs<ExtArgs extends 
 
 export type SandboxPaymentMethodSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
-  type?: boolean
   brand?: boolean
   last4?: boolean
   expMonth?: boolean
   expYear?: boolean
   behaviour?: boolean
-  email?: boolean
   reusable?: boolean
   createdAt?: boolean
   charges?: boolean | Prisma.SandboxPaymentMethod$chargesArgs<ExtArgs>
@@ -609,44 +555,38 @@ export type SandboxPaymentMethodSelect<ExtArgs extends runtime.Types.Extensions.
 
 export type SandboxPaymentMethodSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
-  type?: boolean
   brand?: boolean
   last4?: boolean
   expMonth?: boolean
   expYear?: boolean
   behaviour?: boolean
-  email?: boolean
   reusable?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["sandboxPaymentMethod"]>
 
 export type SandboxPaymentMethodSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
-  type?: boolean
   brand?: boolean
   last4?: boolean
   expMonth?: boolean
   expYear?: boolean
   behaviour?: boolean
-  email?: boolean
   reusable?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["sandboxPaymentMethod"]>
 
 export type SandboxPaymentMethodSelectScalar = {
   id?: boolean
-  type?: boolean
   brand?: boolean
   last4?: boolean
   expMonth?: boolean
   expYear?: boolean
   behaviour?: boolean
-  email?: boolean
   reusable?: boolean
   createdAt?: boolean
 }
 
-export type SandboxPaymentMethodOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "type" | "brand" | "last4" | "expMonth" | "expYear" | "behaviour" | "email" | "reusable" | "createdAt", ExtArgs["result"]["sandboxPaymentMethod"]>
+export type SandboxPaymentMethodOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "brand" | "last4" | "expMonth" | "expYear" | "behaviour" | "reusable" | "createdAt", ExtArgs["result"]["sandboxPaymentMethod"]>
 export type SandboxPaymentMethodInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   charges?: boolean | Prisma.SandboxPaymentMethod$chargesArgs<ExtArgs>
   _count?: boolean | Prisma.SandboxPaymentMethodCountOutputTypeDefaultArgs<ExtArgs>
@@ -661,13 +601,11 @@ export type $SandboxPaymentMethodPayload<ExtArgs extends runtime.Types.Extension
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
-    type: string
-    brand: string | null
-    last4: string | null
-    expMonth: number | null
-    expYear: number | null
-    behaviour: string | null
-    email: string | null
+    brand: string
+    last4: string
+    expMonth: number
+    expYear: number
+    behaviour: string
     reusable: boolean
     createdAt: Date
   }, ExtArgs["result"]["sandboxPaymentMethod"]>
@@ -1095,13 +1033,11 @@ export interface Prisma__SandboxPaymentMethodClient<T, Null = never, ExtArgs ext
  */
 export interface SandboxPaymentMethodFieldRefs {
   readonly id: Prisma.FieldRef<"SandboxPaymentMethod", 'String'>
-  readonly type: Prisma.FieldRef<"SandboxPaymentMethod", 'String'>
   readonly brand: Prisma.FieldRef<"SandboxPaymentMethod", 'String'>
   readonly last4: Prisma.FieldRef<"SandboxPaymentMethod", 'String'>
   readonly expMonth: Prisma.FieldRef<"SandboxPaymentMethod", 'Int'>
   readonly expYear: Prisma.FieldRef<"SandboxPaymentMethod", 'Int'>
   readonly behaviour: Prisma.FieldRef<"SandboxPaymentMethod", 'String'>
-  readonly email: Prisma.FieldRef<"SandboxPaymentMethod", 'String'>
   readonly reusable: Prisma.FieldRef<"SandboxPaymentMethod", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"SandboxPaymentMethod", 'DateTime'>
 }

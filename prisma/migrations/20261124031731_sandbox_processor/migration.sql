@@ -10,13 +10,11 @@ CREATE TABLE "SandboxAccount" (
 -- CreateTable
 CREATE TABLE "SandboxPaymentMethod" (
     "id" TEXT NOT NULL,
-    "type" TEXT NOT NULL,
-    "brand" TEXT,
-    "last4" TEXT,
-    "expMonth" INTEGER,
-    "expYear" INTEGER,
-    "behaviour" TEXT,
-    "email" TEXT,
+    "brand" TEXT NOT NULL,
+    "last4" TEXT NOT NULL,
+    "expMonth" INTEGER NOT NULL,
+    "expYear" INTEGER NOT NULL,
+    "behaviour" TEXT NOT NULL,
     "reusable" BOOLEAN NOT NULL DEFAULT false,
     "createdAt" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
