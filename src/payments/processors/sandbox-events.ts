@@ -95,7 +95,7 @@ export class SandboxWebhooks {
 
   /** Events not yet acknowledged, oldest first, signed now: the deliveries a poller hands to the webhook handler. */
   async pending(limit = 100): Promise<SignedWebhook[]> {
-    const rows = await this.prisma.sandboxEvent.findMany({ where: { acknowledgedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], take: limit });
+    const rows = await this.prisma.sandboxEvent.findMany({ where: { acknowledgedAt: null }, orderBy: { sequence: 'asc' }, take: limit });
     return Promise.all(rows.map((row) => this.sign(row.payload as unknown as ProcessorEvent)));
   }
 

@@ -2473,6 +2473,7 @@ export type SandboxRefundScalarFieldEnum = (typeof SandboxRefundScalarFieldEnum)
 
 export const SandboxEventScalarFieldEnum = {
   id: 'id',
+  sequence: 'sequence',
   chargeId: 'chargeId',
   type: 'type',
   payload: 'payload',

@@ -20,12 +20,23 @@ export type SandboxEventModel = runtime.Types.Result.DefaultSelection<Prisma.$Sa
 
 export type AggregateSandboxEvent = {
   _count: SandboxEventCountAggregateOutputType | null
+  _avg: SandboxEventAvgAggregateOutputType | null
+  _sum: SandboxEventSumAggregateOutputType | null
   _min: SandboxEventMinAggregateOutputType | null
   _max: SandboxEventMaxAggregateOutputType | null
 }
 
+export type SandboxEventAvgAggregateOutputType = {
+  sequence: number | null
+}
+
+export type SandboxEventSumAggregateOutputType = {
+  sequence: bigint | null
+}
+
 export type SandboxEventMinAggregateOutputType = {
   id: string | null
+  sequence: bigint | null
   chargeId: string | null
   type: string | null
   createdAt: Date | null
@@ -34,6 +45,7 @@ export type SandboxEventMinAggregateOutputType = {
 
 export type SandboxEventMaxAggregateOutputType = {
   id: string | null
+  sequence: bigint | null
   chargeId: string | null
   type: string | null
   createdAt: Date | null
@@ -42,6 +54,7 @@ export type SandboxEventMaxAggregateOutputType = {
 
 export type SandboxEventCountAggregateOutputType = {
   id: number
+  sequence: number
   chargeId: number
   type: number
   payload: number
@@ -51,8 +64,17 @@ export type SandboxEventCountAggregateOutputType = {
 }
 
 
+export type SandboxEventAvgAggregateInputType = {
+  sequence?: true
+}
+
+export type SandboxEventSumAggregateInputType = {
+  sequence?: true
+}
+
 export type SandboxEventMinAggregateInputType = {
   id?: true
+  sequence?: true
   chargeId?: true
   type?: true
   createdAt?: true
@@ -61,6 +83,7 @@ export type SandboxEventMinAggregateInputType = {
 
 export type SandboxEventMaxAggregateInputType = {
   id?: true
+  sequence?: true
   chargeId?: true
   type?: true
   createdAt?: true
@@ -69,6 +92,7 @@ export type SandboxEventMaxAggregateInputType = {
 
 export type SandboxEventCountAggregateInputType = {
   id?: true
+  sequence?: true
   chargeId?: true
   type?: true
   payload?: true
@@ -115,6 +139,18 @@ export type SandboxEventAggregateArgs<ExtArgs extends runtime.Types.Extensions.I
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: SandboxEventAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: SandboxEventSumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: SandboxEventMinAggregateInputType
@@ -145,18 +181,23 @@ export type SandboxEventGroupByArgs<ExtArgs extends runtime.Types.Extensions.Int
   take?: number
   skip?: number
   _count?: SandboxEventCountAggregateInputType | true
+  _avg?: SandboxEventAvgAggregateInputType
+  _sum?: SandboxEventSumAggregateInputType
   _min?: SandboxEventMinAggregateInputType
   _max?: SandboxEventMaxAggregateInputType
 }
 
 export type SandboxEventGroupByOutputType = {
   id: string
+  sequence: bigint
   chargeId: string
   type: string
   payload: runtime.JsonValue
   createdAt: Date
   acknowledgedAt: Date | null
   _count: SandboxEventCountAggregateOutputType | null
+  _avg: SandboxEventAvgAggregateOutputType | null
+  _sum: SandboxEventSumAggregateOutputType | null
   _min: SandboxEventMinAggregateOutputType | null
   _max: SandboxEventMaxAggregateOutputType | null
 }
@@ -181,6 +222,7 @@ export type SandboxEventWhereInput = {
   OR?: Prisma.SandboxEventWhereInput[]
   NOT?: Prisma.SandboxEventWhereInput | Prisma.SandboxEventWhereInput[]
   id?: Prisma.StringFilter<"SandboxEvent"> | string
+  sequence?: Prisma.BigIntFilter<"SandboxEvent"> | bigint | number
   chargeId?: Prisma.StringFilter<"SandboxEvent"> | string
   type?: Prisma.StringFilter<"SandboxEvent"> | string
   payload?: Prisma.JsonFilter<"SandboxEvent">
@@ -190,6 +232,7 @@ export type SandboxEventWhereInput = {
 
 export type SandboxEventOrderByWithRelationInput = {
   id?: Prisma.SortOrder
+  sequence?: Prisma.SortOrder
   chargeId?: Prisma.SortOrder
   type?: Prisma.SortOrder
   payload?: Prisma.SortOrder
@@ -199,6 +242,7 @@ export type SandboxEventOrderByWithRelationInput = {
 
 export type SandboxEventWhereUniqueInput = Prisma.AtLeast<{
   id?: string
+  sequence?: bigint | number
   AND?: Prisma.SandboxEventWhereInput | Prisma.SandboxEventWhereInput[]
   OR?: Prisma.SandboxEventWhereInput[]
   NOT?: Prisma.SandboxEventWhereInput | Prisma.SandboxEventWhereInput[]
@@ -207,18 +251,21 @@ export type SandboxEventWhereUniqueInput = Prisma.AtLeast<{
   payload?: Prisma.JsonFilter<"SandboxEvent">
   createdAt?: Prisma.DateTimeFilter<"SandboxEvent"> | Date | string
   acknowledgedAt?: Prisma.DateTimeNullableFilter<"SandboxEvent"> | Date | string | null
-}, "id">
+}, "id" | "sequence">
 
 export type SandboxEventOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
+  sequence?: Prisma.SortOrder
   chargeId?: Prisma.SortOrder
   type?: Prisma.SortOrder
   payload?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   acknowledgedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.SandboxEventCountOrderByAggregateInput
+  _avg?: Prisma.SandboxEventAvgOrderByAggregateInput
   _max?: Prisma.SandboxEventMaxOrderByAggregateInput
   _min?: Prisma.SandboxEventMinOrderByAggregateInput
+  _sum?: Prisma.SandboxEventSumOrderByAggregateInput
 }
 
 export type SandboxEventScalarWhereWithAggregatesInput = {
@@ -226,6 +273,7 @@ export type SandboxEventScalarWhereWithAggregatesInput = {
   OR?: Prisma.SandboxEventScalarWhereWithAggregatesInput[]
   NOT?: Prisma.SandboxEventScalarWhereWithAggregatesInput | Prisma.SandboxEventScalarWhereWithAggregatesInput[]
   id?: Prisma.StringWithAggregatesFilter<"SandboxEvent"> | string
+  sequence?: Prisma.BigIntWithAggregatesFilter<"SandboxEvent"> | bigint | number
   chargeId?: Prisma.StringWithAggregatesFilter<"SandboxEvent"> | string
   type?: Prisma.StringWithAggregatesFilter<"SandboxEvent"> | string
   payload?: Prisma.JsonWithAggregatesFilter<"SandboxEvent">
@@ -235,6 +283,7 @@ export type SandboxEventScalarWhereWithAggregatesInput = {
 
 export type SandboxEventCreateInput = {
   id: string
+  sequence?: bigint | number
   chargeId: string
   type: string
   payload: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -244,6 +293,7 @@ export type SandboxEventCreateInput = {
 
 export type SandboxEventUncheckedCreateInput = {
   id: string
+  sequence?: bigint | number
   chargeId: string
   type: string
   payload: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -253,6 +303,7 @@ export type SandboxEventUncheckedCreateInput = {
 
 export type SandboxEventUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  sequence?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   chargeId?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   payload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -262,6 +313,7 @@ export type SandboxEventUpdateInput = {
 
 export type SandboxEventUncheckedUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  sequence?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   chargeId?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   payload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -271,6 +323,7 @@ export type SandboxEventUncheckedUpdateInput = {
 
 export type SandboxEventCreateManyInput = {
   id: string
+  sequence?: bigint | number
   chargeId: string
   type: string
   payload: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -280,6 +333,7 @@ export type SandboxEventCreateManyInput = {
 
 export type SandboxEventUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  sequence?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   chargeId?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   payload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -289,6 +343,7 @@ export type SandboxEventUpdateManyMutationInput = {
 
 export type SandboxEventUncheckedUpdateManyInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
+  sequence?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   chargeId?: Prisma.StringFieldUpdateOperationsInput | string
   type?: Prisma.StringFieldUpdateOperationsInput | string
   payload?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -298,6 +353,7 @@ export type SandboxEventUncheckedUpdateManyInput = {
 
 export type SandboxEventCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
+  sequence?: Prisma.SortOrder
   chargeId?: Prisma.SortOrder
   type?: Prisma.SortOrder
   payload?: Prisma.SortOrder
@@ -305,8 +361,13 @@ export type SandboxEventCountOrderByAggregateInput = {
   acknowledgedAt?: Prisma.SortOrder
 }
 
+export type SandboxEventAvgOrderByAggregateInput = {
+  sequence?: Prisma.SortOrder
+}
+
 export type SandboxEventMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
+  sequence?: Prisma.SortOrder
   chargeId?: Prisma.SortOrder
   type?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -315,16 +376,30 @@ export type SandboxEventMaxOrderByAggregateInput = {
 
 export type SandboxEventMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
+  sequence?: Prisma.SortOrder
   chargeId?: Prisma.SortOrder
   type?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   acknowledgedAt?: Prisma.SortOrder
 }
 
+export type SandboxEventSumOrderByAggregateInput = {
+  sequence?: Prisma.SortOrder
+}
+
+export type BigIntFieldUpdateOperationsInput = {
+  set?: bigint | number
+  increment?: bigint | number
+  decrement?: bigint | number
+  multiply?: bigint | number
+  divide?: bigint | number
+}
+
 
 
 export type SandboxEventSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
+  sequence?: boolean
   chargeId?: boolean
   type?: boolean
   payload?: boolean
@@ -334,6 +409,7 @@ export type SandboxEventSelect<ExtArgs extends runtime.Types.Extensions.Internal
 
 export type SandboxEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
+  sequence?: boolean
   chargeId?: boolean
   type?: boolean
   payload?: boolean
@@ -343,6 +419,7 @@ export type SandboxEventSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
 
 export type SandboxEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
+  sequence?: boolean
   chargeId?: boolean
   type?: boolean
   payload?: boolean
@@ -352,6 +429,7 @@ export type SandboxEventSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
 
 export type SandboxEventSelectScalar = {
   id?: boolean
+  sequence?: boolean
   chargeId?: boolean
   type?: boolean
   payload?: boolean
@@ -359,13 +437,14 @@ export type SandboxEventSelectScalar = {
   acknowledgedAt?: boolean
 }
 
-export type SandboxEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "chargeId" | "type" | "payload" | "createdAt" | "acknowledgedAt", ExtArgs["result"]["sandboxEvent"]>
+export type SandboxEventOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "sequence" | "chargeId" | "type" | "payload" | "createdAt" | "acknowledgedAt", ExtArgs["result"]["sandboxEvent"]>
 
 export type $SandboxEventPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "SandboxEvent"
   objects: {}
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
+    sequence: bigint
     chargeId: string
     type: string
     payload: runtime.JsonValue
@@ -795,6 +874,7 @@ export interface Prisma__SandboxEventClient<T, Null = never, ExtArgs extends run
  */
 export interface SandboxEventFieldRefs {
   readonly id: Prisma.FieldRef<"SandboxEvent", 'String'>
+  readonly sequence: Prisma.FieldRef<"SandboxEvent", 'BigInt'>
   readonly chargeId: Prisma.FieldRef<"SandboxEvent", 'String'>
   readonly type: Prisma.FieldRef<"SandboxEvent", 'String'>
   readonly payload: Prisma.FieldRef<"SandboxEvent", 'Json'>

@@ -63,6 +63,7 @@ CREATE TABLE "SandboxRefund" (
 -- CreateTable
 CREATE TABLE "SandboxEvent" (
     "id" TEXT NOT NULL,
+    "sequence" BIGSERIAL NOT NULL,
     "chargeId" TEXT NOT NULL,
     "type" TEXT NOT NULL,
     "payload" JSONB NOT NULL,
@@ -85,7 +86,10 @@ CREATE UNIQUE INDEX "SandboxRefund_idempotencyKey_key" ON "SandboxRefund"("idemp
 CREATE INDEX "SandboxRefund_chargeId_idx" ON "SandboxRefund"("chargeId");
 
 -- CreateIndex
-CREATE INDEX "SandboxEvent_acknowledgedAt_createdAt_idx" ON "SandboxEvent"("acknowledgedAt", "createdAt");
+CREATE UNIQUE INDEX "SandboxEvent_sequence_key" ON "SandboxEvent"("sequence");
+
+-- CreateIndex
+CREATE INDEX "SandboxEvent_acknowledgedAt_sequence_idx" ON "SandboxEvent"("acknowledgedAt", "sequence");
 
 -- AddForeignKey
 ALTER TABLE "SandboxCharge" ADD CONSTRAINT "SandboxCharge_paymentMethodId_fkey" FOREIGN KEY ("paymentMethodId") REFERENCES "SandboxPaymentMethod"("id") ON DELETE SET NULL ON UPDATE CASCADE;
