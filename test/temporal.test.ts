@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Client, Connection } from '@temporalio/client';
 
-import { findTemporalCli } from '../src/temporal/cli.js';
+import { findTemporalCli } from '../src/temporal/temporal-cli-binary.js';
 import { devServerPaths } from '../src/temporal/dev-server.js';
 import type { HealthReport } from '../src/platform/activities.js';
 import type { platformHealthCheck } from '../workflows/index.js';

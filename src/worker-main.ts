@@ -1,6 +1,7 @@
-// Entry point of `npm run worker`: Temporal workers alone, so API and workers scale separately.
-// Same configuration as the server (database, Temporal); with no TEMPORAL_ADDRESS it uses the
-// dev server of DATA_DIR, started by whichever process comes first.
+// Entry point of `npm run worker` (src/main.ts is the one of `npm start`): Temporal workers alone,
+// so API and workers scale separately. Same configuration as the server (database, Temporal);
+// with no TEMPORAL_ADDRESS it uses the dev server of DATA_DIR, started by whichever process comes
+// first.
 import { connectDatabase } from './db/embedded.js';
 import { createPrismaClient } from './db/client.js';
 import { migrateDeploy } from './db/migrate.js';
