@@ -3,7 +3,7 @@
 // bundle are assembled from that list, so adding a domain touches that list and nothing else shared.
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { RestRoute } from './rest/route.js';
-import type { TemporalConnection } from './temporal/connection.js';
+import type { TemporalConnection } from './temporal/client.js';
 
 /** What activities may use; built once per worker process. */
 export interface ActivityDependencies {

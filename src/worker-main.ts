@@ -7,8 +7,7 @@ import { createPrismaClient } from './db/client.js';
 import { migrateDeploy } from './db/migrate.js';
 import { shutdownHandler } from './lifecycle.js';
 import { logger } from './logger.js';
-import { provideTemporal } from './temporal/client.js';
-import { connectTemporal } from './temporal/connection.js';
+import { connectTemporal } from './temporal/client.js';
 import { bundleWorkflows, runWorker } from './temporal/worker.js';
 import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
 
@@ -17,8 +16,6 @@ webhookAllowHostsFromEnv();
 const shutdown = shutdownHandler();
 const [workflowBundle, database, temporal] = await Promise.all([bundleWorkflows(), connectDatabase(), connectTemporal()]);
 await migrateDeploy(database.url);
-// Activities may start or signal workflows too.
-provideTemporal(temporal);
 const prisma = createPrismaClient(database.url);
 // Its dispatcher also hands over what was left pending while no worker ran.
 const worker = await runWorker(prisma, temporal, workflowBundle);

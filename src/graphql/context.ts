@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { ApiError } from '../errors.js';
 import type { Access, Principal } from '../http/auth.js';
+import type { TemporalConnection } from '../temporal/client.js';
 
 /** The tenant boundary every query filters on: one workspace, live or test data. */
 export interface Scope {
@@ -13,6 +14,8 @@ export const inScope = (scope: Scope) => ({ workspaceId: scope.workspaceId, live
 
 export interface Context {
   prisma: PrismaClient;
+  /** For resolvers whose service starts or signals workflows. */
+  temporal: TemporalConnection;
   requestId: string;
   /** Resolves (once) who is calling; throws 401 when the access is not granted. */
   principal(access: Access): Promise<Principal>;

@@ -6,7 +6,7 @@ import { Prisma, type Event, type Webhook, type WebhookAttempt } from '../genera
 import { sendEmail, type EmailKind, type EmailMessage } from '../email/mailer.js';
 import { eventBody } from '../events/event-service.js';
 import { logger } from '../logger.js';
-import type { ActivityDependencies } from '../temporal/activities.js';
+import type { ActivityDependencies } from '../domain-module.js';
 import { deliver, isSuccess, type DeliveryOutcome } from './http-delivery.js';
 import { deliveryHeaders } from './signature.js';
 import { webhookAllowHostsFromEnv } from './ssrf.js';
@@ -259,3 +259,5 @@ export function createWebhookActivities({ prisma }: ActivityDependencies) {
     },
   };
 }
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

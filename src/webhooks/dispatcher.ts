@@ -4,7 +4,7 @@ import { config } from '../config.js';
 import type { Event, PrismaClient } from '../generated/prisma/client.js';
 import { subscribedWebhooks } from '../events/event-service.js';
 import { logger } from '../logger.js';
-import type { TemporalConnection } from '../temporal/connection.js';
+import type { TemporalConnection } from '../temporal/client.js';
 import type { webhookDelivery, WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
 
 // Hands the event outbox to Temporal. Events are committed with the state change that caused

@@ -8,7 +8,7 @@ import { subscribedWebhooks } from '../events/event-service.js';
 import { inScope, type Scope } from '../graphql/context.js';
 import { direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../events/event-types.js';
-import { temporal } from '../temporal/client.js';
+import type { TemporalConnection } from '../temporal/client.js';
 import { startDelivery } from './dispatcher.js';
 import { isSuccess } from './http-delivery.js';
 import { validateWebhookUrl, webhookAllowHostsFromEnv } from './ssrf.js';
@@ -186,7 +186,7 @@ const FIRST_TRY_POLL_MS = 100;
  * for the first try of each: 400 naming the endpoints that refused it. With no subscribed webhook
  * nothing is recorded and deliveries is 0.
  */
-export async function sendTestEvent(prisma: PrismaClient, scope: Scope, input: TestEventInput): Promise<{ success: boolean; deliveries: number }> {
+export async function sendTestEvent(prisma: PrismaClient, temporal: TemporalConnection, scope: Scope, input: TestEventInput): Promise<{ success: boolean; deliveries: number }> {
   const { eventType, ...hints } = input;
   const payload = await testEventPayload(prisma, scope, eventType, hints);
   const webhooks = await subscribedWebhooks(prisma, { ...inScope(scope), type: eventType });
@@ -195,8 +195,7 @@ export async function sendTestEvent(prisma: PrismaClient, scope: Scope, input: T
   const event = await prisma.event.create({ data: { ...inScope(scope), type: eventType, payload: payload as Prisma.InputJsonObject, test: true } });
   // Handed over here rather than by the dispatcher's next poll; should a start fail, the event
   // is still pending and the dispatcher delivers it.
-  const connection = temporal();
-  await Promise.all(webhooks.map((webhook) => startDelivery(connection, event.id, webhook.id)));
+  await Promise.all(webhooks.map((webhook) => startDelivery(temporal, event.id, webhook.id)));
   await prisma.event.updateMany({ where: { id: event.id, dispatchedAt: null }, data: { dispatchedAt: new Date() } });
 
   const deadline = Date.now() + config.webhooks.timeoutMs + FIRST_TRY_MARGIN_MS;

@@ -138,7 +138,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, { eventType, ...hints }, ctx) => {
       const scope = await scopeOf(ctx, 'write');
-      return webhooks.sendTestEvent(ctx.prisma, scope, { eventType: webhooks.parseEventType(eventType), ...hints });
+      return webhooks.sendTestEvent(ctx.prisma, ctx.temporal, scope, { eventType: webhooks.parseEventType(eventType), ...hints });
     },
   }),
 }));
