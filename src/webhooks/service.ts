@@ -4,21 +4,21 @@ import type { Prisma, PrismaClient, Webhook, WebhookStatus } from '../generated/
 import type { Db } from '../db/client.js';
 import { config } from '../config.js';
 import { badRequest, notFound } from '../errors.js';
-import { subscribedWebhooks } from '../events/event-service.js';
 import { inScope, type Scope } from '../graphql/context.js';
 import { direction, offsetPage, type OffsetListArgs } from '../graphql/pagination.js';
 import { EVENT_TYPES, isEventType, type EventType } from '../events/event-types.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { startDelivery } from './dispatcher.js';
 import { isSuccess } from './http-delivery.js';
+import { SECRET_PREFIX, secretKey } from './signature.js';
 import { validateWebhookUrl, webhookAllowHostsFromEnv } from './ssrf.js';
+import { subscribedWebhooks } from './subscribers.js';
 import { testEventPayload, type TestEventHints } from './test-events.js';
 
 /** Live (active or inactive, not archived) webhooks a workspace may have per mode. */
 export const WEBHOOK_LIMIT = 5;
 const ATTEMPTS_TAKE = 10;
-// Standard Webhooks secrets: "whsec_" + base64 of the HMAC key (24 to 64 bytes; 32 when generated).
-const SECRET_PREFIX = 'whsec_';
+// Standard Webhooks secrets (signature.ts): 24 to 64 bytes of HMAC key; 32 when generated.
 const SECRET_BYTES = { min: 24, max: 64, generated: 32 } as const;
 const MASK = '••••';
 
@@ -37,16 +37,6 @@ function reveal(webhook: Webhook): Webhook {
 }
 
 export const generateSecret = () => `${SECRET_PREFIX}${randomBytes(SECRET_BYTES.generated).toString('base64')}`;
-
-/** The HMAC key bytes of a secret in the whsec_ format, or null when it is not one. */
-export function secretKey(secret: string): Buffer | null {
-  if (!secret.startsWith(SECRET_PREFIX)) return null;
-  const encoded = secret.slice(SECRET_PREFIX.length);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return null;
-  const key = Buffer.from(encoded, 'base64');
-  // Only canonical base64 (what encoding the key gives back), so one key has one spelling.
-  return key.toString('base64') === encoded ? key : null;
-}
 
 function checkSecret(secret: string): string {
   const key = secretKey(secret);
