@@ -56,7 +56,7 @@ async function updateBlockState(tx: Prisma.TransactionClient, webhook: Webhook, 
 
 const json = (value: unknown) => (value === null || value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 
-export interface Try extends AttemptKey {
+export interface DeliveryTry extends AttemptKey {
   webhook: Webhook;
   eventType: string;
   /** A failure of this try ends the event's delivery (all retries used). */
@@ -71,7 +71,7 @@ export interface Try extends AttemptKey {
  * after the commit, or undefined when a concurrent run of the activity recorded the try first
  * (and did the bookkeeping).
  */
-export function recordTry(prisma: PrismaClient, attempt: Try): Promise<EmailMessage[] | undefined> {
+export function recordTry(prisma: PrismaClient, attempt: DeliveryTry): Promise<EmailMessage[] | undefined> {
   const { webhook, webhookId, eventId, eventType, sequence, lastTry, request, outcome } = attempt;
   const { statusCode, responseBody: response } = outcome;
   const blockReason = outcome.kind === 'blocked' ? outcome.reason : null;

@@ -9,7 +9,7 @@ import { logger } from '../logger.js';
 // or can again). Each is stored in the transaction of the change it reports, under an id derived
 // from that change, so a change reported twice still sends one email.
 
-export type WebhookEmailKind = 'webhook_failing' | 'webhook_disabled' | 'webhook_blocked' | 'webhook_unblocked';
+type WebhookEmailKind = 'webhook_failing' | 'webhook_disabled' | 'webhook_blocked' | 'webhook_unblocked';
 
 export interface Notice {
   kind: WebhookEmailKind;
