@@ -1,4 +1,4 @@
-// Finds the `temporal` CLI (which embeds the dev server and its UI), provisioning it when absent.
+// Finds the `temporal` CLI binary (which embeds the dev server and its UI), provisioning it when absent.
 // The Temporal server is on neither npm nor Debian, so the order is: TEMPORAL_CLI_PATH, PATH,
 // Go's bin folder, our download cache; then build it with Go, then the SDK's own download.
 import { spawn } from 'node:child_process';
