@@ -1,13 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
+
+import { EXE, findGo, firstExecutable, goBinDirs, goInstall, onPath, stderrLog, type Log } from '../../src/go-programs.js';
 
 // stripe-mock (Stripe's own mock of its API, generated from its OpenAPI document) for the tests
 // of the Stripe adapter: every request we send is validated against Stripe's schema. Only tests
 // need it, so it lives here rather than in src/. It is a Go program on neither npm nor Debian:
-// found as the Temporal CLI is (src/temporal/cli.ts): STRIPE_MOCK_PATH, PATH, Go's bin folders;
+// found as the Temporal CLI is (src/go-programs.ts): STRIPE_MOCK_PATH, PATH, Go's bin folders;
 // else built with `go install` when Go is installed. Without Go the Stripe tests are skipped.
 
 export const STRIPE_MOCK_PACKAGE = 'github.com/stripe/stripe-mock@v0.203.0';
@@ -15,58 +14,14 @@ const START_TIMEOUT_MS = 30_000;
 // A cold Go module cache downloads and builds stripe-mock's dependencies first.
 export const STRIPE_MOCK_PROVISION_TIMEOUT_MS = 10 * 60_000;
 
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function firstExecutable(candidates: string[]): Promise<string | undefined> {
-  for (const candidate of candidates) if (await isExecutable(candidate)) return candidate;
-  return undefined;
-}
-
-const onPath = (name: string) => (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, name));
-
-function goEnv(go: string, name: string): Promise<string> {
-  return new Promise((resolve) => {
-    const child = spawn(go, ['env', name], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('error', () => resolve(''));
-    child.once('exit', () => resolve(out.trim()));
-  });
-}
-
-async function goBinDirs(go: string | undefined): Promise<string[]> {
-  const dirs: string[] = [];
-  if (go) {
-    const gobin = await goEnv(go, 'GOBIN');
-    if (gobin) dirs.push(gobin);
-    for (const entry of (await goEnv(go, 'GOPATH')).split(path.delimiter)) if (entry) dirs.push(path.join(entry, 'bin'));
-  }
-  dirs.push(path.join(os.homedir(), 'go', 'bin'));
-  return [...new Set(dirs)];
-}
-
 /** The stripe-mock executable, built with Go when absent; undefined when this machine has no Go. */
-export async function findOrProvisionStripeMock(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<string | undefined> {
+export async function findOrProvisionStripeMock(log: Log = stderrLog): Promise<string | undefined> {
   if (process.env.STRIPE_MOCK_PATH) return process.env.STRIPE_MOCK_PATH;
-  const go = await firstExecutable([...onPath('go'), '/usr/local/go/bin/go']);
-  const candidates = async () => [...onPath('stripe-mock'), ...(await goBinDirs(go)).map((dir) => path.join(dir, 'stripe-mock'))];
+  const go = await findGo();
+  const candidates = async () => [...onPath(`stripe-mock${EXE}`), ...(await goBinDirs(go)).map((dir) => path.join(dir, `stripe-mock${EXE}`))];
   const found = await firstExecutable(await candidates());
   if (found || !go) return found;
-  log(`stripe-mock not found: building it with \`go install ${STRIPE_MOCK_PACKAGE}\`...`);
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(go, ['install', STRIPE_MOCK_PACKAGE], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let errors = '';
-    child.stderr.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`go install ${STRIPE_MOCK_PACKAGE} exited with ${code}:\n${errors}`))));
-  });
+  await goInstall(go, STRIPE_MOCK_PACKAGE, 'stripe-mock', log);
   return firstExecutable(await candidates());
 }
 
