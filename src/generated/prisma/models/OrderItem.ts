@@ -29,11 +29,15 @@ export type AggregateOrderItem = {
 export type OrderItemAvgAggregateOutputType = {
   quantity: number | null
   unitPrice: number | null
+  discount: number | null
+  tax: number | null
 }
 
 export type OrderItemSumAggregateOutputType = {
   quantity: number | null
   unitPrice: number | null
+  discount: number | null
+  tax: number | null
 }
 
 export type OrderItemMinAggregateOutputType = {
@@ -44,6 +48,8 @@ export type OrderItemMinAggregateOutputType = {
   variantId: string | null
   quantity: number | null
   unitPrice: number | null
+  discount: number | null
+  tax: number | null
   createdAt: Date | null
 }
 
@@ -55,6 +61,8 @@ export type OrderItemMaxAggregateOutputType = {
   variantId: string | null
   quantity: number | null
   unitPrice: number | null
+  discount: number | null
+  tax: number | null
   createdAt: Date | null
 }
 
@@ -66,6 +74,8 @@ export type OrderItemCountAggregateOutputType = {
   variantId: number
   quantity: number
   unitPrice: number
+  discount: number
+  tax: number
   customFields: number
   createdAt: number
   _all: number
@@ -75,11 +85,15 @@ export type OrderItemCountAggregateOutputType = {
 export type OrderItemAvgAggregateInputType = {
   quantity?: true
   unitPrice?: true
+  discount?: true
+  tax?: true
 }
 
 export type OrderItemSumAggregateInputType = {
   quantity?: true
   unitPrice?: true
+  discount?: true
+  tax?: true
 }
 
 export type OrderItemMinAggregateInputType = {
@@ -90,6 +104,8 @@ export type OrderItemMinAggregateInputType = {
   variantId?: true
   quantity?: true
   unitPrice?: true
+  discount?: true
+  tax?: true
   createdAt?: true
 }
 
@@ -101,6 +117,8 @@ export type OrderItemMaxAggregateInputType = {
   variantId?: true
   quantity?: true
   unitPrice?: true
+  discount?: true
+  tax?: true
   createdAt?: true
 }
 
@@ -112,6 +130,8 @@ export type OrderItemCountAggregateInputType = {
   variantId?: true
   quantity?: true
   unitPrice?: true
+  discount?: true
+  tax?: true
   customFields?: true
   createdAt?: true
   _all?: true
@@ -211,6 +231,8 @@ export type OrderItemGroupByOutputType = {
   variantId: string | null
   quantity: number
   unitPrice: number
+  discount: number
+  tax: number
   customFields: runtime.JsonValue | null
   createdAt: Date
   _count: OrderItemCountAggregateOutputType | null
@@ -246,6 +268,8 @@ export type OrderItemWhereInput = {
   variantId?: Prisma.UuidNullableFilter<"OrderItem"> | string | null
   quantity?: Prisma.IntFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
+  discount?: Prisma.IntFilter<"OrderItem"> | number
+  tax?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
@@ -259,6 +283,8 @@ export type OrderItemOrderByWithRelationInput = {
   variantId?: Prisma.SortOrderInput | Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
   customFields?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   order?: Prisma.OrderOrderByWithRelationInput
@@ -275,6 +301,8 @@ export type OrderItemWhereUniqueInput = Prisma.AtLeast<{
   variantId?: Prisma.UuidNullableFilter<"OrderItem"> | string | null
   quantity?: Prisma.IntFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
+  discount?: Prisma.IntFilter<"OrderItem"> | number
+  tax?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
@@ -288,6 +316,8 @@ export type OrderItemOrderByWithAggregationInput = {
   variantId?: Prisma.SortOrderInput | Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
   customFields?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.OrderItemCountOrderByAggregateInput
@@ -308,6 +338,8 @@ export type OrderItemScalarWhereWithAggregatesInput = {
   variantId?: Prisma.UuidNullableWithAggregatesFilter<"OrderItem"> | string | null
   quantity?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
+  discount?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
+  tax?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableWithAggregatesFilter<"OrderItem">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"OrderItem"> | Date | string
 }
@@ -319,6 +351,8 @@ export type OrderItemCreateInput = {
   variantId?: string | null
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   order: Prisma.OrderCreateNestedOneWithoutItemsInput
@@ -332,6 +366,8 @@ export type OrderItemUncheckedCreateInput = {
   variantId?: string | null
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -343,6 +379,8 @@ export type OrderItemUpdateInput = {
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   order?: Prisma.OrderUpdateOneRequiredWithoutItemsNestedInput
@@ -356,6 +394,8 @@ export type OrderItemUncheckedUpdateInput = {
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -368,6 +408,8 @@ export type OrderItemCreateManyInput = {
   variantId?: string | null
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -379,6 +421,8 @@ export type OrderItemUpdateManyMutationInput = {
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -391,6 +435,8 @@ export type OrderItemUncheckedUpdateManyInput = {
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -413,6 +459,8 @@ export type OrderItemCountOrderByAggregateInput = {
   variantId?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
   customFields?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -420,6 +468,8 @@ export type OrderItemCountOrderByAggregateInput = {
 export type OrderItemAvgOrderByAggregateInput = {
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
 }
 
 export type OrderItemMaxOrderByAggregateInput = {
@@ -430,6 +480,8 @@ export type OrderItemMaxOrderByAggregateInput = {
   variantId?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -441,12 +493,16 @@ export type OrderItemMinOrderByAggregateInput = {
   variantId?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
 export type OrderItemSumOrderByAggregateInput = {
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
 }
 
 export type OrderItemCreateNestedManyWithoutOrderInput = {
@@ -498,6 +554,8 @@ export type OrderItemCreateWithoutOrderInput = {
   variantId?: string | null
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -509,6 +567,8 @@ export type OrderItemUncheckedCreateWithoutOrderInput = {
   variantId?: string | null
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -550,6 +610,8 @@ export type OrderItemScalarWhereInput = {
   variantId?: Prisma.UuidNullableFilter<"OrderItem"> | string | null
   quantity?: Prisma.IntFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
+  discount?: Prisma.IntFilter<"OrderItem"> | number
+  tax?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
 }
@@ -561,6 +623,8 @@ export type OrderItemCreateManyOrderInput = {
   variantId?: string | null
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -572,6 +636,8 @@ export type OrderItemUpdateWithoutOrderInput = {
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -583,6 +649,8 @@ export type OrderItemUncheckedUpdateWithoutOrderInput = {
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -594,6 +662,8 @@ export type OrderItemUncheckedUpdateManyWithoutOrderInput = {
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -608,6 +678,8 @@ export type OrderItemSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   variantId?: boolean
   quantity?: boolean
   unitPrice?: boolean
+  discount?: boolean
+  tax?: boolean
   customFields?: boolean
   createdAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -621,6 +693,8 @@ export type OrderItemSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   variantId?: boolean
   quantity?: boolean
   unitPrice?: boolean
+  discount?: boolean
+  tax?: boolean
   customFields?: boolean
   createdAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -634,6 +708,8 @@ export type OrderItemSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   variantId?: boolean
   quantity?: boolean
   unitPrice?: boolean
+  discount?: boolean
+  tax?: boolean
   customFields?: boolean
   createdAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -647,11 +723,13 @@ export type OrderItemSelectScalar = {
   variantId?: boolean
   quantity?: boolean
   unitPrice?: boolean
+  discount?: boolean
+  tax?: boolean
   customFields?: boolean
   createdAt?: boolean
 }
 
-export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "quantity" | "unitPrice" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
+export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "quantity" | "unitPrice" | "discount" | "tax" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
 export type OrderItemInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
 }
@@ -675,6 +753,8 @@ export type $OrderItemPayload<ExtArgs extends runtime.Types.Extensions.InternalA
     variantId: string | null
     quantity: number
     unitPrice: number
+    discount: number
+    tax: number
     customFields: runtime.JsonValue | null
     createdAt: Date
   }, ExtArgs["result"]["orderItem"]>
@@ -1108,6 +1188,8 @@ export interface OrderItemFieldRefs {
   readonly variantId: Prisma.FieldRef<"OrderItem", 'String'>
   readonly quantity: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly unitPrice: Prisma.FieldRef<"OrderItem", 'Int'>
+  readonly discount: Prisma.FieldRef<"OrderItem", 'Int'>
+  readonly tax: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly customFields: Prisma.FieldRef<"OrderItem", 'Json'>
   readonly createdAt: Prisma.FieldRef<"OrderItem", 'DateTime'>
 }
