@@ -330,6 +330,7 @@ export const OrderItemScalarFieldEnum = {
   productId: 'productId',
   offerId: 'offerId',
   variantId: 'variantId',
+  position: 'position',
   quantity: 'quantity',
   unitPrice: 'unitPrice',
   discount: 'discount',

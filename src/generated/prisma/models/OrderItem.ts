@@ -27,6 +27,7 @@ export type AggregateOrderItem = {
 }
 
 export type OrderItemAvgAggregateOutputType = {
+  position: number | null
   quantity: number | null
   unitPrice: number | null
   discount: number | null
@@ -34,6 +35,7 @@ export type OrderItemAvgAggregateOutputType = {
 }
 
 export type OrderItemSumAggregateOutputType = {
+  position: number | null
   quantity: number | null
   unitPrice: number | null
   discount: number | null
@@ -46,6 +48,7 @@ export type OrderItemMinAggregateOutputType = {
   productId: string | null
   offerId: string | null
   variantId: string | null
+  position: number | null
   quantity: number | null
   unitPrice: number | null
   discount: number | null
@@ -59,6 +62,7 @@ export type OrderItemMaxAggregateOutputType = {
   productId: string | null
   offerId: string | null
   variantId: string | null
+  position: number | null
   quantity: number | null
   unitPrice: number | null
   discount: number | null
@@ -72,6 +76,7 @@ export type OrderItemCountAggregateOutputType = {
   productId: number
   offerId: number
   variantId: number
+  position: number
   quantity: number
   unitPrice: number
   discount: number
@@ -83,6 +88,7 @@ export type OrderItemCountAggregateOutputType = {
 
 
 export type OrderItemAvgAggregateInputType = {
+  position?: true
   quantity?: true
   unitPrice?: true
   discount?: true
@@ -90,6 +96,7 @@ export type OrderItemAvgAggregateInputType = {
 }
 
 export type OrderItemSumAggregateInputType = {
+  position?: true
   quantity?: true
   unitPrice?: true
   discount?: true
@@ -102,6 +109,7 @@ export type OrderItemMinAggregateInputType = {
   productId?: true
   offerId?: true
   variantId?: true
+  position?: true
   quantity?: true
   unitPrice?: true
   discount?: true
@@ -115,6 +123,7 @@ export type OrderItemMaxAggregateInputType = {
   productId?: true
   offerId?: true
   variantId?: true
+  position?: true
   quantity?: true
   unitPrice?: true
   discount?: true
@@ -128,6 +137,7 @@ export type OrderItemCountAggregateInputType = {
   productId?: true
   offerId?: true
   variantId?: true
+  position?: true
   quantity?: true
   unitPrice?: true
   discount?: true
@@ -229,6 +239,7 @@ export type OrderItemGroupByOutputType = {
   productId: string
   offerId: string
   variantId: string | null
+  position: number
   quantity: number
   unitPrice: number
   discount: number
@@ -266,6 +277,7 @@ export type OrderItemWhereInput = {
   productId?: Prisma.UuidFilter<"OrderItem"> | string
   offerId?: Prisma.UuidFilter<"OrderItem"> | string
   variantId?: Prisma.UuidNullableFilter<"OrderItem"> | string | null
+  position?: Prisma.IntFilter<"OrderItem"> | number
   quantity?: Prisma.IntFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
   discount?: Prisma.IntFilter<"OrderItem"> | number
@@ -281,6 +293,7 @@ export type OrderItemOrderByWithRelationInput = {
   productId?: Prisma.SortOrder
   offerId?: Prisma.SortOrder
   variantId?: Prisma.SortOrderInput | Prisma.SortOrder
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
@@ -299,6 +312,7 @@ export type OrderItemWhereUniqueInput = Prisma.AtLeast<{
   productId?: Prisma.UuidFilter<"OrderItem"> | string
   offerId?: Prisma.UuidFilter<"OrderItem"> | string
   variantId?: Prisma.UuidNullableFilter<"OrderItem"> | string | null
+  position?: Prisma.IntFilter<"OrderItem"> | number
   quantity?: Prisma.IntFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
   discount?: Prisma.IntFilter<"OrderItem"> | number
@@ -314,6 +328,7 @@ export type OrderItemOrderByWithAggregationInput = {
   productId?: Prisma.SortOrder
   offerId?: Prisma.SortOrder
   variantId?: Prisma.SortOrderInput | Prisma.SortOrder
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
@@ -336,6 +351,7 @@ export type OrderItemScalarWhereWithAggregatesInput = {
   productId?: Prisma.UuidWithAggregatesFilter<"OrderItem"> | string
   offerId?: Prisma.UuidWithAggregatesFilter<"OrderItem"> | string
   variantId?: Prisma.UuidNullableWithAggregatesFilter<"OrderItem"> | string | null
+  position?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   quantity?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   discount?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
@@ -349,6 +365,7 @@ export type OrderItemCreateInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
   discount?: number
@@ -364,6 +381,7 @@ export type OrderItemUncheckedCreateInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
   discount?: number
@@ -377,6 +395,7 @@ export type OrderItemUpdateInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
@@ -392,6 +411,7 @@ export type OrderItemUncheckedUpdateInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
@@ -406,6 +426,7 @@ export type OrderItemCreateManyInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
   discount?: number
@@ -419,6 +440,7 @@ export type OrderItemUpdateManyMutationInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
@@ -433,6 +455,7 @@ export type OrderItemUncheckedUpdateManyInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
@@ -457,6 +480,7 @@ export type OrderItemCountOrderByAggregateInput = {
   productId?: Prisma.SortOrder
   offerId?: Prisma.SortOrder
   variantId?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
@@ -466,6 +490,7 @@ export type OrderItemCountOrderByAggregateInput = {
 }
 
 export type OrderItemAvgOrderByAggregateInput = {
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
@@ -478,6 +503,7 @@ export type OrderItemMaxOrderByAggregateInput = {
   productId?: Prisma.SortOrder
   offerId?: Prisma.SortOrder
   variantId?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
@@ -491,6 +517,7 @@ export type OrderItemMinOrderByAggregateInput = {
   productId?: Prisma.SortOrder
   offerId?: Prisma.SortOrder
   variantId?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
@@ -499,6 +526,7 @@ export type OrderItemMinOrderByAggregateInput = {
 }
 
 export type OrderItemSumOrderByAggregateInput = {
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
@@ -552,6 +580,7 @@ export type OrderItemCreateWithoutOrderInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
   discount?: number
@@ -565,6 +594,7 @@ export type OrderItemUncheckedCreateWithoutOrderInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
   discount?: number
@@ -608,6 +638,7 @@ export type OrderItemScalarWhereInput = {
   productId?: Prisma.UuidFilter<"OrderItem"> | string
   offerId?: Prisma.UuidFilter<"OrderItem"> | string
   variantId?: Prisma.UuidNullableFilter<"OrderItem"> | string | null
+  position?: Prisma.IntFilter<"OrderItem"> | number
   quantity?: Prisma.IntFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
   discount?: Prisma.IntFilter<"OrderItem"> | number
@@ -621,6 +652,7 @@ export type OrderItemCreateManyOrderInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
   discount?: number
@@ -634,6 +666,7 @@ export type OrderItemUpdateWithoutOrderInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
@@ -647,6 +680,7 @@ export type OrderItemUncheckedUpdateWithoutOrderInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
@@ -660,6 +694,7 @@ export type OrderItemUncheckedUpdateManyWithoutOrderInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
@@ -676,6 +711,7 @@ export type OrderItemSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   productId?: boolean
   offerId?: boolean
   variantId?: boolean
+  position?: boolean
   quantity?: boolean
   unitPrice?: boolean
   discount?: boolean
@@ -691,6 +727,7 @@ export type OrderItemSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   productId?: boolean
   offerId?: boolean
   variantId?: boolean
+  position?: boolean
   quantity?: boolean
   unitPrice?: boolean
   discount?: boolean
@@ -706,6 +743,7 @@ export type OrderItemSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   productId?: boolean
   offerId?: boolean
   variantId?: boolean
+  position?: boolean
   quantity?: boolean
   unitPrice?: boolean
   discount?: boolean
@@ -721,6 +759,7 @@ export type OrderItemSelectScalar = {
   productId?: boolean
   offerId?: boolean
   variantId?: boolean
+  position?: boolean
   quantity?: boolean
   unitPrice?: boolean
   discount?: boolean
@@ -729,7 +768,7 @@ export type OrderItemSelectScalar = {
   createdAt?: boolean
 }
 
-export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "quantity" | "unitPrice" | "discount" | "tax" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
+export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "position" | "quantity" | "unitPrice" | "discount" | "tax" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
 export type OrderItemInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
 }
@@ -751,6 +790,7 @@ export type $OrderItemPayload<ExtArgs extends runtime.Types.Extensions.InternalA
     productId: string
     offerId: string
     variantId: string | null
+    position: number
     quantity: number
     unitPrice: number
     discount: number
@@ -1186,6 +1226,7 @@ export interface OrderItemFieldRefs {
   readonly productId: Prisma.FieldRef<"OrderItem", 'String'>
   readonly offerId: Prisma.FieldRef<"OrderItem", 'String'>
   readonly variantId: Prisma.FieldRef<"OrderItem", 'String'>
+  readonly position: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly quantity: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly unitPrice: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly discount: Prisma.FieldRef<"OrderItem", 'Int'>
