@@ -183,7 +183,7 @@ describe('webhook create, read and masking', () => {
     const all = (await ok(createWebhook(own, { events: [...EVENT_TYPES] }))).webhook;
     expect(all.events).toEqual([...EVENT_TYPES]);
     const cases: [unknown, RegExp][] = [
-      [['product_created', 'order_created'], /events\[1\]: unknown event type "order_created"/],
+      [['product_created', 'order_shipped'], /events\[1\]: unknown event type "order_shipped"/],
       [[], /at least one/],
       [['user_created', 'user_created'], /repeats user_created/],
       [['PRODUCT_CREATED'], /unknown event type/],
