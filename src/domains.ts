@@ -6,6 +6,7 @@ import type { EventDefinitions } from './events/event-types.js';
 import { checkoutModule } from './checkout/module.js';
 import { discountsModule } from './discounts/module.js';
 import { offersModule } from './offers/module.js';
+import { ordersModule } from './orders/module.js';
 import { paymentsModule } from './payments/module.js';
 import { platformModule } from './platform/module.js';
 import { productsModule } from './products/module.js';
@@ -15,13 +16,14 @@ import { usersModule } from './users/module.js';
 import { webhooksModule } from './webhooks/module.js';
 
 export const domains: readonly DomainModule[] = [
-  paymentsModule,
-  subscriptionsModule,
   productsModule,
   offersModule,
   discountsModule,
   usersModule,
   checkoutModule,
+  ordersModule,
+  paymentsModule,
+  subscriptionsModule,
   webhooksModule,
   platformModule,
 ];

@@ -4,6 +4,8 @@ import { createPrismaClient } from '../src/db/client.js';
 import { events } from '../src/domains.js';
 import { eventBody } from '../src/events/event-service.js';
 import { sampleUser } from '../src/users/events.js';
+import { createOrder } from '../src/orders/service.js';
+import { markPaymentCancelled, markPaymentExpired, markPaymentFailed, markPaymentPaid } from '../src/payments/transitions.js';
 import { subscribedWebhooks } from '../src/webhooks/subscribers.js';
 import type { PrismaClient } from '../src/generated/prisma/client.js';
 import { baseUrl, call, keyHeaders, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
@@ -182,7 +184,7 @@ describe('webhook create, read and masking', () => {
     const all = (await ok(createWebhook(own, { events: [...EVENT_TYPES] }))).webhook;
     expect(all.events).toEqual([...EVENT_TYPES]);
     const cases: [unknown, RegExp][] = [
-      [['product_created', 'order_created'], /events\[1\]: unknown event type "order_created"/],
+      [['product_created', 'order_shipped'], /events\[1\]: unknown event type "order_shipped"/],
       [[], /at least one/],
       [['user_created', 'user_created'], /repeats user_created/],
       [['PRODUCT_CREATED'], /unknown event type/],
@@ -454,9 +456,9 @@ describe('sendTestEvent', () => {
   const send = (body: Record<string, unknown>) => restClient(ws).POST('/v0/webhooks/sendTestEvent', { body: body as any });
 
   test('the event type is checked against the known types', async () => {
-    const unknown = await send({ eventType: 'order_created' });
+    const unknown = await send({ eventType: 'order_shipped' });
     expect(unknown.response.status).toBe(400);
-    expect(unknown.error?.error.message).toMatch(/unknown event type "order_created"; known types: payment_success/);
+    expect(unknown.error?.error.message).toMatch(/unknown event type "order_shipped"; known types: product_created/);
     expect((await call('POST', '/v0/webhooks/sendTestEvent', ws, {})).status).toBe(400);
     expect((await send({ eventType: 'payment_success', userId: 'nope' })).response.status).toBe(400);
   });
@@ -523,12 +525,40 @@ describe('events recorded with catalogue writes', () => {
     const { discount } = (await call('POST', '/v0/discounts/create', ws, { type: 'code', amount: 10, amountType: 'percentage', discountCode: `SHAPE${randomBytes(3).toString('hex')}` })).body.data;
     const { user } = (await call('POST', '/v0/users/create', ws, { email: `shape-${randomUUID()}@example.com` })).body.data;
     const { checkoutElement } = (await call('POST', '/v0/elements/checkout/create', ws, { offersIds: [offer.id] })).body.data;
+    // Orders as checkout makes them, each payment then settled one way.
+    const scope = { workspaceId: ws.workspaceId, livemode: true };
+    const sale = (subscription = false) =>
+      prisma.$transaction((tx) =>
+        createOrder(tx, scope, {
+          userId: user.id, currency: 'USD', items: [{ offerId: offer.id, productId: product.id, quantity: 1, unitPrice: 500 }],
+          payment: { processor: 'sandbox', methodType: 'card' }, subscription: subscription ? { recurringInterval: 'month' } : null,
+        }),
+      );
+    const [paid, failed, cancelled, expired, subscribed] = [await sale(), await sale(), await sale(), await sale(), await sale(true)];
+    await prisma.$transaction(async (tx) => {
+      await markPaymentPaid(tx, paid.payment.id);
+      await markPaymentFailed(tx, failed.payment.id, { failureCode: 'card_declined', failureMessage: 'Declined' });
+      await markPaymentCancelled(tx, cancelled.payment.id);
+      await markPaymentExpired(tx, expired.payment.id);
+      await markPaymentPaid(tx, subscribed.payment.id);
+    });
+    expect((await call('PATCH', `/v0/orders/${paid.order.id}/update`, ws, { tax: 10 })).status).toBe(200);
+    const cancelledOrder = await sale();
+    expect((await call('PATCH', `/v0/orders/${cancelledOrder.order.number}/cancel`, ws, {})).status).toBe(200);
     const subjects: Array<[string, string, string]> = [
       ['product_created', 'product', product.id],
       ['offer_created', 'offer', offer.id],
       ['discount_created', 'discount', discount.id],
       ['user_created', 'user', user.id],
       ['checkout_element_created', 'checkoutElement', checkoutElement.id],
+      ['order_created', 'order', paid.order.id],
+      ['order_updated', 'order', paid.order.id],
+      ['order_cancelled', 'order', cancelledOrder.order.id],
+      ['payment_success', 'payment', paid.payment.id],
+      ['payment_failed', 'payment', failed.payment.id],
+      ['payment_cancelled', 'payment', cancelled.payment.id],
+      ['payment_expired', 'payment', expired.payment.id],
+      ['subscription_created', 'subscription', subscribed.order.number],
     ];
     for (const [type, key, id] of subjects) {
       const [real] = await eventsOf(type, key, id);

@@ -20,6 +20,7 @@ import { ApiError } from '../errors.js';
 /** Maximum length of each string argument or input field, by name; a list's items use the list's name. */
 export const STRING_LIMITS: Readonly<Record<string, number>> = {
   // Codes, short labels and their filters.
+  country: 64,
   countryCode: 64,
   currency: 64,
   discountCode: 64,
@@ -38,6 +39,11 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   tagName: 64,
   tags: 64,
   timezone: 64,
+  // Order, payment and subscription numbers (at most 32 characters, a `-n` suffix and a `#`).
+  number: 64,
+  orderIdOrNumber: 64,
+  subscriptionId: 64,
+  subscriptionNumber: 64,
   // Chosen by the client; a copy appends "-copy".
   slug: 100,
   // Names, identifiers, address lines, searches and secrets.
@@ -50,6 +56,7 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   publisher: 255,
   secret: 255,
   state: 255,
+  term: 255,
   termOrId: 255,
   username: 255,
   // RFC 5321's limit for an address.
@@ -57,6 +64,8 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   // scrypt's cost barely depends on the length; the cap bounds what a request carries.
   password: 256,
   url: 2_048,
+  // The orders and payments lists' filter: a URL-encoded JSON object, as long as a JSON string may be.
+  customFields: 2_048,
   // Free text.
   warningMessage: 1_000,
   description: 10_000,

@@ -1,23 +1,28 @@
-// The payment events the contract names. Their data carries the payment, the order items (each
-// with an id), the buyer as `user` and its deprecated twin `customer` (equal).
-import { randomUUID } from 'node:crypto';
+// The payment events: payment_success, payment_failed, payment_cancelled, payment_expired (ours)
+// and payment_refunded (recorded by refunds). Their data carries the payment, its order, the
+// order's items (each with an id), the buyer as `user` and its deprecated twin `customer` (equal).
+// The test-event samples go through paymentEventData too.
+import type { OrderItem, PaymentStatus } from '../generated/prisma/client.js';
 import type { EventDefinitions, SampleContext } from '../events/event-types.js';
-import { unixSeconds } from '../core/time.js';
+import { orderEventData, sampleOrderEvent, type OrderRow } from '../orders/events.js';
+import { paymentResource, type PaymentRow } from './resource.js';
 
-const sample = (status: string) => async ({ now, items, user }: SampleContext) => {
-  const buyer = await user();
-  const lines = items();
-  const amount = lines.reduce((sum, item) => sum + (typeof item.unitPrice === 'number' ? item.unitPrice : 0) * (typeof item.quantity === 'number' ? item.quantity : 1), 0);
-  return {
-    payment: { object: 'payment', id: randomUUID(), number: '100001', status, amount, currency: 'USD', orderId: randomUUID(), createdAt: unixSeconds(now) },
-    items: lines,
-    user: buyer,
-    customer: buyer,
-  };
+/** The data of every payment event. */
+export function paymentEventData(payment: PaymentRow, order: OrderRow, items: OrderItem[]) {
+  const { order: orderData, items: itemData, user } = orderEventData(order, items);
+  return { payment: paymentResource(payment), order: orderData, items: itemData, user, customer: user };
+}
+
+const sample = (orderStatus: OrderRow['status'], status: PaymentStatus) => async (context: SampleContext) => {
+  // The sample order's lastPayment is built by paymentResource, as the real payment is.
+  const { order, items, user } = await sampleOrderEvent(context, orderStatus, status);
+  return { payment: order.lastPayment!, order, items, user, customer: user };
 };
 
 export const events = {
-  payment_success: sample('PAID'),
-  payment_refunded: sample('REFUNDED'),
-  payment_failed: sample('FAILED'),
+  payment_success: sample('PAID', 'PAID'),
+  payment_failed: sample('FAILED', 'FAILED'),
+  payment_cancelled: sample('CANCELLED', 'CANCELLED'),
+  payment_expired: sample('EXPIRED', 'EXPIRED'),
+  payment_refunded: sample('REFUNDED', 'REFUNDED'),
 } satisfies EventDefinitions;

@@ -1,5 +1,11 @@
 // The payments domain: what it contributes to the service (see src/domain-module.ts).
 import type { DomainModule } from '../domain-module.js';
 import { events } from './events.js';
+import { routes } from './routes.js';
 
-export const paymentsModule: DomainModule = { events };
+export const paymentsModule: DomainModule = {
+  tag: { name: 'Payments', description: "Payments: an order's first payment, a subscription's renewals, their charges at the processor" },
+  registerTypes: () => import('./types.js'),
+  routes,
+  events,
+};

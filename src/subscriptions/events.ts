@@ -1,12 +1,59 @@
-// The subscription events the contract names: the subscription, its items and the buyer.
+// The subscription events the contract names: the subscription, its items and the buyer. The real
+// events and the test-event samples go through subscriptionEventData.
+import { randomUUID } from 'node:crypto';
+import type { Subscription } from '../generated/prisma/client.js';
 import type { EventDefinitions, SampleContext } from '../events/event-types.js';
 import { unixSeconds } from '../core/time.js';
+import { itemsValue, sampleItems } from '../orders/item-resource.js';
 
-const sample = (status: string) => async ({ now, items, user }: SampleContext) => ({
-  subscription: { object: 'subscription', id: '100001', status, currency: 'USD', interval: 'month', createdAt: unixSeconds(now) },
-  items: items(),
-  user: await user(),
+const secondsOrNull = (date: Date | null) => (date ? unixSeconds(date) : null);
+
+/**
+ * The subscription as the API shows it (an order's `subscription`): its id is its number, the
+ * number of the order that started it, as the contract identifies subscriptions.
+ */
+export function subscriptionResource(s: Subscription) {
+  return {
+    object: 'subscription',
+    id: s.number,
+    status: s.status,
+    currency: s.currency,
+    amount: s.amount,
+    recurringInterval: s.recurringInterval,
+    recurringIntervalCount: s.recurringIntervalCount,
+    trialInterval: s.trialInterval,
+    trialIntervalCount: s.trialIntervalCount,
+    userId: s.userId,
+    currentPeriodStart: secondsOrNull(s.currentPeriodStart),
+    currentPeriodEnd: secondsOrNull(s.currentPeriodEnd),
+    trialEndsAt: secondsOrNull(s.trialEndsAt),
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    cancelledAt: secondsOrNull(s.cancelledAt),
+    createdAt: unixSeconds(s.createdAt),
+  };
+}
+
+/** The data of every subscription event: the subscription, the items of its order, the buyer. */
+export const subscriptionEventData = (subscription: Subscription, items: object[], user: object | null) => ({
+  subscription: subscriptionResource(subscription),
+  items,
+  user,
 });
+
+export function sampleSubscription(now: Date, status: Subscription['status'], amount: number, userId: string | null): Subscription {
+  return {
+    id: randomUUID(), workspaceId: randomUUID(), livemode: false, number: '0000000000SAMPLE', status, userId, currency: 'USD', amount,
+    recurringInterval: 'month', recurringIntervalCount: 1, trialInterval: null, trialIntervalCount: null, processor: 'sandbox', methodType: 'card',
+    paymentMethodRef: null, currentPeriodStart: now, currentPeriodEnd: null, trialEndsAt: null, cancelAtPeriodEnd: false,
+    cancelledAt: status === 'cancelled' ? now : null, endedAt: null, createdAt: now, updatedAt: now,
+  };
+}
+
+const sample = (status: Subscription['status']) => async ({ now, items, user }: SampleContext) => {
+  const buyer = await user();
+  const lines = sampleItems(now, items(), randomUUID());
+  return subscriptionEventData(sampleSubscription(now, status, itemsValue(lines), typeof buyer.id === 'string' ? buyer.id : null), lines, buyer);
+};
 
 export const events = {
   subscription_created: sample('active'),

@@ -447,6 +447,140 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/orders/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List orders
+         * @description Orders, newest first by default
+         */
+        get: operations["orders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orders/{orderIdOrNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an order with its cart items, subscription and payments */
+        get: operations["order"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orders/{orderIdOrNumber}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Cancel an order (no refund)
+         * @description Sets the order CANCELLED without a refund (PENDING, PAID and PARTIALLY_REFUNDED orders)
+         */
+        patch: operations["cancelOrder"];
+        trace?: never;
+    };
+    "/v0/orders/{orderIdOrNumber}/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Write an order's status, value, fee, tax or currency directly
+         * @description Writes the given fields directly (prefer cancel or refund)
+         */
+        patch: operations["updateOrder"];
+        trace?: never;
+    };
+    "/v0/payments/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payments
+         * @description Payments, newest first by default; the orders list's filters (value is the payment's amount, the order's checkout, type, country and custom fields)
+         */
+        get: operations["payments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/payments/{paymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a payment with its buyer, order, subscription, charges and invoice */
+        get: operations["payment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/payments/{paymentId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Ask to cancel a pending card payment
+         * @description Asks the processor to cancel a PENDING card payment; it stays PENDING until the processor confirms, then CANCELLED
+         */
+        patch: operations["cancelPayment"];
+        trace?: never;
+    };
     "/v0/webhooks/list": {
         parameters: {
             query?: never;
@@ -605,6 +739,57 @@ export interface components {
             postalCode?: string | null;
             state?: string | null;
         };
+        CartItem: {
+            createdAt: components["schemas"]["Timestamp"];
+            customFields: components["schemas"]["JSON"] | null;
+            /** Format: int32 */
+            discount: number;
+            /** @description The item id a download URL takes */
+            id: string;
+            object: string;
+            offer: components["schemas"]["Offer"] | null;
+            offerId: string;
+            orderId: string;
+            product: components["schemas"]["Product"] | null;
+            productId: string;
+            /** Format: int32 */
+            quantity: number;
+            /**
+             * Format: int32
+             * @description unitPrice * quantity
+             */
+            subtotal: number;
+            /** Format: int32 */
+            tax: number;
+            /**
+             * Format: int32
+             * @description subtotal - discount + tax
+             */
+            total: number;
+            /** Format: int32 */
+            unitPrice: number;
+            variantId: string | null;
+        };
+        Charge: {
+            /** Format: int32 */
+            amount: number;
+            /** Format: int32 */
+            attempt: number;
+            cardBrand: string | null;
+            cardLast4: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            currency: string;
+            disputeStatus: string | null;
+            failureCode: string | null;
+            failureMessage: string | null;
+            id: string;
+            object: string;
+            processor: components["schemas"]["PaymentProcessor"];
+            processorChargeId: string | null;
+            status: components["schemas"]["ChargeStatus"];
+        };
+        /** @enum {string} */
+        ChargeStatus: "cancelled" | "failed" | "pending" | "succeeded";
         CheckoutElement: {
             createdAt: components["schemas"]["Timestamp"];
             id: string;
@@ -750,6 +935,12 @@ export interface components {
         };
         /** @enum {string} */
         InventoryStatus: "in_stock" | "out_of_stock";
+        Invoice: {
+            createdAt: components["schemas"]["Timestamp"];
+            id: string;
+            number: string;
+            object: string;
+        };
         /** @description Any JSON value, nested at most 32 levels deep, with keys of at most 200 and strings of at most 2048 characters */
         JSON: unknown;
         Offer: {
@@ -863,11 +1054,230 @@ export interface components {
         };
         /** @enum {string} */
         OfferStatus: "ACTIVE" | "DRAFT" | "INACTIVE";
+        Order: {
+            checkoutId: string | null;
+            country: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            currency: string;
+            /** Format: int32 */
+            currencyDecimals: number | null;
+            /** Format: int32 */
+            discountAmount: number;
+            discountId: string | null;
+            /** @description Whether a payment of the order has an active or past dispute */
+            disputed: boolean;
+            /**
+             * Format: int32
+             * @description The platform's fee on value, minor units
+             */
+            fee: number;
+            id: string;
+            lastPayment: components["schemas"]["Payment"] | null;
+            lastPaymentId: string | null;
+            lastPaymentNumber: string | null;
+            number: string;
+            object: string;
+            /** @description Equal to number */
+            orderNumber: string;
+            paidAt: components["schemas"]["Timestamp"] | null;
+            status: components["schemas"]["OrderStatus"];
+            subscription: components["schemas"]["SubscriptionSummary"] | null;
+            /** @description The subscription's id: its number */
+            subscriptionId: string | null;
+            /**
+             * Format: int32
+             * @description The tax within value, minor units
+             */
+            tax: number;
+            /**
+             * Format: int32
+             * @description Units bought (sum of the quantities)
+             */
+            totalItems: number;
+            type: components["schemas"]["OrderType"];
+            updatedAt: components["schemas"]["Timestamp"];
+            user: components["schemas"]["User"] | null;
+            userId: string | null;
+            /**
+             * Format: int32
+             * @description What the buyer pays (items less discount, plus tax), minor units
+             */
+            value: number;
+        };
+        OrderDetails: {
+            checkoutId: string | null;
+            country: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            currency: string;
+            /** Format: int32 */
+            currencyDecimals: number | null;
+            /** Format: int32 */
+            discountAmount: number;
+            discountId: string | null;
+            /** @description Whether a payment of the order has an active or past dispute */
+            disputed: boolean;
+            /**
+             * Format: int32
+             * @description The platform's fee on value, minor units
+             */
+            fee: number;
+            id: string;
+            items: components["schemas"]["CartItem"][];
+            lastPayment: components["schemas"]["Payment"] | null;
+            lastPaymentId: string | null;
+            lastPaymentNumber: string | null;
+            number: string;
+            object: string;
+            /** @description Equal to number */
+            orderNumber: string;
+            paidAt: components["schemas"]["Timestamp"] | null;
+            payments: components["schemas"]["Payment"][];
+            status: components["schemas"]["OrderStatus"];
+            subscription: components["schemas"]["SubscriptionSummary"] | null;
+            /** @description The subscription's id: its number */
+            subscriptionId: string | null;
+            /**
+             * Format: int32
+             * @description The tax within value, minor units
+             */
+            tax: number;
+            /**
+             * Format: int32
+             * @description Units bought (sum of the quantities)
+             */
+            totalItems: number;
+            type: components["schemas"]["OrderType"];
+            updatedAt: components["schemas"]["Timestamp"];
+            user: components["schemas"]["User"] | null;
+            userId: string | null;
+            /**
+             * Format: int32
+             * @description What the buyer pays (items less discount, plus tax), minor units
+             */
+            value: number;
+        };
+        OrderDetailsPayload: {
+            order: components["schemas"]["OrderDetails"];
+        };
+        OrderList: {
+            /** Format: int32 */
+            count: number | null;
+            orders: components["schemas"]["Order"][];
+        };
+        OrderPayload: {
+            order: components["schemas"]["Order"];
+        };
+        /** @enum {string} */
+        OrderStatus: "CANCELLED" | "EXPIRED" | "FAILED" | "PAID" | "PARTIALLY_REFUNDED" | "PENDING" | "REFUNDED";
+        /**
+         * @description ONE_TIME purchase, SUBSCRIPTION start, or FREE claim
+         * @enum {string}
+         */
+        OrderType: "FREE" | "ONE_TIME" | "SUBSCRIPTION";
         /**
          * Format: int64
          * @description An integer page size; values outside the list's bounds are clamped
          */
         PageSize: number;
+        Payment: {
+            /**
+             * Format: int32
+             * @description Minor units
+             */
+            amount: number;
+            /** @description When a cancel was requested (the processor confirms it) */
+            cancelRequestedAt: components["schemas"]["Timestamp"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+            currency: string;
+            /** Format: int32 */
+            currencyDecimals: number | null;
+            disputed: boolean;
+            failureCode: string | null;
+            failureMessage: string | null;
+            /** Format: int32 */
+            fee: number;
+            id: string;
+            methodType: components["schemas"]["PaymentMethodType"] | null;
+            /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
+            number: string;
+            object: string;
+            orderId: string;
+            orderNumber: string;
+            paidAt: components["schemas"]["Timestamp"] | null;
+            /** @description A subscription's plan change */
+            planChange: boolean;
+            /** @description null when no processor is involved (a free claim) */
+            processor: components["schemas"]["PaymentProcessor"] | null;
+            processorChargeId: string | null;
+            /** Format: int32 */
+            refundedAmount: number;
+            status: components["schemas"]["PaymentStatus"];
+            /** @description The subscription's id: its number */
+            subscriptionId: string | null;
+            /** Format: int32 */
+            tax: number;
+            updatedAt: components["schemas"]["Timestamp"];
+            userId: string | null;
+        };
+        PaymentDetails: {
+            /**
+             * Format: int32
+             * @description Minor units
+             */
+            amount: number;
+            /** @description When a cancel was requested (the processor confirms it) */
+            cancelRequestedAt: components["schemas"]["Timestamp"] | null;
+            charges: components["schemas"]["Charge"][];
+            createdAt: components["schemas"]["Timestamp"];
+            currency: string;
+            /** Format: int32 */
+            currencyDecimals: number | null;
+            disputed: boolean;
+            failureCode: string | null;
+            failureMessage: string | null;
+            /** Format: int32 */
+            fee: number;
+            id: string;
+            invoice: components["schemas"]["Invoice"] | null;
+            methodType: components["schemas"]["PaymentMethodType"] | null;
+            /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
+            number: string;
+            object: string;
+            order: components["schemas"]["Order"];
+            orderId: string;
+            orderNumber: string;
+            paidAt: components["schemas"]["Timestamp"] | null;
+            /** @description A subscription's plan change */
+            planChange: boolean;
+            /** @description null when no processor is involved (a free claim) */
+            processor: components["schemas"]["PaymentProcessor"] | null;
+            processorChargeId: string | null;
+            /** Format: int32 */
+            refundedAmount: number;
+            status: components["schemas"]["PaymentStatus"];
+            subscription: components["schemas"]["SubscriptionSummary"] | null;
+            /** @description The subscription's id: its number */
+            subscriptionId: string | null;
+            /** Format: int32 */
+            tax: number;
+            updatedAt: components["schemas"]["Timestamp"];
+            user: components["schemas"]["User"] | null;
+            userId: string | null;
+        };
+        PaymentDetailsPayload: {
+            payment: components["schemas"]["PaymentDetails"];
+        };
+        PaymentList: {
+            /** Format: int32 */
+            count: number | null;
+            payments: components["schemas"]["Payment"][];
+        };
+        /** @enum {string} */
+        PaymentMethodType: "card" | "manual" | "paypal";
+        /** @enum {string} */
+        PaymentProcessor: "sandbox" | "stripe";
+        /** @enum {string} */
+        PaymentStatus: "CANCELLED" | "EXPIRED" | "FAILED" | "PAID" | "PARTIALLY_REFUNDED" | "PENDING" | "REFUNDED" | "UNPAID";
         PlanPayload: {
             plan: components["schemas"]["Variant"];
         };
@@ -943,7 +1353,36 @@ export interface components {
         /** @enum {string} */
         RecurringInterval: "day" | "month" | "week" | "year";
         /** @enum {string} */
+        SaleOrderBy: "createdAt" | "orderNumber" | "value";
+        /** @enum {string} */
         SortDirection: "ASC" | "DESC";
+        /** @enum {string} */
+        SubscriptionStatus: "active" | "cancelled" | "incomplete" | "incomplete_expired" | "past_due" | "paused" | "trialing" | "unpaid";
+        SubscriptionSummary: {
+            /**
+             * Format: int32
+             * @description Charged every period, minor units
+             */
+            amount: number;
+            cancelAtPeriodEnd: boolean;
+            cancelledAt: components["schemas"]["Timestamp"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+            currency: string;
+            currentPeriodEnd: components["schemas"]["Timestamp"] | null;
+            currentPeriodStart: components["schemas"]["Timestamp"] | null;
+            /** @description The number of the order that started it */
+            id: string;
+            object: string;
+            recurringInterval: string;
+            /** Format: int32 */
+            recurringIntervalCount: number;
+            status: components["schemas"]["SubscriptionStatus"];
+            trialEndsAt: components["schemas"]["Timestamp"] | null;
+            trialInterval: string | null;
+            /** Format: int32 */
+            trialIntervalCount: number | null;
+            userId: string | null;
+        };
         SuccessPayload: {
             success: boolean;
         };
@@ -1020,7 +1459,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description ms; when the webhook was archived */
             deletedAt: components["schemas"]["Timestamp"] | null;
-            /** @description Known event types: payment_success, payment_refunded, payment_failed, subscription_created, subscription_cancelled, subscription_updated, product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created */
+            /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, subscription_created, subscription_cancelled, subscription_updated */
             events: string[];
             /** @description ms; first failure of the current streak */
             failingSince: components["schemas"]["Timestamp"] | null;
@@ -2404,6 +2843,356 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    orders: {
+        parameters: {
+            query?: {
+                /** @description Only archived records (wins over withArchived) */
+                archived?: boolean;
+                /** @description Checkout element ids; repeat the parameter for several */
+                checkoutIds?: components["schemas"]["UUID"][];
+                /** @description Two-letter ISO 3166-1 code */
+                country?: string;
+                /** @description Unix seconds, or milliseconds from 100000000000; inclusive */
+                createdFrom?: components["schemas"]["Timestamp"];
+                /** @description Unix seconds (the whole second), or milliseconds from 100000000000; inclusive */
+                createdTo?: components["schemas"]["Timestamp"];
+                currency?: string;
+                /** @description URL-encoded JSON object of fieldId/value pairs: one cart item must carry all of them exactly */
+                customFields?: string;
+                /** @description Whether the charge has an active or past dispute */
+                disputed?: boolean;
+                ids?: components["schemas"]["UUID"][];
+                /** @description Exact number (pattern ^#?([0-9A-Za-z]{12,32}|[0-9]+)(-[0-9]+)?$; a leading # is ignored) */
+                number?: string;
+                /** @description Default createdAt */
+                orderBy?: components["schemas"]["SaleOrderBy"];
+                /** @description Default DESC (newest first) */
+                orderDirection?: components["schemas"]["SortDirection"];
+                /** @description Fill in count */
+                returnCount?: boolean;
+                /** @description Records to skip (>= 0) */
+                skip?: number;
+                statuses?: components["schemas"]["OrderStatus"][];
+                /** @description Deprecated: use subscriptionNumber (the same filter) */
+                subscriptionId?: string;
+                /** @description The subscription's number (pattern ^#?([0-9A-Za-z]{12,32}|[0-9]+)(-[0-9]+)?$) */
+                subscriptionNumber?: string;
+                /** @description Page size; clamped to 1..100 */
+                take?: components["schemas"]["PageSize"];
+                /** @description The number (any case), a substring of the buyer's email or username, or the id */
+                term?: string;
+                types?: components["schemas"]["OrderType"][];
+                userId?: components["schemas"]["UUID"];
+                /** @description Minor units, inclusive */
+                valueFrom?: number;
+                /** @description Minor units, inclusive */
+                valueTo?: number;
+                /** @description Archived and live records */
+                withArchived?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["OrderList"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    order: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order id, or its number (a leading # is ignored) */
+                orderIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["OrderDetailsPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["OrderPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updateOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    currency?: string | null;
+                    /**
+                     * Format: int32
+                     * @description Minor units, at most value
+                     */
+                    fee?: number | null;
+                    status?: components["schemas"]["OrderStatus"] | null;
+                    /**
+                     * Format: int32
+                     * @description Minor units, at most value
+                     */
+                    tax?: number | null;
+                    /**
+                     * Format: int32
+                     * @description Minor units
+                     */
+                    value?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["OrderPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    payments: {
+        parameters: {
+            query?: {
+                /** @description Only archived records (wins over withArchived) */
+                archived?: boolean;
+                /** @description Checkout element ids; repeat the parameter for several */
+                checkoutIds?: components["schemas"]["UUID"][];
+                /** @description Two-letter ISO 3166-1 code */
+                country?: string;
+                /** @description Unix seconds, or milliseconds from 100000000000; inclusive */
+                createdFrom?: components["schemas"]["Timestamp"];
+                /** @description Unix seconds (the whole second), or milliseconds from 100000000000; inclusive */
+                createdTo?: components["schemas"]["Timestamp"];
+                currency?: string;
+                /** @description URL-encoded JSON object of fieldId/value pairs: one cart item must carry all of them exactly */
+                customFields?: string;
+                /** @description Whether the charge has an active or past dispute */
+                disputed?: boolean;
+                ids?: components["schemas"]["UUID"][];
+                /** @description Exact number (pattern ^#?([0-9A-Za-z]{12,32}|[0-9]+)(-[0-9]+)?$; a leading # is ignored) */
+                number?: string;
+                /** @description Default createdAt */
+                orderBy?: components["schemas"]["SaleOrderBy"];
+                /** @description Default DESC (newest first) */
+                orderDirection?: components["schemas"]["SortDirection"];
+                /** @description Fill in count */
+                returnCount?: boolean;
+                /** @description Records to skip (>= 0) */
+                skip?: number;
+                statuses?: components["schemas"]["PaymentStatus"][];
+                /** @description Deprecated: use subscriptionNumber (the same filter) */
+                subscriptionId?: string;
+                /** @description The subscription's number (pattern ^#?([0-9A-Za-z]{12,32}|[0-9]+)(-[0-9]+)?$) */
+                subscriptionNumber?: string;
+                /** @description Page size; clamped to 1..100 */
+                take?: components["schemas"]["PageSize"];
+                /** @description The number (any case), a substring of the buyer's email or username, or the id */
+                term?: string;
+                types?: components["schemas"]["OrderType"][];
+                userId?: components["schemas"]["UUID"];
+                /** @description Minor units, inclusive */
+                valueFrom?: number;
+                /** @description Minor units, inclusive */
+                valueTo?: number;
+                /** @description Archived and live records */
+                withArchived?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["PaymentList"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    payment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paymentId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["PaymentDetailsPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    cancelPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paymentId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SuccessPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     webhooks: {
         parameters: {
             query?: never;
@@ -2444,7 +3233,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event types to receive (at least one, no repeats). Known event types: payment_success, payment_refunded, payment_failed, subscription_created, subscription_cancelled, subscription_updated, product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created */
+                    /** @description Event types to receive (at least one, no repeats). Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, subscription_created, subscription_cancelled, subscription_updated */
                     events: string[];
                     /** @description whsec_ + base64 of 24 to 64 bytes; generated (32 bytes) when absent */
                     secret?: string | null;
@@ -2489,7 +3278,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Known event types: payment_success, payment_refunded, payment_failed, subscription_created, subscription_cancelled, subscription_updated, product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created */
+                    /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, subscription_created, subscription_cancelled, subscription_updated */
                     eventType: string;
                     /** @description Optional hint for the synthetic payload */
                     items?: components["schemas"]["JSON"] | null;

@@ -582,6 +582,159 @@ export type EnumCheckoutElementStatusWithAggregatesFilter<$PrismaModel = never> 
   _max?: Prisma.NestedEnumCheckoutElementStatusFilter<$PrismaModel>
 }
 
+export type EnumOrderTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.OrderType | Prisma.EnumOrderTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.OrderType[] | Prisma.ListEnumOrderTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.OrderType[] | Prisma.ListEnumOrderTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumOrderTypeFilter<$PrismaModel> | $Enums.OrderType
+}
+
+export type EnumOrderStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.OrderStatus | Prisma.EnumOrderStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.OrderStatus[] | Prisma.ListEnumOrderStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.OrderStatus[] | Prisma.ListEnumOrderStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumOrderStatusFilter<$PrismaModel> | $Enums.OrderStatus
+}
+
+export type EnumOrderTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.OrderType | Prisma.EnumOrderTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.OrderType[] | Prisma.ListEnumOrderTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.OrderType[] | Prisma.ListEnumOrderTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumOrderTypeWithAggregatesFilter<$PrismaModel> | $Enums.OrderType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumOrderTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumOrderTypeFilter<$PrismaModel>
+}
+
+export type EnumOrderStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.OrderStatus | Prisma.EnumOrderStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.OrderStatus[] | Prisma.ListEnumOrderStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.OrderStatus[] | Prisma.ListEnumOrderStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumOrderStatusWithAggregatesFilter<$PrismaModel> | $Enums.OrderStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumOrderStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumOrderStatusFilter<$PrismaModel>
+}
+
+export type EnumPaymentStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentStatus | Prisma.EnumPaymentStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PaymentStatus[] | Prisma.ListEnumPaymentStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PaymentStatus[] | Prisma.ListEnumPaymentStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPaymentStatusFilter<$PrismaModel> | $Enums.PaymentStatus
+}
+
+export type EnumPaymentProcessorNullableFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentProcessor | Prisma.EnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPaymentProcessorNullableFilter<$PrismaModel> | $Enums.PaymentProcessor | null
+}
+
+export type EnumPaymentMethodTypeNullableFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentMethodType | Prisma.EnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PaymentMethodType[] | Prisma.ListEnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PaymentMethodType[] | Prisma.ListEnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPaymentMethodTypeNullableFilter<$PrismaModel> | $Enums.PaymentMethodType | null
+}
+
+export type EnumPaymentStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentStatus | Prisma.EnumPaymentStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PaymentStatus[] | Prisma.ListEnumPaymentStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PaymentStatus[] | Prisma.ListEnumPaymentStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPaymentStatusWithAggregatesFilter<$PrismaModel> | $Enums.PaymentStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPaymentStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPaymentStatusFilter<$PrismaModel>
+}
+
+export type EnumPaymentProcessorNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentProcessor | Prisma.EnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPaymentProcessorNullableWithAggregatesFilter<$PrismaModel> | $Enums.PaymentProcessor | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPaymentProcessorNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPaymentProcessorNullableFilter<$PrismaModel>
+}
+
+export type EnumPaymentMethodTypeNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentMethodType | Prisma.EnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PaymentMethodType[] | Prisma.ListEnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PaymentMethodType[] | Prisma.ListEnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPaymentMethodTypeNullableWithAggregatesFilter<$PrismaModel> | $Enums.PaymentMethodType | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPaymentMethodTypeNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPaymentMethodTypeNullableFilter<$PrismaModel>
+}
+
+export type EnumPaymentProcessorFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentProcessor | Prisma.EnumPaymentProcessorFieldRefInput<$PrismaModel>
+  in?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPaymentProcessorFilter<$PrismaModel> | $Enums.PaymentProcessor
+}
+
+export type EnumChargeStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.ChargeStatus | Prisma.EnumChargeStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.ChargeStatus[] | Prisma.ListEnumChargeStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ChargeStatus[] | Prisma.ListEnumChargeStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumChargeStatusFilter<$PrismaModel> | $Enums.ChargeStatus
+}
+
+export type EnumPaymentProcessorWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentProcessor | Prisma.EnumPaymentProcessorFieldRefInput<$PrismaModel>
+  in?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPaymentProcessorWithAggregatesFilter<$PrismaModel> | $Enums.PaymentProcessor
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPaymentProcessorFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPaymentProcessorFilter<$PrismaModel>
+}
+
+export type EnumChargeStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ChargeStatus | Prisma.EnumChargeStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.ChargeStatus[] | Prisma.ListEnumChargeStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ChargeStatus[] | Prisma.ListEnumChargeStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumChargeStatusWithAggregatesFilter<$PrismaModel> | $Enums.ChargeStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumChargeStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumChargeStatusFilter<$PrismaModel>
+}
+
+export type EnumSubscriptionStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.SubscriptionStatus | Prisma.EnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.SubscriptionStatus[] | Prisma.ListEnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.SubscriptionStatus[] | Prisma.ListEnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumSubscriptionStatusFilter<$PrismaModel> | $Enums.SubscriptionStatus
+}
+
+export type EnumRecurringIntervalFilter<$PrismaModel = never> = {
+  equals?: $Enums.RecurringInterval | Prisma.EnumRecurringIntervalFieldRefInput<$PrismaModel>
+  in?: $Enums.RecurringInterval[] | Prisma.ListEnumRecurringIntervalFieldRefInput<$PrismaModel>
+  notIn?: $Enums.RecurringInterval[] | Prisma.ListEnumRecurringIntervalFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumRecurringIntervalFilter<$PrismaModel> | $Enums.RecurringInterval
+}
+
+export type EnumSubscriptionStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.SubscriptionStatus | Prisma.EnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.SubscriptionStatus[] | Prisma.ListEnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.SubscriptionStatus[] | Prisma.ListEnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumSubscriptionStatusWithAggregatesFilter<$PrismaModel> | $Enums.SubscriptionStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumSubscriptionStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumSubscriptionStatusFilter<$PrismaModel>
+}
+
+export type EnumRecurringIntervalWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.RecurringInterval | Prisma.EnumRecurringIntervalFieldRefInput<$PrismaModel>
+  in?: $Enums.RecurringInterval[] | Prisma.ListEnumRecurringIntervalFieldRefInput<$PrismaModel>
+  notIn?: $Enums.RecurringInterval[] | Prisma.ListEnumRecurringIntervalFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumRecurringIntervalWithAggregatesFilter<$PrismaModel> | $Enums.RecurringInterval
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumRecurringIntervalFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumRecurringIntervalFilter<$PrismaModel>
+}
+
 export type EnumWebhookStatusFilter<$PrismaModel = never> = {
   equals?: $Enums.WebhookStatus | Prisma.EnumWebhookStatusFieldRefInput<$PrismaModel>
   in?: $Enums.WebhookStatus[] | Prisma.ListEnumWebhookStatusFieldRefInput<$PrismaModel>
@@ -1147,6 +1300,159 @@ export type NestedEnumCheckoutElementStatusWithAggregatesFilter<$PrismaModel = n
   _count?: Prisma.NestedIntFilter<$PrismaModel>
   _min?: Prisma.NestedEnumCheckoutElementStatusFilter<$PrismaModel>
   _max?: Prisma.NestedEnumCheckoutElementStatusFilter<$PrismaModel>
+}
+
+export type NestedEnumOrderTypeFilter<$PrismaModel = never> = {
+  equals?: $Enums.OrderType | Prisma.EnumOrderTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.OrderType[] | Prisma.ListEnumOrderTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.OrderType[] | Prisma.ListEnumOrderTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumOrderTypeFilter<$PrismaModel> | $Enums.OrderType
+}
+
+export type NestedEnumOrderStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.OrderStatus | Prisma.EnumOrderStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.OrderStatus[] | Prisma.ListEnumOrderStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.OrderStatus[] | Prisma.ListEnumOrderStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumOrderStatusFilter<$PrismaModel> | $Enums.OrderStatus
+}
+
+export type NestedEnumOrderTypeWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.OrderType | Prisma.EnumOrderTypeFieldRefInput<$PrismaModel>
+  in?: $Enums.OrderType[] | Prisma.ListEnumOrderTypeFieldRefInput<$PrismaModel>
+  notIn?: $Enums.OrderType[] | Prisma.ListEnumOrderTypeFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumOrderTypeWithAggregatesFilter<$PrismaModel> | $Enums.OrderType
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumOrderTypeFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumOrderTypeFilter<$PrismaModel>
+}
+
+export type NestedEnumOrderStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.OrderStatus | Prisma.EnumOrderStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.OrderStatus[] | Prisma.ListEnumOrderStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.OrderStatus[] | Prisma.ListEnumOrderStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumOrderStatusWithAggregatesFilter<$PrismaModel> | $Enums.OrderStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumOrderStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumOrderStatusFilter<$PrismaModel>
+}
+
+export type NestedEnumPaymentStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentStatus | Prisma.EnumPaymentStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PaymentStatus[] | Prisma.ListEnumPaymentStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PaymentStatus[] | Prisma.ListEnumPaymentStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPaymentStatusFilter<$PrismaModel> | $Enums.PaymentStatus
+}
+
+export type NestedEnumPaymentProcessorNullableFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentProcessor | Prisma.EnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPaymentProcessorNullableFilter<$PrismaModel> | $Enums.PaymentProcessor | null
+}
+
+export type NestedEnumPaymentMethodTypeNullableFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentMethodType | Prisma.EnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PaymentMethodType[] | Prisma.ListEnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PaymentMethodType[] | Prisma.ListEnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPaymentMethodTypeNullableFilter<$PrismaModel> | $Enums.PaymentMethodType | null
+}
+
+export type NestedEnumPaymentStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentStatus | Prisma.EnumPaymentStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.PaymentStatus[] | Prisma.ListEnumPaymentStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PaymentStatus[] | Prisma.ListEnumPaymentStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPaymentStatusWithAggregatesFilter<$PrismaModel> | $Enums.PaymentStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPaymentStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPaymentStatusFilter<$PrismaModel>
+}
+
+export type NestedEnumPaymentProcessorNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentProcessor | Prisma.EnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPaymentProcessorNullableWithAggregatesFilter<$PrismaModel> | $Enums.PaymentProcessor | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPaymentProcessorNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPaymentProcessorNullableFilter<$PrismaModel>
+}
+
+export type NestedEnumPaymentMethodTypeNullableWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentMethodType | Prisma.EnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  in?: $Enums.PaymentMethodType[] | Prisma.ListEnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  notIn?: $Enums.PaymentMethodType[] | Prisma.ListEnumPaymentMethodTypeFieldRefInput<$PrismaModel> | null
+  not?: Prisma.NestedEnumPaymentMethodTypeNullableWithAggregatesFilter<$PrismaModel> | $Enums.PaymentMethodType | null
+  _count?: Prisma.NestedIntNullableFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPaymentMethodTypeNullableFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPaymentMethodTypeNullableFilter<$PrismaModel>
+}
+
+export type NestedEnumPaymentProcessorFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentProcessor | Prisma.EnumPaymentProcessorFieldRefInput<$PrismaModel>
+  in?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPaymentProcessorFilter<$PrismaModel> | $Enums.PaymentProcessor
+}
+
+export type NestedEnumChargeStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.ChargeStatus | Prisma.EnumChargeStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.ChargeStatus[] | Prisma.ListEnumChargeStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ChargeStatus[] | Prisma.ListEnumChargeStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumChargeStatusFilter<$PrismaModel> | $Enums.ChargeStatus
+}
+
+export type NestedEnumPaymentProcessorWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.PaymentProcessor | Prisma.EnumPaymentProcessorFieldRefInput<$PrismaModel>
+  in?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel>
+  notIn?: $Enums.PaymentProcessor[] | Prisma.ListEnumPaymentProcessorFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumPaymentProcessorWithAggregatesFilter<$PrismaModel> | $Enums.PaymentProcessor
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumPaymentProcessorFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumPaymentProcessorFilter<$PrismaModel>
+}
+
+export type NestedEnumChargeStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.ChargeStatus | Prisma.EnumChargeStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.ChargeStatus[] | Prisma.ListEnumChargeStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.ChargeStatus[] | Prisma.ListEnumChargeStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumChargeStatusWithAggregatesFilter<$PrismaModel> | $Enums.ChargeStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumChargeStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumChargeStatusFilter<$PrismaModel>
+}
+
+export type NestedEnumSubscriptionStatusFilter<$PrismaModel = never> = {
+  equals?: $Enums.SubscriptionStatus | Prisma.EnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.SubscriptionStatus[] | Prisma.ListEnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.SubscriptionStatus[] | Prisma.ListEnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumSubscriptionStatusFilter<$PrismaModel> | $Enums.SubscriptionStatus
+}
+
+export type NestedEnumRecurringIntervalFilter<$PrismaModel = never> = {
+  equals?: $Enums.RecurringInterval | Prisma.EnumRecurringIntervalFieldRefInput<$PrismaModel>
+  in?: $Enums.RecurringInterval[] | Prisma.ListEnumRecurringIntervalFieldRefInput<$PrismaModel>
+  notIn?: $Enums.RecurringInterval[] | Prisma.ListEnumRecurringIntervalFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumRecurringIntervalFilter<$PrismaModel> | $Enums.RecurringInterval
+}
+
+export type NestedEnumSubscriptionStatusWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.SubscriptionStatus | Prisma.EnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  in?: $Enums.SubscriptionStatus[] | Prisma.ListEnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  notIn?: $Enums.SubscriptionStatus[] | Prisma.ListEnumSubscriptionStatusFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumSubscriptionStatusWithAggregatesFilter<$PrismaModel> | $Enums.SubscriptionStatus
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumSubscriptionStatusFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumSubscriptionStatusFilter<$PrismaModel>
+}
+
+export type NestedEnumRecurringIntervalWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.RecurringInterval | Prisma.EnumRecurringIntervalFieldRefInput<$PrismaModel>
+  in?: $Enums.RecurringInterval[] | Prisma.ListEnumRecurringIntervalFieldRefInput<$PrismaModel>
+  notIn?: $Enums.RecurringInterval[] | Prisma.ListEnumRecurringIntervalFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumRecurringIntervalWithAggregatesFilter<$PrismaModel> | $Enums.RecurringInterval
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumRecurringIntervalFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumRecurringIntervalFilter<$PrismaModel>
 }
 
 export type NestedEnumWebhookStatusFilter<$PrismaModel = never> = {

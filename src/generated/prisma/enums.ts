@@ -100,6 +100,83 @@ export const CheckoutElementStatus = {
 export type CheckoutElementStatus = (typeof CheckoutElementStatus)[keyof typeof CheckoutElementStatus]
 
 
+export const OrderStatus = {
+  PENDING: 'PENDING',
+  PAID: 'PAID',
+  FAILED: 'FAILED',
+  CANCELLED: 'CANCELLED',
+  EXPIRED: 'EXPIRED',
+  REFUNDED: 'REFUNDED',
+  PARTIALLY_REFUNDED: 'PARTIALLY_REFUNDED'
+} as const
+
+export type OrderStatus = (typeof OrderStatus)[keyof typeof OrderStatus]
+
+
+export const OrderType = {
+  ONE_TIME: 'ONE_TIME',
+  SUBSCRIPTION: 'SUBSCRIPTION',
+  FREE: 'FREE'
+} as const
+
+export type OrderType = (typeof OrderType)[keyof typeof OrderType]
+
+
+export const PaymentStatus = {
+  PENDING: 'PENDING',
+  PAID: 'PAID',
+  FAILED: 'FAILED',
+  CANCELLED: 'CANCELLED',
+  EXPIRED: 'EXPIRED',
+  REFUNDED: 'REFUNDED',
+  PARTIALLY_REFUNDED: 'PARTIALLY_REFUNDED',
+  UNPAID: 'UNPAID'
+} as const
+
+export type PaymentStatus = (typeof PaymentStatus)[keyof typeof PaymentStatus]
+
+
+export const PaymentProcessor = {
+  sandbox: 'sandbox',
+  stripe: 'stripe'
+} as const
+
+export type PaymentProcessor = (typeof PaymentProcessor)[keyof typeof PaymentProcessor]
+
+
+export const PaymentMethodType = {
+  card: 'card',
+  paypal: 'paypal',
+  manual: 'manual'
+} as const
+
+export type PaymentMethodType = (typeof PaymentMethodType)[keyof typeof PaymentMethodType]
+
+
+export const ChargeStatus = {
+  pending: 'pending',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  cancelled: 'cancelled'
+} as const
+
+export type ChargeStatus = (typeof ChargeStatus)[keyof typeof ChargeStatus]
+
+
+export const SubscriptionStatus = {
+  incomplete: 'incomplete',
+  incomplete_expired: 'incomplete_expired',
+  trialing: 'trialing',
+  active: 'active',
+  past_due: 'past_due',
+  unpaid: 'unpaid',
+  paused: 'paused',
+  cancelled: 'cancelled'
+} as const
+
+export type SubscriptionStatus = (typeof SubscriptionStatus)[keyof typeof SubscriptionStatus]
+
+
 export const WebhookStatus = {
   active: 'active',
   inactive: 'inactive'

@@ -64,6 +64,9 @@ export const ModelName = {
   CheckoutElementOffer: 'CheckoutElementOffer',
   Order: 'Order',
   OrderItem: 'OrderItem',
+  Payment: 'Payment',
+  Charge: 'Charge',
+  Subscription: 'Subscription',
   Webhook: 'Webhook',
   WebhookAttempt: 'WebhookAttempt',
   Event: 'Event',
@@ -301,14 +304,24 @@ export const OrderScalarFieldEnum = {
   workspaceId: 'workspaceId',
   livemode: 'livemode',
   number: 'number',
+  type: 'type',
   status: 'status',
   userId: 'userId',
   currency: 'currency',
   value: 'value',
   tax: 'tax',
   fee: 'fee',
+  discountId: 'discountId',
+  discountAmount: 'discountAmount',
+  totalItems: 'totalItems',
   country: 'country',
   checkoutId: 'checkoutId',
+  subscriptionId: 'subscriptionId',
+  lastPaymentId: 'lastPaymentId',
+  disputed: 'disputed',
+  itemCustomFields: 'itemCustomFields',
+  paidAt: 'paidAt',
+  cancelledAt: 'cancelledAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -322,13 +335,98 @@ export const OrderItemScalarFieldEnum = {
   productId: 'productId',
   offerId: 'offerId',
   variantId: 'variantId',
+  position: 'position',
   quantity: 'quantity',
   unitPrice: 'unitPrice',
+  discount: 'discount',
+  tax: 'tax',
   customFields: 'customFields',
   createdAt: 'createdAt'
 } as const
 
 export type OrderItemScalarFieldEnum = (typeof OrderItemScalarFieldEnum)[keyof typeof OrderItemScalarFieldEnum]
+
+
+export const PaymentScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  orderId: 'orderId',
+  sequence: 'sequence',
+  number: 'number',
+  status: 'status',
+  amount: 'amount',
+  tax: 'tax',
+  fee: 'fee',
+  currency: 'currency',
+  processor: 'processor',
+  methodType: 'methodType',
+  processorChargeId: 'processorChargeId',
+  failureCode: 'failureCode',
+  failureMessage: 'failureMessage',
+  refundedAmount: 'refundedAmount',
+  disputed: 'disputed',
+  planChange: 'planChange',
+  cancelRequestedAt: 'cancelRequestedAt',
+  expiresAt: 'expiresAt',
+  paidAt: 'paidAt',
+  userId: 'userId',
+  subscriptionId: 'subscriptionId',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type PaymentScalarFieldEnum = (typeof PaymentScalarFieldEnum)[keyof typeof PaymentScalarFieldEnum]
+
+
+export const ChargeScalarFieldEnum = {
+  id: 'id',
+  paymentId: 'paymentId',
+  attempt: 'attempt',
+  processor: 'processor',
+  processorChargeId: 'processorChargeId',
+  status: 'status',
+  amount: 'amount',
+  currency: 'currency',
+  failureCode: 'failureCode',
+  failureMessage: 'failureMessage',
+  cardBrand: 'cardBrand',
+  cardLast4: 'cardLast4',
+  disputeStatus: 'disputeStatus',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type ChargeScalarFieldEnum = (typeof ChargeScalarFieldEnum)[keyof typeof ChargeScalarFieldEnum]
+
+
+export const SubscriptionScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  number: 'number',
+  status: 'status',
+  userId: 'userId',
+  currency: 'currency',
+  amount: 'amount',
+  recurringInterval: 'recurringInterval',
+  recurringIntervalCount: 'recurringIntervalCount',
+  trialInterval: 'trialInterval',
+  trialIntervalCount: 'trialIntervalCount',
+  processor: 'processor',
+  methodType: 'methodType',
+  paymentMethodRef: 'paymentMethodRef',
+  currentPeriodStart: 'currentPeriodStart',
+  currentPeriodEnd: 'currentPeriodEnd',
+  trialEndsAt: 'trialEndsAt',
+  cancelAtPeriodEnd: 'cancelAtPeriodEnd',
+  cancelledAt: 'cancelledAt',
+  endedAt: 'endedAt',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SubscriptionScalarFieldEnum = (typeof SubscriptionScalarFieldEnum)[keyof typeof SubscriptionScalarFieldEnum]
 
 
 export const WebhookScalarFieldEnum = {

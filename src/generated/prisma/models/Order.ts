@@ -30,12 +30,16 @@ export type OrderAvgAggregateOutputType = {
   value: number | null
   tax: number | null
   fee: number | null
+  discountAmount: number | null
+  totalItems: number | null
 }
 
 export type OrderSumAggregateOutputType = {
   value: number | null
   tax: number | null
   fee: number | null
+  discountAmount: number | null
+  totalItems: number | null
 }
 
 export type OrderMinAggregateOutputType = {
@@ -43,14 +47,23 @@ export type OrderMinAggregateOutputType = {
   workspaceId: string | null
   livemode: boolean | null
   number: string | null
-  status: string | null
+  type: $Enums.OrderType | null
+  status: $Enums.OrderStatus | null
   userId: string | null
   currency: string | null
   value: number | null
   tax: number | null
   fee: number | null
+  discountId: string | null
+  discountAmount: number | null
+  totalItems: number | null
   country: string | null
   checkoutId: string | null
+  subscriptionId: string | null
+  lastPaymentId: string | null
+  disputed: boolean | null
+  paidAt: Date | null
+  cancelledAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -60,14 +73,23 @@ export type OrderMaxAggregateOutputType = {
   workspaceId: string | null
   livemode: boolean | null
   number: string | null
-  status: string | null
+  type: $Enums.OrderType | null
+  status: $Enums.OrderStatus | null
   userId: string | null
   currency: string | null
   value: number | null
   tax: number | null
   fee: number | null
+  discountId: string | null
+  discountAmount: number | null
+  totalItems: number | null
   country: string | null
   checkoutId: string | null
+  subscriptionId: string | null
+  lastPaymentId: string | null
+  disputed: boolean | null
+  paidAt: Date | null
+  cancelledAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -77,14 +99,24 @@ export type OrderCountAggregateOutputType = {
   workspaceId: number
   livemode: number
   number: number
+  type: number
   status: number
   userId: number
   currency: number
   value: number
   tax: number
   fee: number
+  discountId: number
+  discountAmount: number
+  totalItems: number
   country: number
   checkoutId: number
+  subscriptionId: number
+  lastPaymentId: number
+  disputed: number
+  itemCustomFields: number
+  paidAt: number
+  cancelledAt: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -95,12 +127,16 @@ export type OrderAvgAggregateInputType = {
   value?: true
   tax?: true
   fee?: true
+  discountAmount?: true
+  totalItems?: true
 }
 
 export type OrderSumAggregateInputType = {
   value?: true
   tax?: true
   fee?: true
+  discountAmount?: true
+  totalItems?: true
 }
 
 export type OrderMinAggregateInputType = {
@@ -108,14 +144,23 @@ export type OrderMinAggregateInputType = {
   workspaceId?: true
   livemode?: true
   number?: true
+  type?: true
   status?: true
   userId?: true
   currency?: true
   value?: true
   tax?: true
   fee?: true
+  discountId?: true
+  discountAmount?: true
+  totalItems?: true
   country?: true
   checkoutId?: true
+  subscriptionId?: true
+  lastPaymentId?: true
+  disputed?: true
+  paidAt?: true
+  cancelledAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -125,14 +170,23 @@ export type OrderMaxAggregateInputType = {
   workspaceId?: true
   livemode?: true
   number?: true
+  type?: true
   status?: true
   userId?: true
   currency?: true
   value?: true
   tax?: true
   fee?: true
+  discountId?: true
+  discountAmount?: true
+  totalItems?: true
   country?: true
   checkoutId?: true
+  subscriptionId?: true
+  lastPaymentId?: true
+  disputed?: true
+  paidAt?: true
+  cancelledAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -142,14 +196,24 @@ export type OrderCountAggregateInputType = {
   workspaceId?: true
   livemode?: true
   number?: true
+  type?: true
   status?: true
   userId?: true
   currency?: true
   value?: true
   tax?: true
   fee?: true
+  discountId?: true
+  discountAmount?: true
+  totalItems?: true
   country?: true
   checkoutId?: true
+  subscriptionId?: true
+  lastPaymentId?: true
+  disputed?: true
+  itemCustomFields?: true
+  paidAt?: true
+  cancelledAt?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -246,14 +310,24 @@ export type OrderGroupByOutputType = {
   workspaceId: string
   livemode: boolean
   number: string
-  status: string
+  type: $Enums.OrderType
+  status: $Enums.OrderStatus
   userId: string | null
   currency: string
   value: number
   tax: number
   fee: number
+  discountId: string | null
+  discountAmount: number
+  totalItems: number
   country: string | null
   checkoutId: string | null
+  subscriptionId: string | null
+  lastPaymentId: string | null
+  disputed: boolean
+  itemCustomFields: runtime.JsonValue
+  paidAt: Date | null
+  cancelledAt: Date | null
   createdAt: Date
   updatedAt: Date
   _count: OrderCountAggregateOutputType | null
@@ -286,18 +360,31 @@ export type OrderWhereInput = {
   workspaceId?: Prisma.UuidFilter<"Order"> | string
   livemode?: Prisma.BoolFilter<"Order"> | boolean
   number?: Prisma.StringFilter<"Order"> | string
-  status?: Prisma.StringFilter<"Order"> | string
+  type?: Prisma.EnumOrderTypeFilter<"Order"> | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFilter<"Order"> | $Enums.OrderStatus
   userId?: Prisma.UuidNullableFilter<"Order"> | string | null
   currency?: Prisma.StringFilter<"Order"> | string
   value?: Prisma.IntFilter<"Order"> | number
   tax?: Prisma.IntFilter<"Order"> | number
   fee?: Prisma.IntFilter<"Order"> | number
+  discountId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  discountAmount?: Prisma.IntFilter<"Order"> | number
+  totalItems?: Prisma.IntFilter<"Order"> | number
   country?: Prisma.StringNullableFilter<"Order"> | string | null
   checkoutId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  subscriptionId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  lastPaymentId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  disputed?: Prisma.BoolFilter<"Order"> | boolean
+  itemCustomFields?: Prisma.JsonFilter<"Order">
+  paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
+  cancelledAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
+  subscription?: Prisma.XOR<Prisma.SubscriptionNullableScalarRelationFilter, Prisma.SubscriptionWhereInput> | null
+  lastPayment?: Prisma.XOR<Prisma.PaymentNullableScalarRelationFilter, Prisma.PaymentWhereInput> | null
   items?: Prisma.OrderItemListRelationFilter
+  payments?: Prisma.PaymentListRelationFilter
 }
 
 export type OrderOrderByWithRelationInput = {
@@ -305,22 +392,36 @@ export type OrderOrderByWithRelationInput = {
   workspaceId?: Prisma.SortOrder
   livemode?: Prisma.SortOrder
   number?: Prisma.SortOrder
+  type?: Prisma.SortOrder
   status?: Prisma.SortOrder
   userId?: Prisma.SortOrderInput | Prisma.SortOrder
   currency?: Prisma.SortOrder
   value?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  discountId?: Prisma.SortOrderInput | Prisma.SortOrder
+  discountAmount?: Prisma.SortOrder
+  totalItems?: Prisma.SortOrder
   country?: Prisma.SortOrderInput | Prisma.SortOrder
   checkoutId?: Prisma.SortOrderInput | Prisma.SortOrder
+  subscriptionId?: Prisma.SortOrderInput | Prisma.SortOrder
+  lastPaymentId?: Prisma.SortOrderInput | Prisma.SortOrder
+  disputed?: Prisma.SortOrder
+  itemCustomFields?: Prisma.SortOrder
+  paidAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  cancelledAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
+  subscription?: Prisma.SubscriptionOrderByWithRelationInput
+  lastPayment?: Prisma.PaymentOrderByWithRelationInput
   items?: Prisma.OrderItemOrderByRelationAggregateInput
+  payments?: Prisma.PaymentOrderByRelationAggregateInput
 }
 
 export type OrderWhereUniqueInput = Prisma.AtLeast<{
   id?: string
+  lastPaymentId?: string
   workspaceId_livemode_number?: Prisma.OrderWorkspaceIdLivemodeNumberCompoundUniqueInput
   AND?: Prisma.OrderWhereInput | Prisma.OrderWhereInput[]
   OR?: Prisma.OrderWhereInput[]
@@ -328,33 +429,55 @@ export type OrderWhereUniqueInput = Prisma.AtLeast<{
   workspaceId?: Prisma.UuidFilter<"Order"> | string
   livemode?: Prisma.BoolFilter<"Order"> | boolean
   number?: Prisma.StringFilter<"Order"> | string
-  status?: Prisma.StringFilter<"Order"> | string
+  type?: Prisma.EnumOrderTypeFilter<"Order"> | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFilter<"Order"> | $Enums.OrderStatus
   userId?: Prisma.UuidNullableFilter<"Order"> | string | null
   currency?: Prisma.StringFilter<"Order"> | string
   value?: Prisma.IntFilter<"Order"> | number
   tax?: Prisma.IntFilter<"Order"> | number
   fee?: Prisma.IntFilter<"Order"> | number
+  discountId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  discountAmount?: Prisma.IntFilter<"Order"> | number
+  totalItems?: Prisma.IntFilter<"Order"> | number
   country?: Prisma.StringNullableFilter<"Order"> | string | null
   checkoutId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  subscriptionId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  disputed?: Prisma.BoolFilter<"Order"> | boolean
+  itemCustomFields?: Prisma.JsonFilter<"Order">
+  paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
+  cancelledAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
+  subscription?: Prisma.XOR<Prisma.SubscriptionNullableScalarRelationFilter, Prisma.SubscriptionWhereInput> | null
+  lastPayment?: Prisma.XOR<Prisma.PaymentNullableScalarRelationFilter, Prisma.PaymentWhereInput> | null
   items?: Prisma.OrderItemListRelationFilter
-}, "id" | "workspaceId_livemode_number">
+  payments?: Prisma.PaymentListRelationFilter
+}, "id" | "lastPaymentId" | "workspaceId_livemode_number">
 
 export type OrderOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
   workspaceId?: Prisma.SortOrder
   livemode?: Prisma.SortOrder
   number?: Prisma.SortOrder
+  type?: Prisma.SortOrder
   status?: Prisma.SortOrder
   userId?: Prisma.SortOrderInput | Prisma.SortOrder
   currency?: Prisma.SortOrder
   value?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  discountId?: Prisma.SortOrderInput | Prisma.SortOrder
+  discountAmount?: Prisma.SortOrder
+  totalItems?: Prisma.SortOrder
   country?: Prisma.SortOrderInput | Prisma.SortOrder
   checkoutId?: Prisma.SortOrderInput | Prisma.SortOrder
+  subscriptionId?: Prisma.SortOrderInput | Prisma.SortOrder
+  lastPaymentId?: Prisma.SortOrderInput | Prisma.SortOrder
+  disputed?: Prisma.SortOrder
+  itemCustomFields?: Prisma.SortOrder
+  paidAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  cancelledAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.OrderCountOrderByAggregateInput
@@ -372,14 +495,24 @@ export type OrderScalarWhereWithAggregatesInput = {
   workspaceId?: Prisma.UuidWithAggregatesFilter<"Order"> | string
   livemode?: Prisma.BoolWithAggregatesFilter<"Order"> | boolean
   number?: Prisma.StringWithAggregatesFilter<"Order"> | string
-  status?: Prisma.StringWithAggregatesFilter<"Order"> | string
+  type?: Prisma.EnumOrderTypeWithAggregatesFilter<"Order"> | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusWithAggregatesFilter<"Order"> | $Enums.OrderStatus
   userId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
   currency?: Prisma.StringWithAggregatesFilter<"Order"> | string
   value?: Prisma.IntWithAggregatesFilter<"Order"> | number
   tax?: Prisma.IntWithAggregatesFilter<"Order"> | number
   fee?: Prisma.IntWithAggregatesFilter<"Order"> | number
+  discountId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
+  discountAmount?: Prisma.IntWithAggregatesFilter<"Order"> | number
+  totalItems?: Prisma.IntWithAggregatesFilter<"Order"> | number
   country?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
   checkoutId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
+  subscriptionId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
+  lastPaymentId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
+  disputed?: Prisma.BoolWithAggregatesFilter<"Order"> | boolean
+  itemCustomFields?: Prisma.JsonWithAggregatesFilter<"Order">
+  paidAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Order"> | Date | string | null
+  cancelledAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Order"> | Date | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Order"> | Date | string
 }
@@ -389,17 +522,28 @@ export type OrderCreateInput = {
   workspaceId: string
   livemode: boolean
   number: string
-  status?: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
   currency: string
   value?: number
   tax?: number
   fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
   country?: string | null
   checkoutId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutOrdersInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutOrdersInput
+  lastPayment?: Prisma.PaymentCreateNestedOneWithoutLastOfOrderInput
   items?: Prisma.OrderItemCreateNestedManyWithoutOrderInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrderInput
 }
 
 export type OrderUncheckedCreateInput = {
@@ -407,17 +551,28 @@ export type OrderUncheckedCreateInput = {
   workspaceId: string
   livemode: boolean
   number: string
-  status?: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
   userId?: string | null
   currency: string
   value?: number
   tax?: number
   fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
   country?: string | null
   checkoutId?: string | null
+  subscriptionId?: string | null
+  lastPaymentId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   items?: Prisma.OrderItemUncheckedCreateNestedManyWithoutOrderInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrderInput
 }
 
 export type OrderUpdateInput = {
@@ -425,17 +580,28 @@ export type OrderUpdateInput = {
   workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
   livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
   number?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   value?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutOrdersNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutOrdersNestedInput
+  lastPayment?: Prisma.PaymentUpdateOneWithoutLastOfOrderNestedInput
   items?: Prisma.OrderItemUpdateManyWithoutOrderNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrderNestedInput
 }
 
 export type OrderUncheckedUpdateInput = {
@@ -443,17 +609,28 @@ export type OrderUncheckedUpdateInput = {
   workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
   livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
   number?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   value?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   items?: Prisma.OrderItemUncheckedUpdateManyWithoutOrderNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrderNestedInput
 }
 
 export type OrderCreateManyInput = {
@@ -461,14 +638,24 @@ export type OrderCreateManyInput = {
   workspaceId: string
   livemode: boolean
   number: string
-  status?: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
   userId?: string | null
   currency: string
   value?: number
   tax?: number
   fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
   country?: string | null
   checkoutId?: string | null
+  subscriptionId?: string | null
+  lastPaymentId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -478,13 +665,21 @@ export type OrderUpdateManyMutationInput = {
   workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
   livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
   number?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   value?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -494,14 +689,24 @@ export type OrderUncheckedUpdateManyInput = {
   workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
   livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
   number?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   value?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -527,14 +732,24 @@ export type OrderCountOrderByAggregateInput = {
   workspaceId?: Prisma.SortOrder
   livemode?: Prisma.SortOrder
   number?: Prisma.SortOrder
+  type?: Prisma.SortOrder
   status?: Prisma.SortOrder
   userId?: Prisma.SortOrder
   currency?: Prisma.SortOrder
   value?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  discountId?: Prisma.SortOrder
+  discountAmount?: Prisma.SortOrder
+  totalItems?: Prisma.SortOrder
   country?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrder
+  subscriptionId?: Prisma.SortOrder
+  lastPaymentId?: Prisma.SortOrder
+  disputed?: Prisma.SortOrder
+  itemCustomFields?: Prisma.SortOrder
+  paidAt?: Prisma.SortOrder
+  cancelledAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -543,6 +758,8 @@ export type OrderAvgOrderByAggregateInput = {
   value?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  discountAmount?: Prisma.SortOrder
+  totalItems?: Prisma.SortOrder
 }
 
 export type OrderMaxOrderByAggregateInput = {
@@ -550,14 +767,23 @@ export type OrderMaxOrderByAggregateInput = {
   workspaceId?: Prisma.SortOrder
   livemode?: Prisma.SortOrder
   number?: Prisma.SortOrder
+  type?: Prisma.SortOrder
   status?: Prisma.SortOrder
   userId?: Prisma.SortOrder
   currency?: Prisma.SortOrder
   value?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  discountId?: Prisma.SortOrder
+  discountAmount?: Prisma.SortOrder
+  totalItems?: Prisma.SortOrder
   country?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrder
+  subscriptionId?: Prisma.SortOrder
+  lastPaymentId?: Prisma.SortOrder
+  disputed?: Prisma.SortOrder
+  paidAt?: Prisma.SortOrder
+  cancelledAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -567,14 +793,23 @@ export type OrderMinOrderByAggregateInput = {
   workspaceId?: Prisma.SortOrder
   livemode?: Prisma.SortOrder
   number?: Prisma.SortOrder
+  type?: Prisma.SortOrder
   status?: Prisma.SortOrder
   userId?: Prisma.SortOrder
   currency?: Prisma.SortOrder
   value?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  discountId?: Prisma.SortOrder
+  discountAmount?: Prisma.SortOrder
+  totalItems?: Prisma.SortOrder
   country?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrder
+  subscriptionId?: Prisma.SortOrder
+  lastPaymentId?: Prisma.SortOrder
+  disputed?: Prisma.SortOrder
+  paidAt?: Prisma.SortOrder
+  cancelledAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -583,11 +818,18 @@ export type OrderSumOrderByAggregateInput = {
   value?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  discountAmount?: Prisma.SortOrder
+  totalItems?: Prisma.SortOrder
 }
 
 export type OrderScalarRelationFilter = {
   is?: Prisma.OrderWhereInput
   isNot?: Prisma.OrderWhereInput
+}
+
+export type OrderNullableScalarRelationFilter = {
+  is?: Prisma.OrderWhereInput | null
+  isNot?: Prisma.OrderWhereInput | null
 }
 
 export type OrderCreateNestedManyWithoutUserInput = {
@@ -632,6 +874,14 @@ export type OrderUncheckedUpdateManyWithoutUserNestedInput = {
   deleteMany?: Prisma.OrderScalarWhereInput | Prisma.OrderScalarWhereInput[]
 }
 
+export type EnumOrderTypeFieldUpdateOperationsInput = {
+  set?: $Enums.OrderType
+}
+
+export type EnumOrderStatusFieldUpdateOperationsInput = {
+  set?: $Enums.OrderStatus
+}
+
 export type OrderCreateNestedOneWithoutItemsInput = {
   create?: Prisma.XOR<Prisma.OrderCreateWithoutItemsInput, Prisma.OrderUncheckedCreateWithoutItemsInput>
   connectOrCreate?: Prisma.OrderCreateOrConnectWithoutItemsInput
@@ -646,21 +896,120 @@ export type OrderUpdateOneRequiredWithoutItemsNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.OrderUpdateToOneWithWhereWithoutItemsInput, Prisma.OrderUpdateWithoutItemsInput>, Prisma.OrderUncheckedUpdateWithoutItemsInput>
 }
 
+export type OrderCreateNestedOneWithoutPaymentsInput = {
+  create?: Prisma.XOR<Prisma.OrderCreateWithoutPaymentsInput, Prisma.OrderUncheckedCreateWithoutPaymentsInput>
+  connectOrCreate?: Prisma.OrderCreateOrConnectWithoutPaymentsInput
+  connect?: Prisma.OrderWhereUniqueInput
+}
+
+export type OrderCreateNestedOneWithoutLastPaymentInput = {
+  create?: Prisma.XOR<Prisma.OrderCreateWithoutLastPaymentInput, Prisma.OrderUncheckedCreateWithoutLastPaymentInput>
+  connectOrCreate?: Prisma.OrderCreateOrConnectWithoutLastPaymentInput
+  connect?: Prisma.OrderWhereUniqueInput
+}
+
+export type OrderUncheckedCreateNestedOneWithoutLastPaymentInput = {
+  create?: Prisma.XOR<Prisma.OrderCreateWithoutLastPaymentInput, Prisma.OrderUncheckedCreateWithoutLastPaymentInput>
+  connectOrCreate?: Prisma.OrderCreateOrConnectWithoutLastPaymentInput
+  connect?: Prisma.OrderWhereUniqueInput
+}
+
+export type OrderUpdateOneRequiredWithoutPaymentsNestedInput = {
+  create?: Prisma.XOR<Prisma.OrderCreateWithoutPaymentsInput, Prisma.OrderUncheckedCreateWithoutPaymentsInput>
+  connectOrCreate?: Prisma.OrderCreateOrConnectWithoutPaymentsInput
+  upsert?: Prisma.OrderUpsertWithoutPaymentsInput
+  connect?: Prisma.OrderWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrderUpdateToOneWithWhereWithoutPaymentsInput, Prisma.OrderUpdateWithoutPaymentsInput>, Prisma.OrderUncheckedUpdateWithoutPaymentsInput>
+}
+
+export type OrderUpdateOneWithoutLastPaymentNestedInput = {
+  create?: Prisma.XOR<Prisma.OrderCreateWithoutLastPaymentInput, Prisma.OrderUncheckedCreateWithoutLastPaymentInput>
+  connectOrCreate?: Prisma.OrderCreateOrConnectWithoutLastPaymentInput
+  upsert?: Prisma.OrderUpsertWithoutLastPaymentInput
+  disconnect?: Prisma.OrderWhereInput | boolean
+  delete?: Prisma.OrderWhereInput | boolean
+  connect?: Prisma.OrderWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrderUpdateToOneWithWhereWithoutLastPaymentInput, Prisma.OrderUpdateWithoutLastPaymentInput>, Prisma.OrderUncheckedUpdateWithoutLastPaymentInput>
+}
+
+export type OrderUncheckedUpdateOneWithoutLastPaymentNestedInput = {
+  create?: Prisma.XOR<Prisma.OrderCreateWithoutLastPaymentInput, Prisma.OrderUncheckedCreateWithoutLastPaymentInput>
+  connectOrCreate?: Prisma.OrderCreateOrConnectWithoutLastPaymentInput
+  upsert?: Prisma.OrderUpsertWithoutLastPaymentInput
+  disconnect?: Prisma.OrderWhereInput | boolean
+  delete?: Prisma.OrderWhereInput | boolean
+  connect?: Prisma.OrderWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrderUpdateToOneWithWhereWithoutLastPaymentInput, Prisma.OrderUpdateWithoutLastPaymentInput>, Prisma.OrderUncheckedUpdateWithoutLastPaymentInput>
+}
+
+export type OrderCreateNestedManyWithoutSubscriptionInput = {
+  create?: Prisma.XOR<Prisma.OrderCreateWithoutSubscriptionInput, Prisma.OrderUncheckedCreateWithoutSubscriptionInput> | Prisma.OrderCreateWithoutSubscriptionInput[] | Prisma.OrderUncheckedCreateWithoutSubscriptionInput[]
+  connectOrCreate?: Prisma.OrderCreateOrConnectWithoutSubscriptionInput | Prisma.OrderCreateOrConnectWithoutSubscriptionInput[]
+  createMany?: Prisma.OrderCreateManySubscriptionInputEnvelope
+  connect?: Prisma.OrderWhereUniqueInput | Prisma.OrderWhereUniqueInput[]
+}
+
+export type OrderUncheckedCreateNestedManyWithoutSubscriptionInput = {
+  create?: Prisma.XOR<Prisma.OrderCreateWithoutSubscriptionInput, Prisma.OrderUncheckedCreateWithoutSubscriptionInput> | Prisma.OrderCreateWithoutSubscriptionInput[] | Prisma.OrderUncheckedCreateWithoutSubscriptionInput[]
+  connectOrCreate?: Prisma.OrderCreateOrConnectWithoutSubscriptionInput | Prisma.OrderCreateOrConnectWithoutSubscriptionInput[]
+  createMany?: Prisma.OrderCreateManySubscriptionInputEnvelope
+  connect?: Prisma.OrderWhereUniqueInput | Prisma.OrderWhereUniqueInput[]
+}
+
+export type OrderUpdateManyWithoutSubscriptionNestedInput = {
+  create?: Prisma.XOR<Prisma.OrderCreateWithoutSubscriptionInput, Prisma.OrderUncheckedCreateWithoutSubscriptionInput> | Prisma.OrderCreateWithoutSubscriptionInput[] | Prisma.OrderUncheckedCreateWithoutSubscriptionInput[]
+  connectOrCreate?: Prisma.OrderCreateOrConnectWithoutSubscriptionInput | Prisma.OrderCreateOrConnectWithoutSubscriptionInput[]
+  upsert?: Prisma.OrderUpsertWithWhereUniqueWithoutSubscriptionInput | Prisma.OrderUpsertWithWhereUniqueWithoutSubscriptionInput[]
+  createMany?: Prisma.OrderCreateManySubscriptionInputEnvelope
+  set?: Prisma.OrderWhereUniqueInput | Prisma.OrderWhereUniqueInput[]
+  disconnect?: Prisma.OrderWhereUniqueInput | Prisma.OrderWhereUniqueInput[]
+  delete?: Prisma.OrderWhereUniqueInput | Prisma.OrderWhereUniqueInput[]
+  connect?: Prisma.OrderWhereUniqueInput | Prisma.OrderWhereUniqueInput[]
+  update?: Prisma.OrderUpdateWithWhereUniqueWithoutSubscriptionInput | Prisma.OrderUpdateWithWhereUniqueWithoutSubscriptionInput[]
+  updateMany?: Prisma.OrderUpdateManyWithWhereWithoutSubscriptionInput | Prisma.OrderUpdateManyWithWhereWithoutSubscriptionInput[]
+  deleteMany?: Prisma.OrderScalarWhereInput | Prisma.OrderScalarWhereInput[]
+}
+
+export type OrderUncheckedUpdateManyWithoutSubscriptionNestedInput = {
+  create?: Prisma.XOR<Prisma.OrderCreateWithoutSubscriptionInput, Prisma.OrderUncheckedCreateWithoutSubscriptionInput> | Prisma.OrderCreateWithoutSubscriptionInput[] | Prisma.OrderUncheckedCreateWithoutSubscriptionInput[]
+  connectOrCreate?: Prisma.OrderCreateOrConnectWithoutSubscriptionInput | Prisma.OrderCreateOrConnectWithoutSubscriptionInput[]
+  upsert?: Prisma.OrderUpsertWithWhereUniqueWithoutSubscriptionInput | Prisma.OrderUpsertWithWhereUniqueWithoutSubscriptionInput[]
+  createMany?: Prisma.OrderCreateManySubscriptionInputEnvelope
+  set?: Prisma.OrderWhereUniqueInput | Prisma.OrderWhereUniqueInput[]
+  disconnect?: Prisma.OrderWhereUniqueInput | Prisma.OrderWhereUniqueInput[]
+  delete?: Prisma.OrderWhereUniqueInput | Prisma.OrderWhereUniqueInput[]
+  connect?: Prisma.OrderWhereUniqueInput | Prisma.OrderWhereUniqueInput[]
+  update?: Prisma.OrderUpdateWithWhereUniqueWithoutSubscriptionInput | Prisma.OrderUpdateWithWhereUniqueWithoutSubscriptionInput[]
+  updateMany?: Prisma.OrderUpdateManyWithWhereWithoutSubscriptionInput | Prisma.OrderUpdateManyWithWhereWithoutSubscriptionInput[]
+  deleteMany?: Prisma.OrderScalarWhereInput | Prisma.OrderScalarWhereInput[]
+}
+
 export type OrderCreateWithoutUserInput = {
   id?: string
   workspaceId: string
   livemode: boolean
   number: string
-  status?: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
   currency: string
   value?: number
   tax?: number
   fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
   country?: string | null
   checkoutId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutOrdersInput
+  lastPayment?: Prisma.PaymentCreateNestedOneWithoutLastOfOrderInput
   items?: Prisma.OrderItemCreateNestedManyWithoutOrderInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrderInput
 }
 
 export type OrderUncheckedCreateWithoutUserInput = {
@@ -668,16 +1017,27 @@ export type OrderUncheckedCreateWithoutUserInput = {
   workspaceId: string
   livemode: boolean
   number: string
-  status?: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
   currency: string
   value?: number
   tax?: number
   fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
   country?: string | null
   checkoutId?: string | null
+  subscriptionId?: string | null
+  lastPaymentId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   items?: Prisma.OrderItemUncheckedCreateNestedManyWithoutOrderInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrderInput
 }
 
 export type OrderCreateOrConnectWithoutUserInput = {
@@ -714,14 +1074,24 @@ export type OrderScalarWhereInput = {
   workspaceId?: Prisma.UuidFilter<"Order"> | string
   livemode?: Prisma.BoolFilter<"Order"> | boolean
   number?: Prisma.StringFilter<"Order"> | string
-  status?: Prisma.StringFilter<"Order"> | string
+  type?: Prisma.EnumOrderTypeFilter<"Order"> | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFilter<"Order"> | $Enums.OrderStatus
   userId?: Prisma.UuidNullableFilter<"Order"> | string | null
   currency?: Prisma.StringFilter<"Order"> | string
   value?: Prisma.IntFilter<"Order"> | number
   tax?: Prisma.IntFilter<"Order"> | number
   fee?: Prisma.IntFilter<"Order"> | number
+  discountId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  discountAmount?: Prisma.IntFilter<"Order"> | number
+  totalItems?: Prisma.IntFilter<"Order"> | number
   country?: Prisma.StringNullableFilter<"Order"> | string | null
   checkoutId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  subscriptionId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  lastPaymentId?: Prisma.UuidNullableFilter<"Order"> | string | null
+  disputed?: Prisma.BoolFilter<"Order"> | boolean
+  itemCustomFields?: Prisma.JsonFilter<"Order">
+  paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
+  cancelledAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Order"> | Date | string
 }
@@ -731,16 +1101,27 @@ export type OrderCreateWithoutItemsInput = {
   workspaceId: string
   livemode: boolean
   number: string
-  status?: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
   currency: string
   value?: number
   tax?: number
   fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
   country?: string | null
   checkoutId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutOrdersInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutOrdersInput
+  lastPayment?: Prisma.PaymentCreateNestedOneWithoutLastOfOrderInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrderInput
 }
 
 export type OrderUncheckedCreateWithoutItemsInput = {
@@ -748,16 +1129,27 @@ export type OrderUncheckedCreateWithoutItemsInput = {
   workspaceId: string
   livemode: boolean
   number: string
-  status?: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
   userId?: string | null
   currency: string
   value?: number
   tax?: number
   fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
   country?: string | null
   checkoutId?: string | null
+  subscriptionId?: string | null
+  lastPaymentId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrderInput
 }
 
 export type OrderCreateOrConnectWithoutItemsInput = {
@@ -781,16 +1173,27 @@ export type OrderUpdateWithoutItemsInput = {
   workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
   livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
   number?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   value?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutOrdersNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutOrdersNestedInput
+  lastPayment?: Prisma.PaymentUpdateOneWithoutLastOfOrderNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrderNestedInput
 }
 
 export type OrderUncheckedUpdateWithoutItemsInput = {
@@ -798,16 +1201,365 @@ export type OrderUncheckedUpdateWithoutItemsInput = {
   workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
   livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
   number?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   value?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrderNestedInput
+}
+
+export type OrderCreateWithoutPaymentsInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  number: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
+  currency: string
+  value?: number
+  tax?: number
+  fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
+  country?: string | null
+  checkoutId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  user?: Prisma.UserCreateNestedOneWithoutOrdersInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutOrdersInput
+  lastPayment?: Prisma.PaymentCreateNestedOneWithoutLastOfOrderInput
+  items?: Prisma.OrderItemCreateNestedManyWithoutOrderInput
+}
+
+export type OrderUncheckedCreateWithoutPaymentsInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  number: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
+  userId?: string | null
+  currency: string
+  value?: number
+  tax?: number
+  fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
+  country?: string | null
+  checkoutId?: string | null
+  subscriptionId?: string | null
+  lastPaymentId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  items?: Prisma.OrderItemUncheckedCreateNestedManyWithoutOrderInput
+}
+
+export type OrderCreateOrConnectWithoutPaymentsInput = {
+  where: Prisma.OrderWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrderCreateWithoutPaymentsInput, Prisma.OrderUncheckedCreateWithoutPaymentsInput>
+}
+
+export type OrderCreateWithoutLastPaymentInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  number: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
+  currency: string
+  value?: number
+  tax?: number
+  fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
+  country?: string | null
+  checkoutId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  user?: Prisma.UserCreateNestedOneWithoutOrdersInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutOrdersInput
+  items?: Prisma.OrderItemCreateNestedManyWithoutOrderInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrderInput
+}
+
+export type OrderUncheckedCreateWithoutLastPaymentInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  number: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
+  userId?: string | null
+  currency: string
+  value?: number
+  tax?: number
+  fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
+  country?: string | null
+  checkoutId?: string | null
+  subscriptionId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  items?: Prisma.OrderItemUncheckedCreateNestedManyWithoutOrderInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrderInput
+}
+
+export type OrderCreateOrConnectWithoutLastPaymentInput = {
+  where: Prisma.OrderWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrderCreateWithoutLastPaymentInput, Prisma.OrderUncheckedCreateWithoutLastPaymentInput>
+}
+
+export type OrderUpsertWithoutPaymentsInput = {
+  update: Prisma.XOR<Prisma.OrderUpdateWithoutPaymentsInput, Prisma.OrderUncheckedUpdateWithoutPaymentsInput>
+  create: Prisma.XOR<Prisma.OrderCreateWithoutPaymentsInput, Prisma.OrderUncheckedCreateWithoutPaymentsInput>
+  where?: Prisma.OrderWhereInput
+}
+
+export type OrderUpdateToOneWithWhereWithoutPaymentsInput = {
+  where?: Prisma.OrderWhereInput
+  data: Prisma.XOR<Prisma.OrderUpdateWithoutPaymentsInput, Prisma.OrderUncheckedUpdateWithoutPaymentsInput>
+}
+
+export type OrderUpdateWithoutPaymentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  value?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
+  country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  user?: Prisma.UserUpdateOneWithoutOrdersNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutOrdersNestedInput
+  lastPayment?: Prisma.PaymentUpdateOneWithoutLastOfOrderNestedInput
+  items?: Prisma.OrderItemUpdateManyWithoutOrderNestedInput
+}
+
+export type OrderUncheckedUpdateWithoutPaymentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
+  userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  value?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
+  country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  items?: Prisma.OrderItemUncheckedUpdateManyWithoutOrderNestedInput
+}
+
+export type OrderUpsertWithoutLastPaymentInput = {
+  update: Prisma.XOR<Prisma.OrderUpdateWithoutLastPaymentInput, Prisma.OrderUncheckedUpdateWithoutLastPaymentInput>
+  create: Prisma.XOR<Prisma.OrderCreateWithoutLastPaymentInput, Prisma.OrderUncheckedCreateWithoutLastPaymentInput>
+  where?: Prisma.OrderWhereInput
+}
+
+export type OrderUpdateToOneWithWhereWithoutLastPaymentInput = {
+  where?: Prisma.OrderWhereInput
+  data: Prisma.XOR<Prisma.OrderUpdateWithoutLastPaymentInput, Prisma.OrderUncheckedUpdateWithoutLastPaymentInput>
+}
+
+export type OrderUpdateWithoutLastPaymentInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  value?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
+  country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  user?: Prisma.UserUpdateOneWithoutOrdersNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutOrdersNestedInput
+  items?: Prisma.OrderItemUpdateManyWithoutOrderNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrderNestedInput
+}
+
+export type OrderUncheckedUpdateWithoutLastPaymentInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
+  userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  value?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
+  country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  items?: Prisma.OrderItemUncheckedUpdateManyWithoutOrderNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrderNestedInput
+}
+
+export type OrderCreateWithoutSubscriptionInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  number: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
+  currency: string
+  value?: number
+  tax?: number
+  fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
+  country?: string | null
+  checkoutId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  user?: Prisma.UserCreateNestedOneWithoutOrdersInput
+  lastPayment?: Prisma.PaymentCreateNestedOneWithoutLastOfOrderInput
+  items?: Prisma.OrderItemCreateNestedManyWithoutOrderInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutOrderInput
+}
+
+export type OrderUncheckedCreateWithoutSubscriptionInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  number: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
+  userId?: string | null
+  currency: string
+  value?: number
+  tax?: number
+  fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
+  country?: string | null
+  checkoutId?: string | null
+  lastPaymentId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  items?: Prisma.OrderItemUncheckedCreateNestedManyWithoutOrderInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrderInput
+}
+
+export type OrderCreateOrConnectWithoutSubscriptionInput = {
+  where: Prisma.OrderWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrderCreateWithoutSubscriptionInput, Prisma.OrderUncheckedCreateWithoutSubscriptionInput>
+}
+
+export type OrderCreateManySubscriptionInputEnvelope = {
+  data: Prisma.OrderCreateManySubscriptionInput | Prisma.OrderCreateManySubscriptionInput[]
+  skipDuplicates?: boolean
+}
+
+export type OrderUpsertWithWhereUniqueWithoutSubscriptionInput = {
+  where: Prisma.OrderWhereUniqueInput
+  update: Prisma.XOR<Prisma.OrderUpdateWithoutSubscriptionInput, Prisma.OrderUncheckedUpdateWithoutSubscriptionInput>
+  create: Prisma.XOR<Prisma.OrderCreateWithoutSubscriptionInput, Prisma.OrderUncheckedCreateWithoutSubscriptionInput>
+}
+
+export type OrderUpdateWithWhereUniqueWithoutSubscriptionInput = {
+  where: Prisma.OrderWhereUniqueInput
+  data: Prisma.XOR<Prisma.OrderUpdateWithoutSubscriptionInput, Prisma.OrderUncheckedUpdateWithoutSubscriptionInput>
+}
+
+export type OrderUpdateManyWithWhereWithoutSubscriptionInput = {
+  where: Prisma.OrderScalarWhereInput
+  data: Prisma.XOR<Prisma.OrderUpdateManyMutationInput, Prisma.OrderUncheckedUpdateManyWithoutSubscriptionInput>
 }
 
 export type OrderCreateManyUserInput = {
@@ -815,13 +1567,23 @@ export type OrderCreateManyUserInput = {
   workspaceId: string
   livemode: boolean
   number: string
-  status?: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
   currency: string
   value?: number
   tax?: number
   fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
   country?: string | null
   checkoutId?: string | null
+  subscriptionId?: string | null
+  lastPaymentId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -831,16 +1593,27 @@ export type OrderUpdateWithoutUserInput = {
   workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
   livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
   number?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   value?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  subscription?: Prisma.SubscriptionUpdateOneWithoutOrdersNestedInput
+  lastPayment?: Prisma.PaymentUpdateOneWithoutLastOfOrderNestedInput
   items?: Prisma.OrderItemUpdateManyWithoutOrderNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrderNestedInput
 }
 
 export type OrderUncheckedUpdateWithoutUserInput = {
@@ -848,16 +1621,27 @@ export type OrderUncheckedUpdateWithoutUserInput = {
   workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
   livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
   number?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   value?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   items?: Prisma.OrderItemUncheckedUpdateManyWithoutOrderNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrderNestedInput
 }
 
 export type OrderUncheckedUpdateManyWithoutUserInput = {
@@ -865,13 +1649,131 @@ export type OrderUncheckedUpdateManyWithoutUserInput = {
   workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
   livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
   number?: Prisma.StringFieldUpdateOperationsInput | string
-  status?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   value?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type OrderCreateManySubscriptionInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  number: string
+  type?: $Enums.OrderType
+  status?: $Enums.OrderStatus
+  userId?: string | null
+  currency: string
+  value?: number
+  tax?: number
+  fee?: number
+  discountId?: string | null
+  discountAmount?: number
+  totalItems?: number
+  country?: string | null
+  checkoutId?: string | null
+  lastPaymentId?: string | null
+  disputed?: boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Date | string | null
+  cancelledAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+}
+
+export type OrderUpdateWithoutSubscriptionInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  value?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
+  country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  user?: Prisma.UserUpdateOneWithoutOrdersNestedInput
+  lastPayment?: Prisma.PaymentUpdateOneWithoutLastOfOrderNestedInput
+  items?: Prisma.OrderItemUpdateManyWithoutOrderNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutOrderNestedInput
+}
+
+export type OrderUncheckedUpdateWithoutSubscriptionInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
+  userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  value?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
+  country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  items?: Prisma.OrderItemUncheckedUpdateManyWithoutOrderNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrderNestedInput
+}
+
+export type OrderUncheckedUpdateManyWithoutSubscriptionInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumOrderTypeFieldUpdateOperationsInput | $Enums.OrderType
+  status?: Prisma.EnumOrderStatusFieldUpdateOperationsInput | $Enums.OrderStatus
+  userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  value?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  fee?: Prisma.IntFieldUpdateOperationsInput | number
+  discountId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  totalItems?: Prisma.IntFieldUpdateOperationsInput | number
+  country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -883,10 +1785,12 @@ export type OrderUncheckedUpdateManyWithoutUserInput = {
 
 export type OrderCountOutputType = {
   items: number
+  payments: number
 }
 
 export type OrderCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   items?: boolean | OrderCountOutputTypeCountItemsArgs
+  payments?: boolean | OrderCountOutputTypeCountPaymentsArgs
 }
 
 /**
@@ -906,24 +1810,44 @@ export type OrderCountOutputTypeCountItemsArgs<ExtArgs extends runtime.Types.Ext
   where?: Prisma.OrderItemWhereInput
 }
 
+/**
+ * OrderCountOutputType without action
+ */
+export type OrderCountOutputTypeCountPaymentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.PaymentWhereInput
+}
+
 
 export type OrderSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
   workspaceId?: boolean
   livemode?: boolean
   number?: boolean
+  type?: boolean
   status?: boolean
   userId?: boolean
   currency?: boolean
   value?: boolean
   tax?: boolean
   fee?: boolean
+  discountId?: boolean
+  discountAmount?: boolean
+  totalItems?: boolean
   country?: boolean
   checkoutId?: boolean
+  subscriptionId?: boolean
+  lastPaymentId?: boolean
+  disputed?: boolean
+  itemCustomFields?: boolean
+  paidAt?: boolean
+  cancelledAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
+  subscription?: boolean | Prisma.Order$subscriptionArgs<ExtArgs>
+  lastPayment?: boolean | Prisma.Order$lastPaymentArgs<ExtArgs>
   items?: boolean | Prisma.Order$itemsArgs<ExtArgs>
+  payments?: boolean | Prisma.Order$paymentsArgs<ExtArgs>
   _count?: boolean | Prisma.OrderCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["order"]>
 
@@ -932,17 +1856,29 @@ export type OrderSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   workspaceId?: boolean
   livemode?: boolean
   number?: boolean
+  type?: boolean
   status?: boolean
   userId?: boolean
   currency?: boolean
   value?: boolean
   tax?: boolean
   fee?: boolean
+  discountId?: boolean
+  discountAmount?: boolean
+  totalItems?: boolean
   country?: boolean
   checkoutId?: boolean
+  subscriptionId?: boolean
+  lastPaymentId?: boolean
+  disputed?: boolean
+  itemCustomFields?: boolean
+  paidAt?: boolean
+  cancelledAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
+  subscription?: boolean | Prisma.Order$subscriptionArgs<ExtArgs>
+  lastPayment?: boolean | Prisma.Order$lastPaymentArgs<ExtArgs>
 }, ExtArgs["result"]["order"]>
 
 export type OrderSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -950,17 +1886,29 @@ export type OrderSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   workspaceId?: boolean
   livemode?: boolean
   number?: boolean
+  type?: boolean
   status?: boolean
   userId?: boolean
   currency?: boolean
   value?: boolean
   tax?: boolean
   fee?: boolean
+  discountId?: boolean
+  discountAmount?: boolean
+  totalItems?: boolean
   country?: boolean
   checkoutId?: boolean
+  subscriptionId?: boolean
+  lastPaymentId?: boolean
+  disputed?: boolean
+  itemCustomFields?: boolean
+  paidAt?: boolean
+  cancelledAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
+  subscription?: boolean | Prisma.Order$subscriptionArgs<ExtArgs>
+  lastPayment?: boolean | Prisma.Order$lastPaymentArgs<ExtArgs>
 }, ExtArgs["result"]["order"]>
 
 export type OrderSelectScalar = {
@@ -968,50 +1916,80 @@ export type OrderSelectScalar = {
   workspaceId?: boolean
   livemode?: boolean
   number?: boolean
+  type?: boolean
   status?: boolean
   userId?: boolean
   currency?: boolean
   value?: boolean
   tax?: boolean
   fee?: boolean
+  discountId?: boolean
+  discountAmount?: boolean
+  totalItems?: boolean
   country?: boolean
   checkoutId?: boolean
+  subscriptionId?: boolean
+  lastPaymentId?: boolean
+  disputed?: boolean
+  itemCustomFields?: boolean
+  paidAt?: boolean
+  cancelledAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "status" | "userId" | "currency" | "value" | "tax" | "fee" | "country" | "checkoutId" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
+export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "type" | "status" | "userId" | "currency" | "value" | "tax" | "fee" | "discountId" | "discountAmount" | "totalItems" | "country" | "checkoutId" | "subscriptionId" | "lastPaymentId" | "disputed" | "itemCustomFields" | "paidAt" | "cancelledAt" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
 export type OrderInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
+  subscription?: boolean | Prisma.Order$subscriptionArgs<ExtArgs>
+  lastPayment?: boolean | Prisma.Order$lastPaymentArgs<ExtArgs>
   items?: boolean | Prisma.Order$itemsArgs<ExtArgs>
+  payments?: boolean | Prisma.Order$paymentsArgs<ExtArgs>
   _count?: boolean | Prisma.OrderCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrderIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
+  subscription?: boolean | Prisma.Order$subscriptionArgs<ExtArgs>
+  lastPayment?: boolean | Prisma.Order$lastPaymentArgs<ExtArgs>
 }
 export type OrderIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
+  subscription?: boolean | Prisma.Order$subscriptionArgs<ExtArgs>
+  lastPayment?: boolean | Prisma.Order$lastPaymentArgs<ExtArgs>
 }
 
 export type $OrderPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Order"
   objects: {
     user: Prisma.$UserPayload<ExtArgs> | null
+    subscription: Prisma.$SubscriptionPayload<ExtArgs> | null
+    lastPayment: Prisma.$PaymentPayload<ExtArgs> | null
     items: Prisma.$OrderItemPayload<ExtArgs>[]
+    payments: Prisma.$PaymentPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
     workspaceId: string
     livemode: boolean
     number: string
-    status: string
+    type: $Enums.OrderType
+    status: $Enums.OrderStatus
     userId: string | null
     currency: string
     value: number
     tax: number
     fee: number
+    discountId: string | null
+    discountAmount: number
+    totalItems: number
     country: string | null
     checkoutId: string | null
+    subscriptionId: string | null
+    lastPaymentId: string | null
+    disputed: boolean
+    itemCustomFields: runtime.JsonValue
+    paidAt: Date | null
+    cancelledAt: Date | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["order"]>
@@ -1409,7 +2387,10 @@ readonly fields: OrderFieldRefs;
 export interface Prisma__OrderClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   user<T extends Prisma.Order$userArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Order$userArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  subscription<T extends Prisma.Order$subscriptionArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Order$subscriptionArgs<ExtArgs>>): Prisma.Prisma__SubscriptionClient<runtime.Types.Result.GetResult<Prisma.$SubscriptionPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  lastPayment<T extends Prisma.Order$lastPaymentArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Order$lastPaymentArgs<ExtArgs>>): Prisma.Prisma__PaymentClient<runtime.Types.Result.GetResult<Prisma.$PaymentPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   items<T extends Prisma.Order$itemsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Order$itemsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OrderItemPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  payments<T extends Prisma.Order$paymentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Order$paymentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1443,14 +2424,24 @@ export interface OrderFieldRefs {
   readonly workspaceId: Prisma.FieldRef<"Order", 'String'>
   readonly livemode: Prisma.FieldRef<"Order", 'Boolean'>
   readonly number: Prisma.FieldRef<"Order", 'String'>
-  readonly status: Prisma.FieldRef<"Order", 'String'>
+  readonly type: Prisma.FieldRef<"Order", 'OrderType'>
+  readonly status: Prisma.FieldRef<"Order", 'OrderStatus'>
   readonly userId: Prisma.FieldRef<"Order", 'String'>
   readonly currency: Prisma.FieldRef<"Order", 'String'>
   readonly value: Prisma.FieldRef<"Order", 'Int'>
   readonly tax: Prisma.FieldRef<"Order", 'Int'>
   readonly fee: Prisma.FieldRef<"Order", 'Int'>
+  readonly discountId: Prisma.FieldRef<"Order", 'String'>
+  readonly discountAmount: Prisma.FieldRef<"Order", 'Int'>
+  readonly totalItems: Prisma.FieldRef<"Order", 'Int'>
   readonly country: Prisma.FieldRef<"Order", 'String'>
   readonly checkoutId: Prisma.FieldRef<"Order", 'String'>
+  readonly subscriptionId: Prisma.FieldRef<"Order", 'String'>
+  readonly lastPaymentId: Prisma.FieldRef<"Order", 'String'>
+  readonly disputed: Prisma.FieldRef<"Order", 'Boolean'>
+  readonly itemCustomFields: Prisma.FieldRef<"Order", 'Json'>
+  readonly paidAt: Prisma.FieldRef<"Order", 'DateTime'>
+  readonly cancelledAt: Prisma.FieldRef<"Order", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"Order", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Order", 'DateTime'>
 }
@@ -1882,6 +2873,44 @@ export type Order$userArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs
 }
 
 /**
+ * Order.subscription
+ */
+export type Order$subscriptionArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Subscription
+   */
+  select?: Prisma.SubscriptionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Subscription
+   */
+  omit?: Prisma.SubscriptionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SubscriptionInclude<ExtArgs> | null
+  where?: Prisma.SubscriptionWhereInput
+}
+
+/**
+ * Order.lastPayment
+ */
+export type Order$lastPaymentArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Payment
+   */
+  select?: Prisma.PaymentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Payment
+   */
+  omit?: Prisma.PaymentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PaymentInclude<ExtArgs> | null
+  where?: Prisma.PaymentWhereInput
+}
+
+/**
  * Order.items
  */
 export type Order$itemsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1903,6 +2932,30 @@ export type Order$itemsArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
   take?: number
   skip?: number
   distinct?: Prisma.OrderItemScalarFieldEnum | Prisma.OrderItemScalarFieldEnum[]
+}
+
+/**
+ * Order.payments
+ */
+export type Order$paymentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the Payment
+   */
+  select?: Prisma.PaymentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the Payment
+   */
+  omit?: Prisma.PaymentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.PaymentInclude<ExtArgs> | null
+  where?: Prisma.PaymentWhereInput
+  orderBy?: Prisma.PaymentOrderByWithRelationInput | Prisma.PaymentOrderByWithRelationInput[]
+  cursor?: Prisma.PaymentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.PaymentScalarFieldEnum | Prisma.PaymentScalarFieldEnum[]
 }
 
 /**

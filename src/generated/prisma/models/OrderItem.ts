@@ -27,13 +27,19 @@ export type AggregateOrderItem = {
 }
 
 export type OrderItemAvgAggregateOutputType = {
+  position: number | null
   quantity: number | null
   unitPrice: number | null
+  discount: number | null
+  tax: number | null
 }
 
 export type OrderItemSumAggregateOutputType = {
+  position: number | null
   quantity: number | null
   unitPrice: number | null
+  discount: number | null
+  tax: number | null
 }
 
 export type OrderItemMinAggregateOutputType = {
@@ -42,8 +48,11 @@ export type OrderItemMinAggregateOutputType = {
   productId: string | null
   offerId: string | null
   variantId: string | null
+  position: number | null
   quantity: number | null
   unitPrice: number | null
+  discount: number | null
+  tax: number | null
   createdAt: Date | null
 }
 
@@ -53,8 +62,11 @@ export type OrderItemMaxAggregateOutputType = {
   productId: string | null
   offerId: string | null
   variantId: string | null
+  position: number | null
   quantity: number | null
   unitPrice: number | null
+  discount: number | null
+  tax: number | null
   createdAt: Date | null
 }
 
@@ -64,8 +76,11 @@ export type OrderItemCountAggregateOutputType = {
   productId: number
   offerId: number
   variantId: number
+  position: number
   quantity: number
   unitPrice: number
+  discount: number
+  tax: number
   customFields: number
   createdAt: number
   _all: number
@@ -73,13 +88,19 @@ export type OrderItemCountAggregateOutputType = {
 
 
 export type OrderItemAvgAggregateInputType = {
+  position?: true
   quantity?: true
   unitPrice?: true
+  discount?: true
+  tax?: true
 }
 
 export type OrderItemSumAggregateInputType = {
+  position?: true
   quantity?: true
   unitPrice?: true
+  discount?: true
+  tax?: true
 }
 
 export type OrderItemMinAggregateInputType = {
@@ -88,8 +109,11 @@ export type OrderItemMinAggregateInputType = {
   productId?: true
   offerId?: true
   variantId?: true
+  position?: true
   quantity?: true
   unitPrice?: true
+  discount?: true
+  tax?: true
   createdAt?: true
 }
 
@@ -99,8 +123,11 @@ export type OrderItemMaxAggregateInputType = {
   productId?: true
   offerId?: true
   variantId?: true
+  position?: true
   quantity?: true
   unitPrice?: true
+  discount?: true
+  tax?: true
   createdAt?: true
 }
 
@@ -110,8 +137,11 @@ export type OrderItemCountAggregateInputType = {
   productId?: true
   offerId?: true
   variantId?: true
+  position?: true
   quantity?: true
   unitPrice?: true
+  discount?: true
+  tax?: true
   customFields?: true
   createdAt?: true
   _all?: true
@@ -209,8 +239,11 @@ export type OrderItemGroupByOutputType = {
   productId: string
   offerId: string
   variantId: string | null
+  position: number
   quantity: number
   unitPrice: number
+  discount: number
+  tax: number
   customFields: runtime.JsonValue | null
   createdAt: Date
   _count: OrderItemCountAggregateOutputType | null
@@ -244,8 +277,11 @@ export type OrderItemWhereInput = {
   productId?: Prisma.UuidFilter<"OrderItem"> | string
   offerId?: Prisma.UuidFilter<"OrderItem"> | string
   variantId?: Prisma.UuidNullableFilter<"OrderItem"> | string | null
+  position?: Prisma.IntFilter<"OrderItem"> | number
   quantity?: Prisma.IntFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
+  discount?: Prisma.IntFilter<"OrderItem"> | number
+  tax?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
@@ -257,8 +293,11 @@ export type OrderItemOrderByWithRelationInput = {
   productId?: Prisma.SortOrder
   offerId?: Prisma.SortOrder
   variantId?: Prisma.SortOrderInput | Prisma.SortOrder
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
   customFields?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   order?: Prisma.OrderOrderByWithRelationInput
@@ -273,8 +312,11 @@ export type OrderItemWhereUniqueInput = Prisma.AtLeast<{
   productId?: Prisma.UuidFilter<"OrderItem"> | string
   offerId?: Prisma.UuidFilter<"OrderItem"> | string
   variantId?: Prisma.UuidNullableFilter<"OrderItem"> | string | null
+  position?: Prisma.IntFilter<"OrderItem"> | number
   quantity?: Prisma.IntFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
+  discount?: Prisma.IntFilter<"OrderItem"> | number
+  tax?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
@@ -286,8 +328,11 @@ export type OrderItemOrderByWithAggregationInput = {
   productId?: Prisma.SortOrder
   offerId?: Prisma.SortOrder
   variantId?: Prisma.SortOrderInput | Prisma.SortOrder
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
   customFields?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.OrderItemCountOrderByAggregateInput
@@ -306,8 +351,11 @@ export type OrderItemScalarWhereWithAggregatesInput = {
   productId?: Prisma.UuidWithAggregatesFilter<"OrderItem"> | string
   offerId?: Prisma.UuidWithAggregatesFilter<"OrderItem"> | string
   variantId?: Prisma.UuidNullableWithAggregatesFilter<"OrderItem"> | string | null
+  position?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   quantity?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
+  discount?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
+  tax?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableWithAggregatesFilter<"OrderItem">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"OrderItem"> | Date | string
 }
@@ -317,8 +365,11 @@ export type OrderItemCreateInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   order: Prisma.OrderCreateNestedOneWithoutItemsInput
@@ -330,8 +381,11 @@ export type OrderItemUncheckedCreateInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -341,8 +395,11 @@ export type OrderItemUpdateInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   order?: Prisma.OrderUpdateOneRequiredWithoutItemsNestedInput
@@ -354,8 +411,11 @@ export type OrderItemUncheckedUpdateInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -366,8 +426,11 @@ export type OrderItemCreateManyInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -377,8 +440,11 @@ export type OrderItemUpdateManyMutationInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -389,8 +455,11 @@ export type OrderItemUncheckedUpdateManyInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -411,15 +480,21 @@ export type OrderItemCountOrderByAggregateInput = {
   productId?: Prisma.SortOrder
   offerId?: Prisma.SortOrder
   variantId?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
   customFields?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
 export type OrderItemAvgOrderByAggregateInput = {
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
 }
 
 export type OrderItemMaxOrderByAggregateInput = {
@@ -428,8 +503,11 @@ export type OrderItemMaxOrderByAggregateInput = {
   productId?: Prisma.SortOrder
   offerId?: Prisma.SortOrder
   variantId?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -439,14 +517,20 @@ export type OrderItemMinOrderByAggregateInput = {
   productId?: Prisma.SortOrder
   offerId?: Prisma.SortOrder
   variantId?: Prisma.SortOrder
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
 export type OrderItemSumOrderByAggregateInput = {
+  position?: Prisma.SortOrder
   quantity?: Prisma.SortOrder
   unitPrice?: Prisma.SortOrder
+  discount?: Prisma.SortOrder
+  tax?: Prisma.SortOrder
 }
 
 export type OrderItemCreateNestedManyWithoutOrderInput = {
@@ -496,8 +580,11 @@ export type OrderItemCreateWithoutOrderInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -507,8 +594,11 @@ export type OrderItemUncheckedCreateWithoutOrderInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -548,8 +638,11 @@ export type OrderItemScalarWhereInput = {
   productId?: Prisma.UuidFilter<"OrderItem"> | string
   offerId?: Prisma.UuidFilter<"OrderItem"> | string
   variantId?: Prisma.UuidNullableFilter<"OrderItem"> | string | null
+  position?: Prisma.IntFilter<"OrderItem"> | number
   quantity?: Prisma.IntFilter<"OrderItem"> | number
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
+  discount?: Prisma.IntFilter<"OrderItem"> | number
+  tax?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
 }
@@ -559,8 +652,11 @@ export type OrderItemCreateManyOrderInput = {
   productId: string
   offerId: string
   variantId?: string | null
+  position?: number
   quantity?: number
   unitPrice: number
+  discount?: number
+  tax?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -570,8 +666,11 @@ export type OrderItemUpdateWithoutOrderInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -581,8 +680,11 @@ export type OrderItemUncheckedUpdateWithoutOrderInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -592,8 +694,11 @@ export type OrderItemUncheckedUpdateManyWithoutOrderInput = {
   productId?: Prisma.StringFieldUpdateOperationsInput | string
   offerId?: Prisma.StringFieldUpdateOperationsInput | string
   variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
   quantity?: Prisma.IntFieldUpdateOperationsInput | number
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -606,8 +711,11 @@ export type OrderItemSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   productId?: boolean
   offerId?: boolean
   variantId?: boolean
+  position?: boolean
   quantity?: boolean
   unitPrice?: boolean
+  discount?: boolean
+  tax?: boolean
   customFields?: boolean
   createdAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -619,8 +727,11 @@ export type OrderItemSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   productId?: boolean
   offerId?: boolean
   variantId?: boolean
+  position?: boolean
   quantity?: boolean
   unitPrice?: boolean
+  discount?: boolean
+  tax?: boolean
   customFields?: boolean
   createdAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -632,8 +743,11 @@ export type OrderItemSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   productId?: boolean
   offerId?: boolean
   variantId?: boolean
+  position?: boolean
   quantity?: boolean
   unitPrice?: boolean
+  discount?: boolean
+  tax?: boolean
   customFields?: boolean
   createdAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -645,13 +759,16 @@ export type OrderItemSelectScalar = {
   productId?: boolean
   offerId?: boolean
   variantId?: boolean
+  position?: boolean
   quantity?: boolean
   unitPrice?: boolean
+  discount?: boolean
+  tax?: boolean
   customFields?: boolean
   createdAt?: boolean
 }
 
-export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "quantity" | "unitPrice" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
+export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "position" | "quantity" | "unitPrice" | "discount" | "tax" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
 export type OrderItemInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
 }
@@ -673,8 +790,11 @@ export type $OrderItemPayload<ExtArgs extends runtime.Types.Extensions.InternalA
     productId: string
     offerId: string
     variantId: string | null
+    position: number
     quantity: number
     unitPrice: number
+    discount: number
+    tax: number
     customFields: runtime.JsonValue | null
     createdAt: Date
   }, ExtArgs["result"]["orderItem"]>
@@ -1106,8 +1226,11 @@ export interface OrderItemFieldRefs {
   readonly productId: Prisma.FieldRef<"OrderItem", 'String'>
   readonly offerId: Prisma.FieldRef<"OrderItem", 'String'>
   readonly variantId: Prisma.FieldRef<"OrderItem", 'String'>
+  readonly position: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly quantity: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly unitPrice: Prisma.FieldRef<"OrderItem", 'Int'>
+  readonly discount: Prisma.FieldRef<"OrderItem", 'Int'>
+  readonly tax: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly customFields: Prisma.FieldRef<"OrderItem", 'Json'>
   readonly createdAt: Prisma.FieldRef<"OrderItem", 'DateTime'>
 }
