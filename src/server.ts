@@ -58,7 +58,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
   const schemas = await buildSchemas();
   const rateLimiter = createRateLimiter();
   await rateLimiter.ready();
-  const app = createApp({
+  const app = await createApp({
     prisma,
     schema: schemas.client,
     subgraphSchema: schemas.subgraph,

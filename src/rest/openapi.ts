@@ -18,14 +18,15 @@ import { createSofa } from 'sofa-api';
 import type { ErrorStatus } from '../errors.js';
 import { JSON_LIMITS, STRING_LIMITS } from '../graphql/input-limits.js';
 import { MAX_TIMESTAMP } from '../graphql/scalars.js';
-import { BASE_PATH, createRestApi } from './router.js';
+import { BASE_PATH } from './router.js';
+import { sofaRouter } from './sofa.js';
 import { routes } from '../domains.js';
 import { routeField, type TaggedRoute as RestRoute } from './route.js';
 
 /*
  * The published OpenAPI document. SOFA's own document is the starting point: it lists the
  * operations exactly as the router serves them, with their path and query parameters and JSON
- * bodies. Its gaps are fixed here (DESIGN.md; SOFA issues #1356, #1366): routes outside the
+ * bodies. Its gaps are fixed here (SOFA issues #1356, #1366): routes outside the
  * table are dropped, body fields repeated as query parameters and path parameters repeated in
  * bodies are removed, $refs to custom scalars get their missing components, nullability is
  * stated, responses get the envelope, the error responses, the key headers and x-request-id.
@@ -362,7 +363,7 @@ function buildOperation(route: RestRoute, sofaOperation: SofaOperation, selectio
 }
 
 function buildDocument(schema: GraphQLSchema): OpenApiDocument {
-  const sofaDocument = createRestApi(schema).sofa.openAPIDocument as { paths?: Record<string, Record<string, SofaOperation>> };
+  const sofaDocument = sofaRouter(schema).openAPIDocument as { paths?: Record<string, Record<string, SofaOperation>> };
   const selection: Selection = { schema, models: new Set(createSofa({ schema, basePath: BASE_PATH }).models) };
 
   const fieldUses = new Map<string, number>();
