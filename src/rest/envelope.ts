@@ -1,6 +1,9 @@
 // The spec's envelope, the one shape of every /v0 answer: {status: 'success', data} or
 // {status: 'error', error: {message}}. Everything thrown while serving a request becomes its answer
 // in one place, errorToResponse.
+// Responses are @whatwg-node's own (the server adapter's): it writes their string bodies to the
+// socket at once, where a global Response's body would be streamed.
+import { Response } from '@whatwg-node/server';
 import { GraphQLError } from 'graphql';
 import { ApiError, type ErrorStatus } from '../errors.js';
 import { logger } from '../logger.js';
