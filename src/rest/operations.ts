@@ -35,5 +35,3 @@ export async function createOperations(schema: GraphQLSchema) {
     return result.data?.[route.fieldName];
   };
 }
-
-export type ExecuteRoute = Awaited<ReturnType<typeof createOperations>>;

@@ -58,7 +58,5 @@ export function createRouter(schema: GraphQLSchema) {
     return { kind: 'wrong-method', allow: [...new Set(candidates.map(({ route }) => route.method))] };
   }
 
-  return { routes: served as readonly ServedRoute[], match };
+  return { match };
 }
-
-export type Router = ReturnType<typeof createRouter>;
