@@ -3,17 +3,13 @@
 // and writing the same bytes. Targets: the full stack reaches 40% of the bare handler's
 // throughput, and the server's RSS stays under 250 MB. Then the same load on the whole default
 // tree (server with worker, embedded PostgreSQL, Temporal dev server): its memory under 600 MB.
-import { spawn, spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { nodeFlags } from '../src/node-flags.js';
-import { embeddedDatabaseUrl, sql } from '../test/support/database.js';
+import { embeddedDatabaseUrl } from '../test/support/database.js';
 import { runCli, startProcess, startServerProcess, type StartedProcess } from '../test/support/processes.js';
+import { autocannon, LOADGEN_CPU, PATH, pin, pinning, PRODUCTS, seedProducts, SERVER_CPU, type Workspace } from './products-load.js';
 import { cpuSeconds, sampleMemory, withBenchEnvironment } from './support.js';
 
-const PRODUCTS = 1000;
-const PATH = '/v0/products/list?take=20';
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -23,85 +19,10 @@ const TARGET_RATIO = 0.4;
 const TARGET_RSS_MB = 250;
 const TARGET_TREE_MB = 600;
 
-interface Workspace {
-  workspaceId: string;
-  projectId: string;
-  publicKey: string;
-}
-
 /** A started HTTP server: the full stack or the bare handler. */
 interface Server {
   url: string;
   child: StartedProcess['child'];
-}
-
-interface LoadResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-
-const AUTOCANNON = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-
-// On a small machine the load generator and the server get a core each (PostgreSQL floats), so
-// neither starves the other; both servers are measured under the same placement.
-const pinning = os.availableParallelism() >= 2 && spawnSync('taskset', ['-V']).status === 0 && process.env.BENCH_PIN !== 'false';
-const SERVER_CPU = '1';
-const LOADGEN_CPU = '0';
-
-/** 1,000 live products of varied types and shapes (nulls, JSON, arrays, escapes, non-ASCII). */
-async function seedProducts(url: string, ws: Workspace) {
-  await sql(
-    url,
-    `INSERT INTO "Product" (id, "workspaceId", livemode, "projectId", type, slug, name, description, "internalId",
-           developer, publisher, "pegiRating", "releaseDate", systems, genres, tags, media, status, "customFields", "createdAt", "updatedAt")
-         SELECT gen_random_uuid(), $1, true, $2,
-           (ARRAY['DigitalDownload','Game','GiftCard','SoftwareKey']::"ProductType"[])[1 + i % 4],
-           'product-' || i,
-           'Product ' || i || CASE WHEN i % 7 = 0 THEN ' "quoted" – ünïcödé 🎮' ELSE '' END,
-           CASE WHEN i % 3 = 0 THEN '' ELSE 'Line one' || chr(10) || 'line two' || chr(9) || 'with a backslash \\' END,
-           CASE WHEN i % 2 = 0 THEN 'INT-' || i END,
-           CASE WHEN i % 4 = 1 THEN 'Dev Studio' END,
-           CASE WHEN i % 4 = 1 THEN 'Pub House' END,
-           CASE WHEN i % 4 = 1 THEN 'PEGI_12' ELSE 'NONE' END,
-           CASE WHEN i % 4 = 1 THEN '2024-05-01' END,
-           CASE WHEN i % 4 = 1 THEN ARRAY['windows', 'linux'] ELSE ARRAY[]::text[] END,
-           CASE WHEN i % 4 = 1 THEN ARRAY['rpg'] ELSE ARRAY[]::text[] END,
-           ARRAY['tag-' || (i % 5), 'all'],
-           CASE WHEN i % 5 = 0 THEN '[{"url": "https://cdn.example.com/p.png", "type": "image"}]'::jsonb ELSE '[]'::jsonb END,
-           (ARRAY['DRAFT','ACTIVE','INACTIVE']::"ProductStatus"[])[1 + i % 3],
-           CASE WHEN i % 6 = 0 THEN jsonb_build_object('sku', 'S' || i, 'weight', i * 1.5, 'flags', jsonb_build_array(true, null)) END,
-           now() - make_interval(secs => i), now() - make_interval(secs => i)
-         FROM generate_series(1, ${PRODUCTS}) AS i`,
-    [ws.workspaceId, ws.projectId],
-  );
-}
-
-function pin(server: Server) {
-  if (!pinning || server.child.pid === undefined) return;
-  // -a: every thread of the process, including the ones it has already started.
-  spawnSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(server.child.pid)], { stdio: 'ignore' });
-}
-
-/** autocannon in its own process (on its own core when pinning), so it is measured the same way for both. */
-function autocannon(url: string, headers: Record<string, string>, seconds: number): Promise<LoadResult> {
-  const args = [AUTOCANNON, '-j', '-c', String(CONNECTIONS), '-d', String(seconds)];
-  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
-  args.push(url);
-  const [command, commandArgs] = pinning ? ['taskset', ['-c', LOADGEN_CPU, process.execPath, ...args]] : [process.execPath, args];
-  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon failed (${code}): ${stderr}`));
-      resolve(JSON.parse(stdout) as LoadResult);
-    });
-  });
 }
 
 interface Side {
@@ -114,7 +35,7 @@ interface Side {
 async function measure(side: Side, headers: Record<string, string>) {
   const pid = side.server.child.pid!;
   const cpuBefore = cpuSeconds(pid);
-  const result = await autocannon(`${side.server.url}${PATH}`, headers, DURATION_S);
+  const result = await autocannon(`${side.server.url}${PATH}`, headers, DURATION_S, CONNECTIONS);
   if (result.non2xx || result.errors || result.timeouts) {
     throw new Error(`${side.name}: ${result.non2xx} non-2xx responses, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
@@ -166,8 +87,8 @@ await withBenchEnvironment(async ({ env, stopLater }) => {
   const bareProcess = await startProcess('bench/bare-server.ts', env, /listening on (http:\/\/\S+)/);
   stopLater(bareProcess);
   const bareServer: Server = { url: bareProcess.ready[1]!, child: bareProcess.child };
-  pin(fullServer);
-  pin(bareServer);
+  pin(fullServer.child.pid);
+  pin(bareServer.child.pid);
 
   const headers = { 'x-svc-public-key': ws.publicKey };
   const bytes = await checkSameResponse(fullServer, bareServer, headers);
@@ -178,7 +99,7 @@ await withBenchEnvironment(async ({ env, stopLater }) => {
   const bare: Side = { name: 'bare node:http + pg', server: bareServer, runs: [] };
   const full: Side = { name: 'full stack', server: fullServer, runs: [] };
   const memory = sampleMemory(fullServer.child.pid!);
-  for (const side of [bare, full]) await autocannon(`${side.server.url}${PATH}`, headers, WARMUP_S);
+  for (const side of [bare, full]) await autocannon(`${side.server.url}${PATH}`, headers, WARMUP_S, CONNECTIONS);
   // Alternating rounds, so a change in the machine's other load hits both sides alike.
   for (let round = 1; round <= ROUNDS; round += 1) {
     const order = round % 2 ? [bare, full] : [full, bare];
@@ -223,7 +144,7 @@ async function measureDefaultTree(dataDir: string, stopLater: (running: { stop()
   await seedProducts(await embeddedDatabaseUrl(dataDir), ws);
   const memory = sampleMemory(server.child.pid!);
   for (let round = 0; round < ROUNDS; round += 1) {
-    const result = await autocannon(`${server.url}${PATH}`, { 'x-svc-public-key': ws.publicKey }, DURATION_S);
+    const result = await autocannon(`${server.url}${PATH}`, { 'x-svc-public-key': ws.publicKey }, DURATION_S, CONNECTIONS);
     if (result.non2xx || result.errors || result.timeouts) throw new Error(`default tree: ${result.non2xx} non-2xx responses, ${result.errors} errors, ${result.timeouts} timeouts`);
   }
   return memory.stop();

@@ -10,7 +10,8 @@ import { answerNodeErrors } from './http/client-errors.js';
 import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { logger } from './logger.js';
-import { docsHtml, openApiDocument } from './rest/openapi.js';
+import { docsHtml } from './rest/docs-page.js';
+import { openApiDocument } from './rest/openapi.js';
 import { connectTemporal } from './temporal/client.js';
 import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
 
@@ -56,7 +57,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
   const schemas = await buildSchemas();
   const rateLimiter = createRateLimiter();
   await rateLimiter.ready();
-  const app = createApp({
+  const app = await createApp({
     prisma,
     temporal,
     schema: schemas.client,

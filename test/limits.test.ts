@@ -228,6 +228,28 @@ describe('GraphQL requests', () => {
   });
 });
 
+describe('query strings', () => {
+  test('a list may be written ids=a&ids=b, ids[]=a or ids[0]=a; a single value given twice or bracketed is a 400 naming it', async () => {
+    const created = [];
+    for (const name of ['Query list one', 'Query list two']) {
+      const answer = await send('POST', '/v0/products/create', { body: productBody(name) });
+      expect(answer.status).toBe(200);
+      created.push(answer.body.data.product.id as string);
+    }
+    const read = (query: string) => send('GET', `/v0/products/list?${query}`);
+    for (const names of [['ids', 'ids'], ['ids[]', 'ids[]'], ['ids[0]', 'ids[1]']]) {
+      const answer = await read(created.map((id, index) => `${encodeURIComponent(names[index]!)}=${id}`).join('&'));
+      expect({ names, status: answer.status }).toEqual({ names, status: 200 });
+      expect(answer.body.data.products.map((p: { id: string }) => p.id).sort()).toEqual([...created].sort());
+    }
+    for (const query of ['take=1&take=2', 'take%5B%5D=1', 'termOrId=a&termOrId=b']) {
+      expectRefused(await read(query), 400, 'GET', '/v0/products/list', new RegExp(`^${query.split('=')[0]!.replace('%5B%5D', '')}: `));
+    }
+    // An empty value is no value: the default page size.
+    expect((await read('take=')).body.data.products.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('string lengths', () => {
   /** A value of a schema that gets past type checks (not business rules): the smallest of its type. */
   function minimal(schema: Schema): unknown {

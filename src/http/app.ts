@@ -8,10 +8,12 @@ import { ApiError } from '../errors.js';
 import { principalResolver, type Context } from '../graphql/context.js';
 import { queryLimits } from '../graphql/query-limits.js';
 import { logger } from '../logger.js';
-import { errorResponse } from '../rest/envelope.js';
-import { BASE_PATH, checkBodyTypes, createRestApi, type RestContext } from '../rest/router.js';
+import { routeArguments } from '../rest/arguments.js';
+import { errorResponse, errorToResponse, successResponse } from '../rest/envelope.js';
+import { createOperations } from '../rest/operations.js';
+import { BASE_PATH, createRouter } from '../rest/router.js';
 import { authenticate } from './auth.js';
-import { readJsonBody, type BodyLimits } from './body.js';
+import { readJsonObject, type BodyLimits } from './body.js';
 import { requestIdFor } from './request-id.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -53,30 +55,19 @@ function clientAddress(req: IncomingMessage | undefined, headers: Headers, trust
   return req?.socket.remoteAddress ?? 'unknown';
 }
 
-/** Whether a string anywhere in the query string holds U+0000. */
-const queryHasNul = (query: URLSearchParams) => [...query].some(([name, value]) => name.includes('\0') || value.includes('\0'));
-
-// PostgreSQL text cannot hold U+0000: refuse it up front instead of failing in the database.
-const nulRejected = () => new ApiError(400, 'The request contains a NUL character');
-
-/** A body that must be a JSON object when there is one. */
-function jsonObject(body: unknown): Record<string, unknown> | undefined {
-  if (body === undefined) return undefined;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'Request body must be a JSON object');
-  return body as Record<string, unknown>;
-}
-
 /** The GraphQL parameters of a POST /graphql, read under the same body rules as REST. */
 async function graphqlParams(request: Request, limits: BodyLimits): Promise<GraphQLParams | undefined> {
   if (request.method !== 'POST') return undefined;
-  const params = jsonObject(await readJsonBody(request, limits));
+  const params = await readJsonObject(request, limits);
   if (!params) throw new ApiError(400, 'A GraphQL POST needs a JSON body such as {"query": "{ __typename }"}');
   return params as GraphQLParams;
 }
 
-export function createApp(deps: AppDependencies) {
+/** The server's request handler; it derives each /v0 route's operation first (a fraction of a second). */
+export async function createApp(deps: AppDependencies) {
   const { prisma, temporal, metrics, rateLimiter } = deps;
-  const rest = createRestApi(deps.schema);
+  const router = createRouter(deps.schema);
+  const executeRoute = await createOperations(deps.schema);
 
   // graphql-yoga is loaded on the first /graphql request: a REST-only process stays smaller.
   let yoga: Promise<YogaServerInstance<GraphqlServerContext, Context>> | undefined;
@@ -106,43 +97,33 @@ export function createApp(deps: AppDependencies) {
       }),
     ));
 
+  /** A /v0 request: route match, keys, arguments, execution, envelope. Answers are labelled with the route's pattern. */
   async function handleRest(request: Request, url: URL, requestId: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
-    const matched = rest.match(request.method, url.pathname);
-    if (request.method === 'OPTIONS' && matched.kind !== 'not-found') {
-      return { response: new Response(JSON.stringify({ status: 'success', data: {} }), { headers: { ...CORS_HEADERS, 'content-type': 'application/json' } }), route: 'preflight' };
-    }
+    const matched = router.match(request.method, url.pathname);
+    if (request.method === 'OPTIONS' && matched.kind !== 'not-found') return { response: successResponse({}, CORS_HEADERS), route: 'preflight' };
     if (matched.kind === 'not-found') return { response: errorResponse(404, `No route for ${request.method} ${url.pathname}`), route: 'unmatched' };
     if (matched.kind === 'wrong-method') {
-      return {
-        response: errorResponse(405, `Method ${request.method} is not allowed here; use ${matched.allow.join(', ')}`, { allow: matched.allow.join(', ') }),
-        route: 'unmatched',
+      const allow = matched.allow.join(', ');
+      return { response: errorResponse(405, `Method ${request.method} is not allowed here; use ${allow}`, { allow }), route: 'unmatched' };
+    }
+    const { route, pathValues } = matched;
+    try {
+      // Authentication comes first, so a bad request without keys still gets 401.
+      const principal = await authenticate(prisma, request.headers, route.method === 'GET' ? 'read' : 'write');
+      // PostgreSQL text cannot hold U+0000: refused up front instead of failing in the database (%00 is its only spelling in a URL).
+      if (/%00/.test(url.pathname + url.search)) throw new ApiError(400, 'The request contains a NUL character');
+      const input = route.method === 'GET' ? { query: url.searchParams } : { body: (await readJsonObject(request, limits)) ?? {} };
+      const args = routeArguments(route, pathValues, input);
+      const context: Context = {
+        prisma,
+        temporal,
+        requestId,
+        principal: principalResolver(async () => principal),
       };
+      return { response: successResponse(await executeRoute(route, args, context)), route: route.label };
+    } catch (error) {
+      return { response: errorToResponse(error, requestId), route: route.label };
     }
-    const { route } = matched;
-    const routeLabel = `${BASE_PATH}${route.path}`;
-    // Authentication comes first, so a bad request without keys still gets 401.
-    const principal = await authenticate(prisma, request.headers, request.method === 'GET' ? 'read' : 'write');
-    if (/%00/.test(url.pathname) || queryHasNul(url.searchParams)) throw nulRejected();
-    const isRead = request.method === 'GET';
-    let body: Record<string, unknown> = {};
-    if (!isRead) {
-      body = jsonObject(await readJsonBody(request, limits)) ?? {};
-      // The path names the record: a body field repeating a path parameter is ignored like any unknown field.
-      for (const name of route.pathParams) delete body[name];
-      checkBodyTypes(body, route.args);
-    }
-    const context: RestContext = {
-      prisma,
-      temporal,
-      requestId,
-      // A write takes its arguments from the path and the JSON body only: SOFA would let the
-      // query string override body fields, loosely typed.
-      rawQuery: isRead ? url.searchParams : new URLSearchParams(),
-      rawBody: body,
-      principal: principalResolver(async () => principal),
-    };
-    const response = await rest.handle(matched, url, context);
-    return { response, route: routeLabel };
   }
 
   async function dispatch(request: Request, requestId: string, address: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
@@ -186,12 +167,8 @@ export function createApp(deps: AppDependencies) {
       const limits: BodyLimits = { maxBytes: deps.maxBodyBytes, cutConnection: () => serverContext.req?.socket.destroy() };
       result = await dispatch(request, requestId, clientAddress(serverContext.req, request.headers, deps.trustProxy), limits);
     } catch (error) {
-      if (error instanceof ApiError) {
-        result = { response: errorResponse(error.status, error.message), route: 'rejected' };
-      } else {
-        logger.error({ err: error, requestId }, 'unhandled error');
-        result = { response: errorResponse(500, 'Internal server error'), route: 'error' };
-      }
+      const response = errorToResponse(error, requestId);
+      result = { response, route: response.status >= 500 ? 'error' : 'rejected' };
     }
     const { response, route } = result;
     response.headers.set('x-request-id', requestId);

@@ -89,7 +89,7 @@ function nestsDeeper(text: string, max: number): boolean {
  * of another type, 413 past maxBytes, 400 for invalid UTF-8 or JSON, nesting past the limit, or a
  * string holding NUL or a lone surrogate (anywhere, keys and unknown fields included).
  */
-export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
+async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
   if (hasBody(request.headers) && !isJson(request.headers.get('content-type'))) {
     throw new ApiError(415, 'The request body must be JSON: send content-type: application/json (UTF-8)');
   }
@@ -111,4 +111,12 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
   // Depth is checked above; keys and strings of any length may sit in fields the request ignores.
   checkJson(body, 'body', { depth: Infinity, key: Infinity, string: Infinity });
   return body;
+}
+
+/** The JSON body of a request, which must be one JSON object when there is one (400 otherwise); see readJsonBody. */
+export async function readJsonObject(request: Request, limits: BodyLimits): Promise<Record<string, unknown> | undefined> {
+  const body = await readJsonBody(request, limits);
+  if (body === undefined) return undefined;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'Request body must be a JSON object');
+  return body as Record<string, unknown>;
 }

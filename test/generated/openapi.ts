@@ -1543,7 +1543,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description A limit of the account collides (the plan's product limit) */
+        /** @description A limit of the account is reached */
         Conflict: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
