@@ -346,7 +346,7 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
 
   console.log(`${EVENTS} product_created events x ${RECEIVERS} webhooks = ${DELIVERIES} deliveries; floor: ${DELIVERIES} empty workflows`);
   console.log(
-    `API process + worker process (dist/worker.js), EVENT_DISPATCH_INTERVAL_MS=${DISPATCH_INTERVAL_MS}, LOG_LEVEL=info; ` +
+    `API process + worker process (dist/worker-main.js), EVENT_DISPATCH_INTERVAL_MS=${DISPATCH_INTERVAL_MS}, LOG_LEVEL=info; ` +
       `${PRODUCER_CONCURRENCY} concurrent product creates; floor starts ${START_CONCURRENCY} at a time; ${os.availableParallelism()} CPUs`,
   );
   // Warm-up: both paths once, so that neither pays for first-use costs (bundle load, JIT, pools).

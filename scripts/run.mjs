@@ -108,7 +108,7 @@ const tsx = path.join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
 
 /**
- * Finds, builds (Go) or downloads the `temporal` CLI (src/temporal/cli.ts) and returns the
+ * Finds, builds (Go) or downloads the `temporal` CLI (src/temporal/temporal-cli-binary.ts) and returns the
  * environment that hands its path to the command; progress and failures go to stderr.
  */
 function provisionTemporal() {
@@ -122,7 +122,7 @@ const temporalEnv = () => (process.env.TEMPORAL_ADDRESS ? {} : provisionTemporal
 
 /**
  * Compiles src/ to dist/ (scripts/build.mjs) and runs a compiled entry there with its V8 flags.
- * @param {'main.js' | 'worker.js'} entry @param {string[]} args
+ * @param {'main.js' | 'worker-main.js'} entry @param {string[]} args
  */
 async function runCompiled(entry, args) {
   const status = await run(process.execPath, [path.join(root, 'scripts', 'build.mjs')], env);
@@ -136,7 +136,7 @@ switch (target) {
     process.exit(await runCompiled('main.js', rest));
     break;
   case 'worker':
-    process.exit(await runCompiled('worker.js', rest));
+    process.exit(await runCompiled('worker-main.js', rest));
     break;
   case 'test':
     // Jest's native ESM mode still needs vm.SourceTextModule, which Node 24 keeps behind this flag.

@@ -4,7 +4,7 @@
 import type { EventDefinitions } from './events/event-types.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { RestRoute } from './rest/route.js';
-import type { TemporalConnection } from './temporal/connection.js';
+import type { TemporalConnection } from './temporal/client.js';
 
 /** What activities may use; built once per worker process. */
 export interface ActivityDependencies {

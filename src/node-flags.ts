@@ -20,8 +20,8 @@ const HEAP_LIMITS = {
 } as const;
 
 /** Flags for `node <flags> dist/<entry>`; main.js runs a worker too unless WORKER_IN_PROCESS=false. */
-export function nodeFlags(entry: 'main.js' | 'worker.js', env: NodeJS.ProcessEnv = process.env): string[] {
-  const runsWorker = entry === 'worker.js' || env.WORKER_IN_PROCESS !== 'false';
+export function nodeFlags(entry: 'main.js' | 'worker-main.js', env: NodeJS.ProcessEnv = process.env): string[] {
+  const runsWorker = entry === 'worker-main.js' || env.WORKER_IN_PROCESS !== 'false';
   const { name, defaultMb } = HEAP_LIMITS[runsWorker ? 'worker' : 'api'];
   const raw = env[name];
   const heapLimitMb = raw === undefined || raw === '' ? defaultMb : Number(raw);

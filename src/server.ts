@@ -11,8 +11,7 @@ import { createMetrics } from './http/metrics.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { logger } from './logger.js';
 import { docsHtml, openApiDocument } from './rest/openapi.js';
-import { provideTemporal } from './temporal/client.js';
-import { connectTemporal } from './temporal/connection.js';
+import { connectTemporal } from './temporal/client.js';
 import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
 
 export interface RunningServer {
@@ -52,7 +51,6 @@ export async function startServer(options: { port?: number; host?: string } = {}
     }),
     connectTemporal(),
   ]);
-  provideTemporal(temporal);
   const prisma = createPrismaClient(database.url);
   const worker = workerModule && workflowBundle ? await (await workerModule).runWorker(prisma, temporal, await workflowBundle) : undefined;
   const schemas = await buildSchemas();
@@ -60,6 +58,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
   await rateLimiter.ready();
   const app = createApp({
     prisma,
+    temporal,
     schema: schemas.client,
     subgraphSchema: schemas.subgraph,
     metrics: createMetrics(),
@@ -88,7 +87,6 @@ export async function startServer(options: { port?: number; host?: string } = {}
       });
       // Workers first (in-flight activities still use the database), then Temporal, then the database.
       await worker?.shutdown();
-      provideTemporal(undefined);
       await temporal.stop();
       await prisma.$disconnect();
       await rateLimiter.close();

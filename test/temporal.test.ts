@@ -8,10 +8,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Client, Connection } from '@temporalio/client';
 
-import { findTemporalCli } from '../src/temporal/cli.js';
+import { findTemporalCli } from '../src/temporal/temporal-cli-binary.js';
 import { devServerPaths } from '../src/temporal/dev-server.js';
 import type { HealthReport } from '../src/platform/activities.js';
-import type { platformHealthCheck } from '../workflows/index.js';
+import type { platformHealthCheck } from '../workflows/platform-health-check.js';
 import { startServerProcess, startWorkerProcess, type StartedProcess, type ServerProcess } from './support/processes.js';
 
 // Starting servers with their own dev server takes seconds each; more on a busy 2-core machine.

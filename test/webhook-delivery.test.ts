@@ -8,7 +8,7 @@ import createClient from 'openapi-fetch';
 import pg from 'pg';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 
-import type { webhookDelivery } from '../workflows/index.js';
+import type { webhookDelivery } from '../workflows/webhook-delivery.js';
 import { keyHeaders, type Workspace } from './support/api.js';
 import { scratchDatabase, type ScratchDatabase } from './support/database.js';
 import type { paths } from './generated/openapi.js';

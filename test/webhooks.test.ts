@@ -2,15 +2,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createPrismaClient } from '../src/db/client.js';
 import { events } from '../src/domains.js';
+import { eventBody } from '../src/events/event-service.js';
 import { sampleUser } from '../src/users/events.js';
 import { createOrder } from '../src/orders/service.js';
 import { markPaymentCancelled, markPaymentExpired, markPaymentFailed, markPaymentPaid } from '../src/payments/transitions.js';
-
-const EVENT_TYPES = Object.keys(events);
-import { eventBody, subscribedWebhooks } from '../src/events/event-service.js';
+import { subscribedWebhooks } from '../src/webhooks/subscribers.js';
 import type { PrismaClient } from '../src/generated/prisma/client.js';
 import { baseUrl, call, keyHeaders, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
+
+const EVENT_TYPES = Object.keys(events);
 
 let db: pg.Client;
 let prisma: PrismaClient;

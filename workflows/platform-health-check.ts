@@ -1,9 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
 
-import type { Activities } from '../src/temporal/activities.js';
-import type { HealthReport } from '../src/platform/activities.js';
+import type { HealthActivities, HealthReport } from '../src/platform/activities.js';
 
-const { checkDatabase } = proxyActivities<Activities>({
+const { checkDatabase } = proxyActivities<HealthActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
 });

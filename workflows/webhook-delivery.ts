@@ -1,6 +1,6 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 
-import type { Activities } from '../src/temporal/activities.js';
+import type { WebhookActivities } from '../src/webhooks/activities.js';
 
 /** Tries after the first one (spec, Limits: 5 retries about 5 minutes apart). */
 export const WEBHOOK_RETRIES = 5;
@@ -22,7 +22,7 @@ export type WebhookDeliveryResult = 'delivered' | 'exhausted' | 'skipped';
  * delivery, updates the webhook's failure streak in the same transaction.
  */
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  const { attemptDelivery } = proxyActivities<Activities>({
+  const { attemptDelivery } = proxyActivities<WebhookActivities>({
     // The endpoint's time plus the database work around the request.
     startToCloseTimeout: input.timeoutMs + 30_000,
     // Only infrastructure errors (database, worker crash) fail the activity: an endpoint's failure

@@ -2,11 +2,9 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
 
-// Operational emails (webhook failing, disabled, blocked, unblocked). With SMTP_URL set they go
-// out over SMTP and are recorded as sent; without it they wait in the Email table (sentAt null)
-// for an operator, and only their recipient and subject are logged.
-
-export type EmailKind = 'webhook_failing' | 'webhook_disabled' | 'webhook_blocked' | 'webhook_unblocked';
+// Operational emails (for now the webhooks domain's notices, src/webhooks/emails.ts). With
+// SMTP_URL set they go out over SMTP and are recorded as sent; without it they wait in the Email
+// table (sentAt null) for an operator, and only their recipient and subject are logged.
 
 export interface EmailMessage {
   /**
@@ -18,7 +16,8 @@ export interface EmailMessage {
   to: string;
   subject: string;
   text: string;
-  kind: EmailKind;
+  /** What the email reports, named by the domain that sends it (e.g. webhook_failing). */
+  kind: string;
 }
 
 export interface MailerOptions {

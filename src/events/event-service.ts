@@ -1,5 +1,4 @@
 import type { Event, Prisma } from '../generated/prisma/client.js';
-import type { Db } from '../db/client.js';
 import { inScope, type Scope } from '../core/scope.js';
 
 // The event outbox. A state change and the event reporting it commit together: recordEvent
@@ -26,12 +25,4 @@ export async function recordEvent(tx: Prisma.TransactionClient, scope: Scope, ty
 
 export function eventBody(event: Pick<Event, 'id' | 'type' | 'createdAt' | 'livemode' | 'payload'>): EventBody {
   return { id: event.id, idempotencyKey: event.id, type: event.type, createdAt: event.createdAt.getTime(), livemode: event.livemode, data: event.payload };
-}
-
-/** The webhooks an event goes to: active, not archived, same workspace and mode, subscribed to its type. */
-export function subscribedWebhooks(prisma: Db, event: Pick<Event, 'workspaceId' | 'livemode' | 'type'>) {
-  return prisma.webhook.findMany({
-    where: { workspaceId: event.workspaceId, livemode: event.livemode, status: 'active', deletedAt: null, events: { has: event.type } },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-  });
 }

@@ -1,9 +1,12 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { ApiError } from '../errors.js';
 import type { Access, Principal, Scope } from '../core/scope.js';
+import type { TemporalConnection } from '../temporal/client.js';
 
 export interface Context {
   prisma: PrismaClient;
+  /** For resolvers whose service starts or signals workflows. */
+  temporal: TemporalConnection;
   requestId: string;
   /** Resolves (once) who is calling; throws 401 when the access is not granted. */
   principal(access: Access): Promise<Principal>;

@@ -3,6 +3,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { TemporalConnection } from '../temporal/client.js';
 import { ApiError } from '../errors.js';
 import { principalResolver, type Context } from '../graphql/context.js';
 import { queryLimits } from '../graphql/query-limits.js';
@@ -17,6 +18,7 @@ import type { RateLimiter } from './rate-limit.js';
 
 export interface AppDependencies {
   prisma: PrismaClient;
+  temporal: TemporalConnection;
   /** The client schema: what /v0 exposes. */
   schema: GraphQLSchema;
   /** The same schema as a federation subgraph: what /graphql serves. */
@@ -73,7 +75,7 @@ async function graphqlParams(request: Request, limits: BodyLimits): Promise<Grap
 }
 
 export function createApp(deps: AppDependencies) {
-  const { prisma, metrics, rateLimiter } = deps;
+  const { prisma, temporal, metrics, rateLimiter } = deps;
   const rest = createRestApi(deps.schema);
 
   // graphql-yoga is loaded on the first /graphql request: a REST-only process stays smaller.
@@ -97,6 +99,7 @@ export function createApp(deps: AppDependencies) {
         ],
         context: ({ request, requestId }) => ({
           prisma,
+          temporal,
           requestId,
           principal: principalResolver(() => authenticate(prisma, request.headers, 'read')),
         }),
@@ -130,6 +133,7 @@ export function createApp(deps: AppDependencies) {
     }
     const context: RestContext = {
       prisma,
+      temporal,
       requestId,
       // A write takes its arguments from the path and the JSON body only: SOFA would let the
       // query string override body fields, loosely typed.

@@ -4,7 +4,7 @@ import os from 'node:os';
 
 import { Context } from '@temporalio/activity';
 
-import type { ActivityDependencies } from '../temporal/activities.js';
+import type { ActivityDependencies } from '../domain-module.js';
 
 export interface HealthReport {
   /** Which worker process ran the activity. */
@@ -29,3 +29,5 @@ export function createHealthActivities({ prisma }: ActivityDependencies) {
     },
   };
 }
+
+export type HealthActivities = ReturnType<typeof createHealthActivities>;

@@ -12,7 +12,7 @@ import { Connection } from '@temporalio/client';
 
 import { releaseLock, updateLock } from '../db/lockfile.js';
 import { freePort, joinOrLaunch } from '../local-service.js';
-import { findOrProvisionTemporalCli } from './cli.js';
+import { findOrProvisionTemporalCli } from './temporal-cli-binary.js';
 
 export interface DevServer {
   /** host:port of the frontend gRPC service. */

@@ -1,21 +1,21 @@
-// Temporal workers: the workflows in workflows/ (bundled for the sandbox at creation) and the
-// activities of src/temporal/activities.ts, on the deployment's task queue.
+// Temporal workers on the deployment's task queue: every domain's activities and workflows, as
+// src/domains.ts lists them (each domain's module.ts names its activity factory and its workflow
+// modules), plus the dispatcher that hands the event outbox to webhook delivery.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
 
+import type { ActivityDependencies, ActivityFunctions } from '../domain-module.js';
+import { domains } from '../domains.js';
 import { logger } from '../logger.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { startEventDispatcher } from '../webhooks/dispatcher.js';
-import { createActivities } from './activities.js';
-import type { TemporalConnection } from './connection.js';
+import type { TemporalConnection } from './client.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
 
 // src/temporal/ under tsx, dist/temporal/ once compiled: the project root is two levels up either way.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-// Bundled from the TypeScript source in both cases (the bundler compiles it).
-const WORKFLOWS_PATH = path.join(root, 'workflows', 'index.ts');
 const BUNDLE_CACHE_DIR = path.join(root, 'node_modules', '.cache', 'temporal-workflow-bundle');
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -46,12 +46,26 @@ function installRuntime(): void {
 }
 
 /**
- * Bundles workflows/ for the sandbox, or takes the cached bundle when no input changed (bundling
- * costs seconds of CPU). Start it early so that it overlaps with starting the database and
- * Temporal, and hand the result to runWorker.
+ * Bundles every domain's workflow modules for the sandbox, or takes the cached bundle when no
+ * input changed (bundling costs seconds of CPU). Start it early so that it overlaps with starting
+ * the database and Temporal, and hand the result to runWorker.
  */
 export function bundleWorkflows(): Promise<WorkflowBundle> {
-  return cachedWorkflowBundle({ workflowsPath: WORKFLOWS_PATH, cacheDir: BUNDLE_CACHE_DIR, logger: sdkLog });
+  // Bundled from the TypeScript source, under tsx and compiled alike (the bundler compiles it).
+  const workflowModules = domains.flatMap((domain) => domain.workflowModules ?? []).map((module) => path.join(root, module));
+  return cachedWorkflowBundle({ root, workflowModules, cacheDir: BUNDLE_CACHE_DIR, logger: sdkLog });
+}
+
+/** The union of every domain's activities; two domains naming the same activity is a programming error. */
+function domainActivities(deps: ActivityDependencies): ActivityFunctions {
+  const activities: ActivityFunctions = {};
+  for (const domain of domains) {
+    for (const [name, activity] of Object.entries(domain.createActivities?.(deps) ?? {})) {
+      if (name in activities) throw new Error(`Two domains define the activity ${name}`);
+      activities[name] = activity;
+    }
+  }
+  return activities;
 }
 
 export interface RunningWorker {
@@ -77,7 +91,7 @@ export async function runWorker(prisma: PrismaClient, temporal: TemporalConnecti
       namespace: temporal.namespace,
       taskQueue: temporal.taskQueue,
       workflowBundle,
-      activities: createActivities({ prisma }),
+      activities: domainActivities({ prisma, temporal }),
       // In-flight activities (a webhook delivery) get this long to finish when the process stops.
       shutdownGraceTime: '10 seconds',
     });

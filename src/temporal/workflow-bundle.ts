@@ -1,10 +1,13 @@
-// The workflow bundle, cached across processes. Bundling loads webpack and takes seconds of CPU
-// at every server and worker start; the cache keeps the bundle with a fingerprint of every path
-// webpack read or probed (its file and missing dependencies, what its watch mode rebuilds on),
-// so any change to workflow code or to the SDK bundles again.
+// The workflow bundle, cached across processes. The bundler takes one entry module: a generated
+// one beside the cache re-exports every domain's workflow modules. Bundling loads webpack and
+// takes seconds of CPU at every server and worker start; the cache keeps the bundle with a
+// fingerprint of every path webpack read or probed (its file and missing dependencies, what its
+// watch mode rebuilds on), the generated entry among them, so any change to workflow code, to
+// the list of workflow modules or to the SDK bundles again.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 
 import { bundleWorkflowCode, type Logger, type WorkflowBundle } from '@temporalio/worker';
@@ -46,13 +49,17 @@ async function readCache(file: string, workflowsPath: string): Promise<string | 
   return Object.entries(cached.inputs).every(([input, print]) => now[input] === print) ? cached.code : undefined;
 }
 
-export async function cachedWorkflowBundle(options: { workflowsPath: string; cacheDir: string; logger: Logger }): Promise<WorkflowBundle> {
-  const { workflowsPath, cacheDir, logger } = options;
-  // One entry per checkout sharing the cache (a linked node_modules).
-  const cacheFile = path.join(cacheDir, `${createHash('sha256').update(workflowsPath).digest('hex').slice(0, 16)}.json`);
-  const cached = await readCache(cacheFile, workflowsPath);
-  if (cached) return { code: cached };
+/** Writes the file unless it already holds this text (a concurrent start writes the same). */
+async function writeIfChanged(file: string, text: string): Promise<void> {
+  if ((await readFile(file, 'utf8').catch(() => undefined)) === text) return;
+  // Written aside and renamed: a process bundling meanwhile reads the old entry or the new one.
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+}
 
+/** Bundles from the entry module; returns the code and every path webpack read or probed. */
+async function bundle(workflowsPath: string, logger: Logger): Promise<{ code: string; inputs: string[] }> {
   let inputs: string[] = [];
   const { code } = await bundleWorkflowCode({
     workflowsPath,
@@ -71,12 +78,45 @@ export async function cachedWorkflowBundle(options: { workflowsPath: string; cac
       ],
     }),
   });
+  return { code, inputs };
+}
+
+export async function cachedWorkflowBundle(options: {
+  /** The checkout: one cache entry per checkout sharing the cache (a linked node_modules). */
+  root: string;
+  /** Absolute paths of the workflow modules; their exported functions are the workflows. */
+  workflowModules: readonly string[];
+  cacheDir: string;
+  logger: Logger;
+}): Promise<WorkflowBundle> {
+  const { root, workflowModules, cacheDir, logger } = options;
+  const key = createHash('sha256').update(root).digest('hex').slice(0, 16);
+  const cacheFile = path.join(cacheDir, `${key}.json`);
+  const workflowsPath = path.join(cacheDir, `${key}-workflows.js`);
+  const entry = workflowModules.map((module) => `export * from ${JSON.stringify(module)};\n`).join('');
   try {
     await mkdir(cacheDir, { recursive: true });
-    const entry: CachedBundle = { sdkVersion, workflowsPath, inputs: await fingerprints(inputs), code };
+    await writeIfChanged(workflowsPath, entry);
+  } catch (error) {
+    // A read-only node_modules (say, a read-only image): bundle from a temporary entry, uncached.
+    logger.warn('The workflow bundle cannot be cached', { error: (error as Error).message });
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'commerce-workflows-'));
+    try {
+      await writeFile(path.join(dir, 'workflows.js'), entry);
+      return { code: (await bundle(path.join(dir, 'workflows.js'), logger)).code };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const cached = await readCache(cacheFile, workflowsPath);
+  if (cached) return { code: cached };
+
+  const { code, inputs } = await bundle(workflowsPath, logger);
+  try {
+    const cachedBundle: CachedBundle = { sdkVersion, workflowsPath, inputs: await fingerprints(inputs), code };
     // Written aside and renamed: a process starting meanwhile reads the old cache or the new one.
     const tmp = `${cacheFile}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify(entry));
+    await writeFile(tmp, JSON.stringify(cachedBundle));
     await rename(tmp, cacheFile);
   } catch (error) {
     logger.warn('The workflow bundle could not be cached', { error: (error as Error).message });

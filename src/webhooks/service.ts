@@ -4,14 +4,15 @@ import type { Prisma, PrismaClient, Webhook, WebhookStatus } from '../generated/
 import type { Db } from '../db/client.js';
 import { config } from '../config.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
-import { subscribedWebhooks } from '../events/event-service.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { direction, offsetPage, type OffsetListArgs } from '../core/list.js';
 import type { EventDefinitions } from '../events/event-types.js';
-import { temporal } from '../temporal/client.js';
+import type { TemporalConnection } from '../temporal/client.js';
 import { startDelivery } from './dispatcher.js';
 import { isSuccess } from './http-delivery.js';
+import { SECRET_PREFIX, secretKey } from './signature.js';
 import { validateWebhookUrl, webhookAllowHostsFromEnv } from './ssrf.js';
+import { subscribedWebhooks } from './subscribers.js';
 import { testEventPayload, type TestEventHints } from './test-events.js';
 import { claimArchive } from '../core/archive.js';
 import { reserveSlot } from '../core/slots.js';
@@ -19,8 +20,7 @@ import { reserveSlot } from '../core/slots.js';
 /** Live (active or inactive, not archived) webhooks a workspace may have per mode. */
 export const WEBHOOK_LIMIT = 5;
 const ATTEMPTS_TAKE = 10;
-// Standard Webhooks secrets: "whsec_" + base64 of the HMAC key (24 to 64 bytes; 32 when generated).
-const SECRET_PREFIX = 'whsec_';
+// Standard Webhooks secrets (signature.ts): 24 to 64 bytes of HMAC key; 32 when generated.
 const SECRET_BYTES = { min: 24, max: 64, generated: 32 } as const;
 const MASK = '••••';
 
@@ -39,16 +39,6 @@ function reveal(webhook: Webhook): Webhook {
 }
 
 export const generateSecret = () => `${SECRET_PREFIX}${randomBytes(SECRET_BYTES.generated).toString('base64')}`;
-
-/** The HMAC key bytes of a secret in the whsec_ format, or null when it is not one. */
-export function secretKey(secret: string): Buffer | null {
-  if (!secret.startsWith(SECRET_PREFIX)) return null;
-  const encoded = secret.slice(SECRET_PREFIX.length);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) return null;
-  const key = Buffer.from(encoded, 'base64');
-  // Only canonical base64 (what encoding the key gives back), so one key has one spelling.
-  return key.toString('base64') === encoded ? key : null;
-}
 
 function checkSecret(secret: string): string {
   const key = secretKey(secret);
@@ -184,7 +174,7 @@ const FIRST_TRY_POLL_MS = 100;
  * for the first try of each: 400 naming the endpoints that refused it. With no subscribed webhook
  * nothing is recorded and deliveries is 0.
  */
-export async function sendTestEvent(prisma: PrismaClient, scope: Scope, known: EventDefinitions, input: TestEventInput): Promise<{ success: boolean; deliveries: number }> {
+export async function sendTestEvent(prisma: PrismaClient, temporal: TemporalConnection, scope: Scope, known: EventDefinitions, input: TestEventInput): Promise<{ success: boolean; deliveries: number }> {
   const { eventType, ...hints } = input;
   const payload = await testEventPayload(prisma, scope, known, eventType, hints);
   const webhooks = await subscribedWebhooks(prisma, { ...inScope(scope), type: eventType });
@@ -193,8 +183,7 @@ export async function sendTestEvent(prisma: PrismaClient, scope: Scope, known: E
   const event = await prisma.event.create({ data: { ...inScope(scope), type: eventType, payload: payload as Prisma.InputJsonObject, test: true } });
   // Handed over here rather than by the dispatcher's next poll; should a start fail, the event
   // is still pending and the dispatcher delivers it.
-  const connection = temporal();
-  await Promise.all(webhooks.map((webhook) => startDelivery(connection, event.id, webhook.id)));
+  await Promise.all(webhooks.map((webhook) => startDelivery(temporal, event.id, webhook.id)));
   await prisma.event.updateMany({ where: { id: event.id, dispatchedAt: null }, data: { dispatchedAt: new Date() } });
 
   const deadline = Date.now() + config.webhooks.timeoutMs + FIRST_TRY_MARGIN_MS;

@@ -140,7 +140,7 @@ export function registerWebhookTypes(events: EventDefinitions): void {
       },
       resolve: async (_root, { eventType, ...hints }, ctx) => {
         const scope = await scopeOf(ctx, 'write');
-        return webhooks.sendTestEvent(ctx.prisma, scope, events, { eventType: webhooks.parseEventType(events, eventType), ...hints });
+        return webhooks.sendTestEvent(ctx.prisma, ctx.temporal, scope, events, { eventType: webhooks.parseEventType(events, eventType), ...hints });
       },
     }),
   }));

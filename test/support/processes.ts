@@ -75,7 +75,7 @@ export async function buildDist(): Promise<void> {
 }
 
 /** `node <flags> dist/<entry>` as scripts/run.mjs runs it, with the flags for the process's environment. */
-const compiledEntry = (entry: 'main.js' | 'worker.js', env: Record<string, string>) => [...nodeFlags(entry, { ...process.env, ...env }), `dist/${entry}`];
+const compiledEntry = (entry: 'main.js' | 'worker-main.js', env: Record<string, string>) => [...nodeFlags(entry, { ...process.env, ...env }), `dist/${entry}`];
 
 /** Starts the compiled server exactly as `npm start` does (after buildDist, with its V8 flags) and waits for its base URL. */
 export async function startServerProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<ServerProcess> {
@@ -85,7 +85,7 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
 
 /** Starts the compiled worker as `npm run worker` does (after buildDist, with its V8 flags); `ready[1]` is its task queue, `ready[2]` its address. */
 export const startWorkerProcess = (env: Record<string, string>, timeoutMs = 60_000): Promise<StartedProcess> =>
-  startNode(compiledEntry('worker.js', env), { LOG_LEVEL: 'warn', ...env }, /Temporal worker polling task queue (\S+) at (\S+)/, timeoutMs);
+  startNode(compiledEntry('worker-main.js', env), { LOG_LEVEL: 'warn', ...env }, /Temporal worker polling task queue (\S+) at (\S+)/, timeoutMs);
 
 export interface Finished {
   code: number | null;

@@ -117,3 +117,28 @@ export type Event = Prisma.EventModel
  * 
  */
 export type Email = Prisma.EmailModel
+/**
+ * Model SandboxAccount
+ * 
+ */
+export type SandboxAccount = Prisma.SandboxAccountModel
+/**
+ * Model SandboxPaymentMethod
+ * 
+ */
+export type SandboxPaymentMethod = Prisma.SandboxPaymentMethodModel
+/**
+ * Model SandboxCharge
+ * 
+ */
+export type SandboxCharge = Prisma.SandboxChargeModel
+/**
+ * Model SandboxRefund
+ * 
+ */
+export type SandboxRefund = Prisma.SandboxRefundModel
+/**
+ * Model SandboxEvent
+ * 
+ */
+export type SandboxEvent = Prisma.SandboxEventModel

@@ -416,7 +416,12 @@ export const ModelName = {
   Webhook: 'Webhook',
   WebhookAttempt: 'WebhookAttempt',
   Event: 'Event',
-  Email: 'Email'
+  Email: 'Email',
+  SandboxAccount: 'SandboxAccount',
+  SandboxPaymentMethod: 'SandboxPaymentMethod',
+  SandboxCharge: 'SandboxCharge',
+  SandboxRefund: 'SandboxRefund',
+  SandboxEvent: 'SandboxEvent'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -432,7 +437,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "sandboxEvent"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1916,6 +1921,376 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    SandboxAccount: {
+      payload: Prisma.$SandboxAccountPayload<ExtArgs>
+      fields: Prisma.SandboxAccountFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SandboxAccountFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SandboxAccountFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload>
+        }
+        findFirst: {
+          args: Prisma.SandboxAccountFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SandboxAccountFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload>
+        }
+        findMany: {
+          args: Prisma.SandboxAccountFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload>[]
+        }
+        create: {
+          args: Prisma.SandboxAccountCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload>
+        }
+        createMany: {
+          args: Prisma.SandboxAccountCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SandboxAccountCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload>[]
+        }
+        delete: {
+          args: Prisma.SandboxAccountDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload>
+        }
+        update: {
+          args: Prisma.SandboxAccountUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload>
+        }
+        deleteMany: {
+          args: Prisma.SandboxAccountDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SandboxAccountUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SandboxAccountUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload>[]
+        }
+        upsert: {
+          args: Prisma.SandboxAccountUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxAccountPayload>
+        }
+        aggregate: {
+          args: Prisma.SandboxAccountAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSandboxAccount>
+        }
+        groupBy: {
+          args: Prisma.SandboxAccountGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SandboxAccountGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SandboxAccountCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SandboxAccountCountAggregateOutputType> | number
+        }
+      }
+    }
+    SandboxPaymentMethod: {
+      payload: Prisma.$SandboxPaymentMethodPayload<ExtArgs>
+      fields: Prisma.SandboxPaymentMethodFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SandboxPaymentMethodFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SandboxPaymentMethodFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload>
+        }
+        findFirst: {
+          args: Prisma.SandboxPaymentMethodFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SandboxPaymentMethodFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload>
+        }
+        findMany: {
+          args: Prisma.SandboxPaymentMethodFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload>[]
+        }
+        create: {
+          args: Prisma.SandboxPaymentMethodCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload>
+        }
+        createMany: {
+          args: Prisma.SandboxPaymentMethodCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SandboxPaymentMethodCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload>[]
+        }
+        delete: {
+          args: Prisma.SandboxPaymentMethodDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload>
+        }
+        update: {
+          args: Prisma.SandboxPaymentMethodUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload>
+        }
+        deleteMany: {
+          args: Prisma.SandboxPaymentMethodDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SandboxPaymentMethodUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SandboxPaymentMethodUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload>[]
+        }
+        upsert: {
+          args: Prisma.SandboxPaymentMethodUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxPaymentMethodPayload>
+        }
+        aggregate: {
+          args: Prisma.SandboxPaymentMethodAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSandboxPaymentMethod>
+        }
+        groupBy: {
+          args: Prisma.SandboxPaymentMethodGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SandboxPaymentMethodGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SandboxPaymentMethodCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SandboxPaymentMethodCountAggregateOutputType> | number
+        }
+      }
+    }
+    SandboxCharge: {
+      payload: Prisma.$SandboxChargePayload<ExtArgs>
+      fields: Prisma.SandboxChargeFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SandboxChargeFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SandboxChargeFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload>
+        }
+        findFirst: {
+          args: Prisma.SandboxChargeFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SandboxChargeFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload>
+        }
+        findMany: {
+          args: Prisma.SandboxChargeFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload>[]
+        }
+        create: {
+          args: Prisma.SandboxChargeCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload>
+        }
+        createMany: {
+          args: Prisma.SandboxChargeCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SandboxChargeCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload>[]
+        }
+        delete: {
+          args: Prisma.SandboxChargeDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload>
+        }
+        update: {
+          args: Prisma.SandboxChargeUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload>
+        }
+        deleteMany: {
+          args: Prisma.SandboxChargeDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SandboxChargeUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SandboxChargeUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload>[]
+        }
+        upsert: {
+          args: Prisma.SandboxChargeUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxChargePayload>
+        }
+        aggregate: {
+          args: Prisma.SandboxChargeAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSandboxCharge>
+        }
+        groupBy: {
+          args: Prisma.SandboxChargeGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SandboxChargeGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SandboxChargeCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SandboxChargeCountAggregateOutputType> | number
+        }
+      }
+    }
+    SandboxRefund: {
+      payload: Prisma.$SandboxRefundPayload<ExtArgs>
+      fields: Prisma.SandboxRefundFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SandboxRefundFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SandboxRefundFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload>
+        }
+        findFirst: {
+          args: Prisma.SandboxRefundFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SandboxRefundFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload>
+        }
+        findMany: {
+          args: Prisma.SandboxRefundFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload>[]
+        }
+        create: {
+          args: Prisma.SandboxRefundCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload>
+        }
+        createMany: {
+          args: Prisma.SandboxRefundCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SandboxRefundCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload>[]
+        }
+        delete: {
+          args: Prisma.SandboxRefundDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload>
+        }
+        update: {
+          args: Prisma.SandboxRefundUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload>
+        }
+        deleteMany: {
+          args: Prisma.SandboxRefundDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SandboxRefundUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SandboxRefundUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload>[]
+        }
+        upsert: {
+          args: Prisma.SandboxRefundUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxRefundPayload>
+        }
+        aggregate: {
+          args: Prisma.SandboxRefundAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSandboxRefund>
+        }
+        groupBy: {
+          args: Prisma.SandboxRefundGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SandboxRefundGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SandboxRefundCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SandboxRefundCountAggregateOutputType> | number
+        }
+      }
+    }
+    SandboxEvent: {
+      payload: Prisma.$SandboxEventPayload<ExtArgs>
+      fields: Prisma.SandboxEventFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SandboxEventFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SandboxEventFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload>
+        }
+        findFirst: {
+          args: Prisma.SandboxEventFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SandboxEventFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload>
+        }
+        findMany: {
+          args: Prisma.SandboxEventFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload>[]
+        }
+        create: {
+          args: Prisma.SandboxEventCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload>
+        }
+        createMany: {
+          args: Prisma.SandboxEventCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SandboxEventCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload>[]
+        }
+        delete: {
+          args: Prisma.SandboxEventDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload>
+        }
+        update: {
+          args: Prisma.SandboxEventUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload>
+        }
+        deleteMany: {
+          args: Prisma.SandboxEventDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SandboxEventUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SandboxEventUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload>[]
+        }
+        upsert: {
+          args: Prisma.SandboxEventUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SandboxEventPayload>
+        }
+        aggregate: {
+          args: Prisma.SandboxEventAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSandboxEvent>
+        }
+        groupBy: {
+          args: Prisma.SandboxEventGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SandboxEventGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SandboxEventCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SandboxEventCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2352,6 +2727,81 @@ export const EmailScalarFieldEnum = {
 } as const
 
 export type EmailScalarFieldEnum = (typeof EmailScalarFieldEnum)[keyof typeof EmailScalarFieldEnum]
+
+
+export const SandboxAccountScalarFieldEnum = {
+  id: 'id',
+  webhookSecret: 'webhookSecret',
+  createdAt: 'createdAt'
+} as const
+
+export type SandboxAccountScalarFieldEnum = (typeof SandboxAccountScalarFieldEnum)[keyof typeof SandboxAccountScalarFieldEnum]
+
+
+export const SandboxPaymentMethodScalarFieldEnum = {
+  id: 'id',
+  brand: 'brand',
+  last4: 'last4',
+  expMonth: 'expMonth',
+  expYear: 'expYear',
+  behaviour: 'behaviour',
+  reusable: 'reusable',
+  createdAt: 'createdAt'
+} as const
+
+export type SandboxPaymentMethodScalarFieldEnum = (typeof SandboxPaymentMethodScalarFieldEnum)[keyof typeof SandboxPaymentMethodScalarFieldEnum]
+
+
+export const SandboxChargeScalarFieldEnum = {
+  id: 'id',
+  idempotencyKey: 'idempotencyKey',
+  paymentId: 'paymentId',
+  livemode: 'livemode',
+  amount: 'amount',
+  currency: 'currency',
+  method: 'method',
+  status: 'status',
+  failureCode: 'failureCode',
+  failureMessage: 'failureMessage',
+  paymentMethodId: 'paymentMethodId',
+  behaviour: 'behaviour',
+  email: 'email',
+  metadata: 'metadata',
+  amountRefunded: 'amountRefunded',
+  disputeId: 'disputeId',
+  disputeStatus: 'disputeStatus',
+  disputeReason: 'disputeReason',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SandboxChargeScalarFieldEnum = (typeof SandboxChargeScalarFieldEnum)[keyof typeof SandboxChargeScalarFieldEnum]
+
+
+export const SandboxRefundScalarFieldEnum = {
+  id: 'id',
+  idempotencyKey: 'idempotencyKey',
+  chargeId: 'chargeId',
+  amount: 'amount',
+  status: 'status',
+  failureCode: 'failureCode',
+  createdAt: 'createdAt'
+} as const
+
+export type SandboxRefundScalarFieldEnum = (typeof SandboxRefundScalarFieldEnum)[keyof typeof SandboxRefundScalarFieldEnum]
+
+
+export const SandboxEventScalarFieldEnum = {
+  id: 'id',
+  sequence: 'sequence',
+  chargeId: 'chargeId',
+  type: 'type',
+  payload: 'payload',
+  createdAt: 'createdAt',
+  acknowledgedAt: 'acknowledgedAt'
+} as const
+
+export type SandboxEventScalarFieldEnum = (typeof SandboxEventScalarFieldEnum)[keyof typeof SandboxEventScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -2935,6 +3385,11 @@ export type GlobalOmitConfig = {
   webhookAttempt?: Prisma.WebhookAttemptOmit
   event?: Prisma.EventOmit
   email?: Prisma.EmailOmit
+  sandboxAccount?: Prisma.SandboxAccountOmit
+  sandboxPaymentMethod?: Prisma.SandboxPaymentMethodOmit
+  sandboxCharge?: Prisma.SandboxChargeOmit
+  sandboxRefund?: Prisma.SandboxRefundOmit
+  sandboxEvent?: Prisma.SandboxEventOmit
 }
 
 /* Types for Logging */

@@ -70,7 +70,12 @@ export const ModelName = {
   Webhook: 'Webhook',
   WebhookAttempt: 'WebhookAttempt',
   Event: 'Event',
-  Email: 'Email'
+  Email: 'Email',
+  SandboxAccount: 'SandboxAccount',
+  SandboxPaymentMethod: 'SandboxPaymentMethod',
+  SandboxCharge: 'SandboxCharge',
+  SandboxRefund: 'SandboxRefund',
+  SandboxEvent: 'SandboxEvent'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -486,6 +491,81 @@ export const EmailScalarFieldEnum = {
 } as const
 
 export type EmailScalarFieldEnum = (typeof EmailScalarFieldEnum)[keyof typeof EmailScalarFieldEnum]
+
+
+export const SandboxAccountScalarFieldEnum = {
+  id: 'id',
+  webhookSecret: 'webhookSecret',
+  createdAt: 'createdAt'
+} as const
+
+export type SandboxAccountScalarFieldEnum = (typeof SandboxAccountScalarFieldEnum)[keyof typeof SandboxAccountScalarFieldEnum]
+
+
+export const SandboxPaymentMethodScalarFieldEnum = {
+  id: 'id',
+  brand: 'brand',
+  last4: 'last4',
+  expMonth: 'expMonth',
+  expYear: 'expYear',
+  behaviour: 'behaviour',
+  reusable: 'reusable',
+  createdAt: 'createdAt'
+} as const
+
+export type SandboxPaymentMethodScalarFieldEnum = (typeof SandboxPaymentMethodScalarFieldEnum)[keyof typeof SandboxPaymentMethodScalarFieldEnum]
+
+
+export const SandboxChargeScalarFieldEnum = {
+  id: 'id',
+  idempotencyKey: 'idempotencyKey',
+  paymentId: 'paymentId',
+  livemode: 'livemode',
+  amount: 'amount',
+  currency: 'currency',
+  method: 'method',
+  status: 'status',
+  failureCode: 'failureCode',
+  failureMessage: 'failureMessage',
+  paymentMethodId: 'paymentMethodId',
+  behaviour: 'behaviour',
+  email: 'email',
+  metadata: 'metadata',
+  amountRefunded: 'amountRefunded',
+  disputeId: 'disputeId',
+  disputeStatus: 'disputeStatus',
+  disputeReason: 'disputeReason',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SandboxChargeScalarFieldEnum = (typeof SandboxChargeScalarFieldEnum)[keyof typeof SandboxChargeScalarFieldEnum]
+
+
+export const SandboxRefundScalarFieldEnum = {
+  id: 'id',
+  idempotencyKey: 'idempotencyKey',
+  chargeId: 'chargeId',
+  amount: 'amount',
+  status: 'status',
+  failureCode: 'failureCode',
+  createdAt: 'createdAt'
+} as const
+
+export type SandboxRefundScalarFieldEnum = (typeof SandboxRefundScalarFieldEnum)[keyof typeof SandboxRefundScalarFieldEnum]
+
+
+export const SandboxEventScalarFieldEnum = {
+  id: 'id',
+  sequence: 'sequence',
+  chargeId: 'chargeId',
+  type: 'type',
+  payload: 'payload',
+  createdAt: 'createdAt',
+  acknowledgedAt: 'acknowledgedAt'
+} as const
+
+export type SandboxEventScalarFieldEnum = (typeof SandboxEventScalarFieldEnum)[keyof typeof SandboxEventScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -1,13 +1,13 @@
-// Entry point of `npm run worker`: Temporal workers alone, so API and workers scale separately.
-// Same configuration as the server (database, Temporal); with no TEMPORAL_ADDRESS it uses the
-// dev server of DATA_DIR, started by whichever process comes first.
+// Entry point of `npm run worker` (src/main.ts is the one of `npm start`): Temporal workers alone,
+// so API and workers scale separately. Same configuration as the server (database, Temporal);
+// with no TEMPORAL_ADDRESS it uses the dev server of DATA_DIR, started by whichever process comes
+// first.
 import { connectDatabase } from './db/embedded.js';
 import { createPrismaClient } from './db/client.js';
 import { migrateDeploy } from './db/migrate.js';
 import { shutdownHandler } from './lifecycle.js';
 import { logger } from './logger.js';
-import { provideTemporal } from './temporal/client.js';
-import { connectTemporal } from './temporal/connection.js';
+import { connectTemporal } from './temporal/client.js';
 import { bundleWorkflows, runWorker } from './temporal/worker.js';
 import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
 
@@ -16,8 +16,6 @@ webhookAllowHostsFromEnv();
 const shutdown = shutdownHandler();
 const [workflowBundle, database, temporal] = await Promise.all([bundleWorkflows(), connectDatabase(), connectTemporal()]);
 await migrateDeploy(database.url);
-// Activities may start or signal workflows too.
-provideTemporal(temporal);
 const prisma = createPrismaClient(database.url);
 // Its dispatcher also hands over what was left pending while no worker ran.
 const worker = await runWorker(prisma, temporal, workflowBundle);

@@ -1,0 +1,102 @@
+// Programs built with Go (the Temporal CLI, stripe-mock): they are on neither npm nor Debian, so
+// they are found on PATH or in Go's bin folders, and built with `go install` where Go exists.
+import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+export const EXE = process.platform === 'win32' ? '.exe' : '';
+const PROGRESS_EVERY_MS = 15_000;
+
+export type Log = (line: string) => void;
+export const stderrLog: Log = (line) => process.stderr.write(`${line}\n`);
+
+export async function isExecutable(file: string): Promise<boolean> {
+  try {
+    await access(file, constants.X_OK);
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function firstExecutable(candidates: string[]): Promise<string | undefined> {
+  for (const candidate of candidates) if (await isExecutable(candidate)) return candidate;
+  return undefined;
+}
+
+export function onPath(name: string): string[] {
+  return (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((dir) => path.join(dir, name));
+}
+
+/** The `go` executable: on PATH or in the official installer's location. */
+export async function findGo(): Promise<string | undefined> {
+  return firstExecutable([...onPath(`go${EXE}`), `/usr/local/go/bin/go${EXE}`]);
+}
+
+function capture(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
+  });
+}
+
+/** Go's bin folders: GOBIN, each GOPATH entry's bin, and the default ~/go/bin. */
+export async function goBinDirs(go: string | undefined): Promise<string[]> {
+  const dirs: string[] = [];
+  if (go) {
+    try {
+      const [gobin = '', gopath = ''] = (await capture(go, ['env', 'GOBIN', 'GOPATH'])).split('\n');
+      if (gobin.trim()) dirs.push(gobin.trim());
+      for (const entry of gopath.trim().split(path.delimiter)) if (entry) dirs.push(path.join(entry, 'bin'));
+    } catch {
+      // A broken Go installation: the default folder below still applies.
+    }
+  }
+  dirs.push(path.join(os.homedir(), 'go', 'bin'));
+  return [...new Set(dirs)];
+}
+
+/** `go install`, printing progress: a cold module and build cache takes about 5 minutes. */
+export async function goInstall(go: string, goPackage: string, label: string, log: Log): Promise<void> {
+  log(`${label} not found: building it with \`go install ${goPackage}\` (minutes on a cold Go cache)...`);
+  const started = Date.now();
+  const child = spawn(go, ['install', '-v', goPackage], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let downloaded = 0;
+  let compiled = 0;
+  const tail: string[] = [];
+  let pending = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      // `go: downloading <module>` while fetching modules, then one import path per compiled package.
+      if (line.startsWith('go: downloading')) downloaded += 1;
+      else if (line.trim()) compiled += 1;
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+    }
+  });
+  const progress = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    log(`  still building ${label}: ${downloaded} modules downloaded, ${compiled} packages compiled (${seconds} s)`);
+  }, PROGRESS_EVERY_MS);
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', resolve);
+    });
+    if (code !== 0) throw new Error(`go install exited with ${code}:\n${tail.join('\n')}`);
+    log(`${label} built in ${Math.round((Date.now() - started) / 1000)} s`);
+  } finally {
+    clearInterval(progress);
+  }
+}

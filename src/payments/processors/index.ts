@@ -1,0 +1,36 @@
+import type { PrismaClient } from '../../generated/prisma/client.js';
+import type { PaymentProcessor } from './processor.js';
+import { SandboxProcessor } from './sandbox.js';
+import { StripeProcessor } from './stripe.js';
+
+// Which processor the service uses. Read from the environment here rather than in src/config.ts:
+// the choice decides which other variables are required, and the Stripe secrets stay out of the
+// process-wide config object (nothing here is ever logged).
+
+export type PaymentProcessorConfig =
+  | { processor: 'sandbox' }
+  | { processor: 'stripe'; secretKey: string; webhookSecret: string; apiBase?: string };
+
+export interface PaymentProcessorDeps {
+  prisma: PrismaClient;
+  now?: () => Date;
+}
+
+/** PAYMENT_PROCESSOR (sandbox by default, or stripe with STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET and optionally STRIPE_API_BASE). */
+export function paymentProcessorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): PaymentProcessorConfig {
+  const processor = env.PAYMENT_PROCESSOR || 'sandbox';
+  if (processor === 'sandbox') return { processor };
+  if (processor !== 'stripe') throw new Error(`PAYMENT_PROCESSOR must be sandbox or stripe, not ${JSON.stringify(processor)}`);
+  const secretKey = env.STRIPE_SECRET_KEY;
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET;
+  if (!secretKey || !/^(sk|rk)_(test|live)_/.test(secretKey)) throw new Error('PAYMENT_PROCESSOR=stripe needs STRIPE_SECRET_KEY (sk_test_… or sk_live_…)');
+  if (!webhookSecret) throw new Error('PAYMENT_PROCESSOR=stripe needs STRIPE_WEBHOOK_SECRET (whsec_…), the signing secret of the webhook endpoint');
+  const apiBase = env.STRIPE_API_BASE || undefined;
+  if (apiBase && !/^https?:\/\/[^/]+\/?$/.test(apiBase)) throw new Error('STRIPE_API_BASE must be an http(s) origin such as http://127.0.0.1:12111');
+  return { processor, secretKey, webhookSecret, apiBase };
+}
+
+export function createPaymentProcessor(config: PaymentProcessorConfig, deps: PaymentProcessorDeps): PaymentProcessor {
+  if (config.processor === 'stripe') return new StripeProcessor(config, deps.now);
+  return new SandboxProcessor(deps);
+}

@@ -1,0 +1,343 @@
+import { Prisma, type PrismaClient, type SandboxCharge } from '../../generated/prisma/client.js';
+import { isUniqueViolation } from '../../db/client.js';
+import {
+  ChargeNotFound,
+  InvalidChargeState,
+  InvalidProcessorRequest,
+  OperationNotSupported,
+  RefundExceedsCharge,
+  checkChargeRequest,
+  checkRefundRequest,
+  headerValue,
+  type ChargeRequest,
+  type ChargeResult,
+  type DisputeInfo,
+  type DisputeStatus,
+  type PaymentProcessor,
+  type ProcessorCapabilities,
+  type ProcessorEvent,
+  type RefundRequest,
+  type RefundResult,
+  type WebhookHeaders,
+} from './processor.js';
+import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
+import { SandboxWebhooks, recordEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
+import { checkCard, DECLINE_MESSAGES, isExpired, type CardBehaviour } from './test-cards.js';
+
+// The embedded default processor: a stateful simulation of a card processor whose books live in
+// PostgreSQL (the Sandbox* tables), so that a worker in another process sees the same charges.
+// Outcomes follow Stripe's test cards (test-cards.ts). Like a real processor it is asynchronous:
+// pending charges (PayPal, bank transfers, 3D Secure) change only through settle/fail, and every
+// change reaches the consumer as a signed webhook (the outbox: pendingWebhooks), verified by
+// parseWebhook exactly as Stripe's are, so both go through one handler.
+
+export interface SandboxDeps {
+  prisma: PrismaClient;
+  /** The clock for card expiry and signature timestamps. */
+  now?: () => Date;
+}
+
+/** A disputed charge cannot be refunded while the dispute is open, nor once it is lost (the money is gone). */
+const REFUND_BLOCKING_DISPUTES: ReadonlySet<string | null> = new Set<DisputeStatus>(['needs_response', 'under_review', 'lost']);
+
+/** The charge outcome decided before anything is written. */
+interface Outcome {
+  status: 'succeeded' | 'pending' | 'failed';
+  failureCode?: string;
+  behaviour: CardBehaviour | null;
+  paymentMethodId?: string;
+  newPaymentMethod?: Prisma.SandboxPaymentMethodCreateInput;
+}
+
+export class SandboxProcessor implements PaymentProcessor {
+  readonly name = 'sandbox';
+  readonly capabilities: ProcessorCapabilities = {
+    methods: ['card', 'paypal', 'manual'],
+    // A bank transfer is paid back by another transfer, outside the API.
+    refunds: { card: true, paypal: true, manual: false },
+    cancel: { card: true, paypal: false, manual: true },
+    savedPaymentMethods: true,
+  };
+  private readonly prisma: PrismaClient;
+  private readonly now: () => Date;
+  private readonly webhooks: SandboxWebhooks;
+
+  constructor(deps: SandboxDeps) {
+    this.prisma = deps.prisma;
+    this.now = deps.now ?? (() => new Date());
+    this.webhooks = new SandboxWebhooks(deps.prisma, this.now);
+  }
+
+  async createCharge(request: ChargeRequest): Promise<ChargeResult> {
+    checkChargeRequest(request, this.capabilities);
+    const existing = await this.prisma.sandboxCharge.findUnique({ where: { idempotencyKey: request.idempotencyKey }, include: { paymentMethod: true } });
+    if (existing) return replay(existing, request);
+    const outcome = await this.decide(request);
+    const now = this.now();
+    try {
+      const charge = await this.prisma.$transaction(async (tx) => {
+        if (outcome.newPaymentMethod) await tx.sandboxPaymentMethod.create({ data: outcome.newPaymentMethod });
+        const created = await tx.sandboxCharge.create({
+          data: {
+            id: sandboxId('ch'),
+            idempotencyKey: request.idempotencyKey,
+            paymentId: request.paymentId,
+            livemode: request.livemode,
+            amount: request.amount,
+            currency: request.currency.toLowerCase(),
+            method: request.method,
+            status: outcome.status,
+            failureCode: outcome.failureCode ?? null,
+            failureMessage: outcome.failureCode ? failureMessage(outcome.failureCode) : null,
+            paymentMethodId: outcome.paymentMethodId ?? null,
+            behaviour: outcome.behaviour,
+            email: request.email,
+            metadata: request.metadata ?? {},
+            createdAt: now,
+          },
+          include: { paymentMethod: true },
+        });
+        await recordEvent(tx, created, statusEvent(created), now);
+        if (created.status === 'succeeded' && created.behaviour === 'dispute') return (await openDispute(tx, created, now)).charge;
+        return created;
+      });
+      return chargeResult(charge);
+    } catch (error) {
+      // A concurrent call with the same key won the insert: its charge is the answer.
+      if (!isUniqueViolation(error)) throw error;
+      const winner = await this.prisma.sandboxCharge.findUniqueOrThrow({ where: { idempotencyKey: request.idempotencyKey }, include: { paymentMethod: true } });
+      return replay(winner, request);
+    }
+  }
+
+  /** Card checks and the test card's behaviour; a saved method is charged off-session. */
+  private async decide(request: ChargeRequest): Promise<Outcome> {
+    if (request.method !== 'card') return { status: 'pending', behaviour: null };
+    if (request.savedPaymentMethod) {
+      const saved = await this.prisma.sandboxPaymentMethod.findUnique({ where: { id: request.savedPaymentMethod } });
+      if (!saved?.reusable) {
+        throw new InvalidProcessorRequest('payment_method_not_found', 'No saved card with that reference');
+      }
+      const behaviour = saved.behaviour as CardBehaviour;
+      const failureCode = isExpired(saved.expMonth, saved.expYear, this.now())
+        ? 'expired_card'
+        : behaviour === 'authenticate'
+          ? 'authentication_required'
+          : behaviour === 'decline_off_session'
+            ? 'generic_decline'
+            : undefined;
+      return { status: failureCode ? 'failed' : 'succeeded', failureCode, behaviour, paymentMethodId: saved.id };
+    }
+    const card = checkCard(request.card!, this.now());
+    const status = card.declineCode ? 'failed' : card.behaviour === 'authenticate' ? 'pending' : 'succeeded';
+    const paymentMethod = {
+      id: sandboxId('pm'),
+      brand: card.brand,
+      last4: card.last4,
+      expMonth: card.expMonth,
+      expYear: card.expYear,
+      behaviour: card.behaviour,
+      // A declined card is not kept for later, as with Stripe's setup_future_usage.
+      reusable: Boolean(request.savePaymentMethod) && status !== 'failed',
+    };
+    return { status, failureCode: card.declineCode, behaviour: card.behaviour, paymentMethodId: paymentMethod.id, newPaymentMethod: paymentMethod };
+  }
+
+  async cancelCharge(chargeId: string): Promise<void> {
+    await this.transition(chargeId, async (tx, charge, now) => {
+      if (!this.capabilities.cancel[charge.method as ChargeRequest['method']]) {
+        throw new OperationNotSupported(`A ${charge.method} payment cannot be cancelled through the API`);
+      }
+      if (charge.status !== 'pending') throw new InvalidChargeState('charge_not_pending', `Charge ${charge.id} is ${charge.status}, not pending`);
+      const cancelled = await tx.sandboxCharge.update({ where: { id: charge.id }, data: { status: 'cancelled' } });
+      return recordEvent(tx, cancelled, { type: 'charge.cancelled' }, now);
+    });
+  }
+
+  async refund(request: RefundRequest): Promise<RefundResult> {
+    checkRefundRequest(request);
+    try {
+      return await this.prisma.$transaction(async (tx) => {
+        const charge = await lockCharge(tx, request.chargeId);
+        const earlier = await tx.sandboxRefund.findUnique({ where: { idempotencyKey: request.idempotencyKey } });
+        if (earlier) return replayRefund(earlier, request);
+        if (!this.capabilities.refunds[charge.method as ChargeRequest['method']]) {
+          throw new OperationNotSupported(`A ${charge.method} payment cannot be refunded through the API`);
+        }
+        if (charge.status !== 'succeeded') throw new InvalidChargeState('charge_not_succeeded', `Charge ${charge.id} is ${charge.status}`);
+        if (REFUND_BLOCKING_DISPUTES.has(charge.disputeStatus)) throw new InvalidChargeState('charge_disputed', `Charge ${charge.id} is disputed`);
+        const refundable = charge.amount - charge.amountRefunded;
+        const amount = request.amount ?? refundable;
+        if (amount > refundable || amount === 0) throw new RefundExceedsCharge(amount, refundable);
+
+        const now = this.now();
+        const failed = charge.behaviour === 'refund_fail';
+        const refund = await tx.sandboxRefund.create({
+          data: {
+            id: sandboxId('re'),
+            idempotencyKey: request.idempotencyKey,
+            chargeId: charge.id,
+            amount,
+            status: failed ? 'failed' : 'succeeded',
+            failureCode: failed ? 'expired_or_canceled_card' : null,
+            createdAt: now,
+          },
+        });
+        if (failed) {
+          // Accepted first, failed later (Stripe's 4000000000005126): the caller sees pending, the event says failed.
+          await recordEvent(tx, charge, { type: 'refund.failed', refundId: refund.id, amount, failureCode: refund.failureCode! }, now);
+          return { refundId: refund.id, status: 'pending', amount };
+        }
+        const updated = await tx.sandboxCharge.update({ where: { id: charge.id }, data: { amountRefunded: { increment: amount } } });
+        await recordEvent(
+          tx,
+          updated,
+          { type: 'charge.refunded', refundId: refund.id, amountRefunded: updated.amountRefunded, fullyRefunded: updated.amountRefunded === updated.amount },
+          now,
+        );
+        return { refundId: refund.id, status: 'succeeded', amount };
+      });
+    } catch (error) {
+      // The same key on another charge, inserted concurrently: compare with that refund.
+      if (!isUniqueViolation(error)) throw error;
+      const winner = await this.prisma.sandboxRefund.findUniqueOrThrow({ where: { idempotencyKey: request.idempotencyKey } });
+      return replayRefund(winner, request);
+    }
+  }
+
+  async disputeState(chargeId: string): Promise<DisputeInfo | null> {
+    const charge = await this.prisma.sandboxCharge.findUnique({ where: { id: chargeId } });
+    if (!charge) throw new ChargeNotFound(chargeId);
+    return disputeInfo(charge);
+  }
+
+  async parseWebhook(rawBody: string | Buffer, headers: WebhookHeaders): Promise<ProcessorEvent[]> {
+    const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
+    return [await this.webhooks.verify(body, headerValue(headers, SANDBOX_SIGNATURE_HEADER))];
+  }
+
+  // The sandbox's own controls (test helpers): each changes the books and returns the signed
+  // webhook of that change, which also stays in the outbox until acknowledged.
+
+  /** A pending charge is paid (PayPal approved, transfer arrived, 3D Secure completed). */
+  settle(chargeId: string): Promise<SignedWebhook> {
+    return this.transition(chargeId, async (tx, charge, now) => {
+      if (charge.status !== 'pending') throw new InvalidChargeState('charge_not_pending', `Charge ${charge.id} is ${charge.status}, not pending`);
+      const settled = await tx.sandboxCharge.update({ where: { id: charge.id }, data: { status: 'succeeded' } });
+      return recordEvent(tx, settled, statusEvent(settled), now);
+    });
+  }
+
+  /** A pending charge fails (PayPal declined, transfer never came, 3D Secure failed). */
+  fail(chargeId: string, failureCode = 'generic_decline'): Promise<SignedWebhook> {
+    return this.transition(chargeId, async (tx, charge, now) => {
+      if (charge.status !== 'pending') throw new InvalidChargeState('charge_not_pending', `Charge ${charge.id} is ${charge.status}, not pending`);
+      const failed = await tx.sandboxCharge.update({
+        where: { id: charge.id },
+        data: { status: 'failed', failureCode, failureMessage: failureMessage(failureCode) },
+      });
+      // A card whose first charge failed is not kept for later (3D Secure not completed).
+      if (failed.paymentMethodId) await tx.sandboxPaymentMethod.update({ where: { id: failed.paymentMethodId }, data: { reusable: false } });
+      return recordEvent(tx, failed, statusEvent(failed), now);
+    });
+  }
+
+  /** The cardholder disputes a paid charge (one dispute per charge). */
+  dispute(chargeId: string, reason = 'fraudulent'): Promise<SignedWebhook> {
+    return this.transition(chargeId, async (tx, charge, now) => {
+      if (charge.status !== 'succeeded') throw new InvalidChargeState('charge_not_succeeded', `Charge ${charge.id} is ${charge.status}`);
+      if (charge.disputeId) throw new InvalidChargeState('already_disputed', `Charge ${charge.id} is already disputed`);
+      return (await openDispute(tx, charge, now, reason)).event;
+    });
+  }
+
+  /** The open dispute ends: won gives the money back, lost keeps it with the cardholder. */
+  closeDispute(chargeId: string, outcome: 'won' | 'lost'): Promise<SignedWebhook> {
+    return this.transition(chargeId, async (tx, charge, now) => {
+      if (charge.disputeStatus !== 'needs_response' && charge.disputeStatus !== 'under_review') {
+        throw new InvalidChargeState('no_open_dispute', `Charge ${charge.id} has no open dispute`);
+      }
+      const closed = await tx.sandboxCharge.update({ where: { id: charge.id }, data: { disputeStatus: outcome } });
+      return recordEvent(tx, closed, { type: 'dispute.closed', dispute: disputeInfo(closed)! }, now);
+    });
+  }
+
+  /** The outbox: events not yet acknowledged, signed now, for a poller to hand to the webhook handler. */
+  pendingWebhooks(limit?: number): Promise<SignedWebhook[]> {
+    return this.webhooks.pending(limit);
+  }
+
+  acknowledgeWebhook(eventId: string): Promise<void> {
+    return this.webhooks.acknowledge(eventId);
+  }
+
+  /** Locks the charge, applies the change, returns the signed webhook of the event it recorded. */
+  private async transition(
+    chargeId: string,
+    change: (tx: Prisma.TransactionClient, charge: SandboxCharge, now: Date) => Promise<ProcessorEvent>,
+  ): Promise<SignedWebhook> {
+    const event = await this.prisma.$transaction(async (tx) => change(tx, await lockCharge(tx, chargeId), this.now()));
+    return this.webhooks.sign(event);
+  }
+}
+
+/** Stripe's 4000000000000259 and the dispute test helper: the cardholder disputes the whole remaining amount. */
+async function openDispute(tx: Prisma.TransactionClient, charge: SandboxCharge, now: Date, reason = 'fraudulent') {
+  const disputed = await tx.sandboxCharge.update({
+    where: { id: charge.id },
+    data: { disputeId: sandboxId('dp'), disputeStatus: 'needs_response', disputeReason: reason },
+    include: { paymentMethod: true },
+  });
+  const event = await recordEvent(tx, disputed, { type: 'charge.disputed', dispute: disputeInfo(disputed)! }, now);
+  return { charge: disputed, event };
+}
+
+/** Serialises every change of one charge (refunds cannot overshoot, settle and cancel cannot both win). */
+async function lockCharge(tx: Prisma.TransactionClient, chargeId: string): Promise<SandboxCharge> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "SandboxCharge" WHERE id = ${chargeId} FOR UPDATE`;
+  if (rows.length === 0) throw new ChargeNotFound(chargeId);
+  return tx.sandboxCharge.findUniqueOrThrow({ where: { id: chargeId } });
+}
+
+/** Same key, same request: the stored charge as it is now. Another request under the key is refused, as Stripe does. */
+function replay(charge: ChargeWithMethod, request: ChargeRequest): ChargeResult {
+  if (charge.paymentId !== request.paymentId || charge.amount !== request.amount || charge.currency !== request.currency.toLowerCase() || charge.method !== request.method) {
+    throw new InvalidProcessorRequest('idempotency_key_reused', 'The idempotency key was used for another charge');
+  }
+  return chargeResult(charge);
+}
+
+function replayRefund(refund: { id: string; chargeId: string; amount: number; status: string }, request: RefundRequest): RefundResult {
+  if (refund.chargeId !== request.chargeId || (request.amount !== undefined && request.amount !== refund.amount)) {
+    throw new InvalidProcessorRequest('idempotency_key_reused', 'The idempotency key was used for another refund');
+  }
+  return { refundId: refund.id, status: refund.status as RefundResult['status'], amount: refund.amount };
+}
+
+type ChargeWithMethod = Prisma.SandboxChargeGetPayload<{ include: { paymentMethod: true } }>;
+
+function chargeResult(charge: ChargeWithMethod): ChargeResult {
+  const method = charge.paymentMethod;
+  return {
+    chargeId: charge.id,
+    status: charge.status === 'cancelled' ? 'failed' : (charge.status as ChargeResult['status']),
+    ...(charge.status === 'cancelled' ? { failureCode: 'cancelled', failureMessage: 'The payment was cancelled.' } : {}),
+    ...(charge.failureCode ? { failureCode: charge.failureCode, failureMessage: charge.failureMessage ?? failureMessage(charge.failureCode) } : {}),
+    ...(method ? { paymentMethod: { ref: method.id, brand: method.brand, last4: method.last4 } } : {}),
+  };
+}
+
+function statusEvent(charge: SandboxCharge): EventFields {
+  if (charge.status === 'succeeded') return { type: 'charge.succeeded', amount: charge.amount, currency: charge.currency };
+  if (charge.status === 'failed') return { type: 'charge.failed', failureCode: charge.failureCode!, failureMessage: charge.failureMessage! };
+  return { type: 'charge.pending' };
+}
+
+function disputeInfo(charge: SandboxCharge): DisputeInfo | null {
+  if (!charge.disputeId) return null;
+  return { disputeId: charge.disputeId, status: charge.disputeStatus as DisputeStatus, reason: charge.disputeReason!, amount: charge.amount - charge.amountRefunded };
+}
+
+function failureMessage(code: string): string {
+  return DECLINE_MESSAGES[code] ?? 'The payment failed.';
+}

@@ -1,0 +1,81 @@
+import type Stripe from 'stripe';
+import type { DisputeInfo, DisputeStatus, ProcessorEvent, ProcessorEventBase } from './processor.js';
+
+// Stripe's webhook events, normalized. Our charge id is the PaymentIntent's id (createCharge
+// creates one), so events about charges, refunds and disputes are keyed by their payment_intent.
+
+const idOf = (value: string | { id: string } | null): string | null => (value === null ? null : typeof value === 'string' ? value : value.id);
+
+/** Stripe's statuses on our four: inquiries (warning_*) and appeals count as the dispute they are part of. */
+const DISPUTE_STATUSES: Readonly<Record<string, DisputeStatus>> = {
+  warning_needs_response: 'needs_response',
+  needs_response: 'needs_response',
+  appeal_needs_response: 'needs_response',
+  warning_under_review: 'under_review',
+  under_review: 'under_review',
+  appeal_under_review: 'under_review',
+  // An inquiry closed without a chargeback, or a dispute prevented: the money stayed.
+  warning_closed: 'won',
+  prevented: 'won',
+  won: 'won',
+  lost: 'lost',
+};
+
+export function disputeInfo(dispute: Stripe.Dispute): DisputeInfo {
+  return { disputeId: dispute.id, status: DISPUTE_STATUSES[dispute.status] ?? 'under_review', reason: dispute.reason, amount: dispute.amount };
+}
+
+export function failureOf(error: Stripe.PaymentIntent.LastPaymentError | null): { failureCode: string; failureMessage: string } {
+  return { failureCode: error?.decline_code ?? error?.code ?? 'payment_failed', failureMessage: error?.message ?? 'The payment failed.' };
+}
+
+/** The events the consumer acts on; any other type is verified and ignored ([]). */
+export function normalizeStripeEvent(event: Stripe.Event): ProcessorEvent[] {
+  const base = (chargeId: string | null, metadata: Stripe.Metadata | null): ProcessorEventBase | null =>
+    chargeId === null
+      ? null
+      : { id: event.id, processor: 'stripe', chargeId, paymentId: metadata?.paymentId ?? null, livemode: event.livemode, createdAt: event.created * 1000 };
+  const one = (common: ProcessorEventBase | null, fields: Record<string, unknown> & { type: ProcessorEvent['type'] }) =>
+    common ? [{ ...common, ...fields } as ProcessorEvent] : [];
+
+  switch (event.type) {
+    case 'payment_intent.succeeded': {
+      const intent = event.data.object;
+      return one(base(intent.id, intent.metadata), { type: 'charge.succeeded', amount: intent.amount_received || intent.amount, currency: intent.currency });
+    }
+    case 'payment_intent.processing':
+      return one(base(event.data.object.id, event.data.object.metadata), { type: 'charge.pending' });
+    case 'payment_intent.payment_failed': {
+      const intent = event.data.object;
+      return one(base(intent.id, intent.metadata), { type: 'charge.failed', ...failureOf(intent.last_payment_error) });
+    }
+    case 'payment_intent.canceled':
+      return one(base(event.data.object.id, event.data.object.metadata), { type: 'charge.cancelled' });
+    case 'charge.refunded': {
+      const charge = event.data.object;
+      // Since API version 2022-11-15 a charge no longer lists its refunds: the totals say it all.
+      const refunds = charge.refunds?.data ?? [];
+      return one(base(idOf(charge.payment_intent), charge.metadata), {
+        type: 'charge.refunded',
+        refundId: refunds.length > 0 ? refunds[0]!.id : null,
+        amountRefunded: charge.amount_refunded,
+        fullyRefunded: charge.refunded,
+      });
+    }
+    case 'refund.failed': {
+      const refund = event.data.object;
+      return one(base(idOf(refund.payment_intent), refund.metadata), {
+        type: 'refund.failed',
+        refundId: refund.id,
+        amount: refund.amount,
+        failureCode: refund.failure_reason ?? 'refund_failed',
+      });
+    }
+    case 'charge.dispute.created':
+      return one(base(idOf(event.data.object.payment_intent), null), { type: 'charge.disputed', dispute: disputeInfo(event.data.object) });
+    case 'charge.dispute.closed':
+      return one(base(idOf(event.data.object.payment_intent), null), { type: 'dispute.closed', dispute: disputeInfo(event.data.object) });
+    default:
+      return [];
+  }
+}

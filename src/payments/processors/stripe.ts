@@ -1,0 +1,237 @@
+import Stripe from 'stripe';
+import {
+  CardDeclined,
+  ChargeNotFound,
+  InvalidChargeState,
+  InvalidProcessorRequest,
+  InvalidProcessorSignature,
+  OperationNotSupported,
+  ProcessorUnavailable,
+  RefundExceedsCharge,
+  checkChargeRequest,
+  checkRefundRequest,
+  headerValue,
+  type CardDetails,
+  type ChargeRequest,
+  type ChargeResult,
+  type DisputeInfo,
+  type PaymentProcessor,
+  type ProcessorCapabilities,
+  type ProcessorEvent,
+  type RefundRequest,
+  type RefundResult,
+  type WebhookHeaders,
+} from './processor.js';
+import { disputeInfo, failureOf, normalizeStripeEvent } from './stripe-events.js';
+import { TEST_CARDS, checkCard, isExpired, normalizeCardNumber } from './test-cards.js';
+
+// The Stripe adapter: one PaymentIntent per charge (its id is our chargeId), created and confirmed
+// in one call with our idempotency key, so a retried activity gets the same PaymentIntent back.
+// Test-mode keys send Stripe's test PaymentMethods for its test card numbers (Stripe refuses raw
+// numbers unless the account may send them); other numbers, and every live-mode card, become a
+// PaymentMethod from the raw card, which needs Stripe's permission for raw card data.
+
+export interface StripeProcessorConfig {
+  secretKey: string;
+  webhookSecret: string;
+  /** Another API address, e.g. stripe-mock's `http://127.0.0.1:12111`. */
+  apiBase?: string;
+}
+
+/** A saved card: the customer it is attached to and the PaymentMethod, as one opaque ref. */
+const REF_SEPARATOR = ':';
+const REQUEST_TIMEOUT_MS = 20_000;
+
+export class StripeProcessor implements PaymentProcessor {
+  readonly name = 'stripe';
+  // Only cards go through this adapter; PayPal and transfers would need redirects and instructions.
+  readonly capabilities: ProcessorCapabilities = {
+    methods: ['card'],
+    refunds: { card: true, paypal: false, manual: false },
+    cancel: { card: true, paypal: false, manual: false },
+    savedPaymentMethods: true,
+  };
+  private readonly stripe: Stripe;
+  private readonly livemode: boolean;
+  private readonly webhookSecret: string;
+
+  constructor(
+    config: StripeProcessorConfig,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    const base = config.apiBase ? new URL(config.apiBase) : undefined;
+    this.stripe = new Stripe(config.secretKey, {
+      timeout: REQUEST_TIMEOUT_MS,
+      telemetry: false,
+      appInfo: { name: 'commerce-api' },
+      ...(base && {
+        host: base.hostname,
+        port: Number(base.port) || (base.protocol === 'http:' ? 80 : 443),
+        protocol: base.protocol === 'http:' ? 'http' : 'https',
+      }),
+    });
+    this.livemode = /^(sk|rk)_live_/.test(config.secretKey);
+    this.webhookSecret = config.webhookSecret;
+  }
+
+  async createCharge(request: ChargeRequest): Promise<ChargeResult> {
+    checkChargeRequest(request, this.capabilities);
+    // The key decides Stripe's mode: a test payment must never reach a live account, nor the reverse.
+    if (request.livemode !== this.livemode) {
+      throw new OperationNotSupported(`A ${request.livemode ? 'live' : 'test'}-mode payment needs a ${request.livemode ? 'live' : 'test'}-mode Stripe key`);
+    }
+    const key = request.idempotencyKey;
+    try {
+      let customer: string | undefined;
+      let paymentMethod: string;
+      if (request.savedPaymentMethod) {
+        [customer, paymentMethod] = parseRef(request.savedPaymentMethod);
+      } else {
+        paymentMethod = await this.cardPaymentMethod(request.card!, key);
+        if (request.savePaymentMethod) {
+          const created = await this.stripe.customers.create({ email: request.email, metadata: { paymentId: request.paymentId } }, { idempotencyKey: `${key}/customer` });
+          customer = created.id;
+        }
+      }
+      const intent = await this.stripe.paymentIntents.create(
+        {
+          amount: request.amount,
+          currency: request.currency.toLowerCase(),
+          allowed_payment_method_types: ['card'],
+          payment_method: paymentMethod,
+          confirm: true,
+          customer,
+          metadata: { ...request.metadata, paymentId: request.paymentId },
+          expand: ['payment_method'],
+          // A saved card is charged without the cardholder (renewals): Stripe applies the off-session rules.
+          ...(request.savedPaymentMethod ? { off_session: true } : {}),
+          ...(request.savePaymentMethod ? { setup_future_usage: 'off_session' as const } : {}),
+        },
+        { idempotencyKey: key },
+      );
+      return chargeResult(intent);
+    } catch (error) {
+      // A declined card still leaves a PaymentIntent behind: that is a failed charge, not an error.
+      if (error instanceof Stripe.errors.StripeCardError && error.payment_intent) return chargeResult(error.payment_intent);
+      throw mapStripeError(error);
+    }
+  }
+
+  /** Stripe's test PaymentMethod for a test card in test mode (an expired date: its expired-card one); otherwise the raw card. */
+  private async cardPaymentMethod(card: CardDetails, key: string): Promise<string> {
+    if (!this.livemode) {
+      const checked = checkCard(card, this.now());
+      if (isExpired(checked.expMonth, checked.expYear, this.now())) return 'pm_card_chargeDeclinedExpiredCard';
+      const testCard = TEST_CARDS[normalizeCardNumber(card.number)];
+      if (testCard) return testCard.stripePaymentMethod;
+    }
+    const created = await this.stripe.paymentMethods.create(
+      { type: 'card', card: { number: normalizeCardNumber(card.number), exp_month: card.expMonth, exp_year: card.expYear, cvc: card.cvc } },
+      { idempotencyKey: `${key}/payment-method` },
+    );
+    return created.id;
+  }
+
+  async cancelCharge(chargeId: string): Promise<void> {
+    try {
+      await this.stripe.paymentIntents.cancel(chargeId);
+    } catch (error) {
+      throw mapStripeError(error, chargeId);
+    }
+  }
+
+  async refund(request: RefundRequest): Promise<RefundResult> {
+    checkRefundRequest(request);
+    try {
+      const refund = await this.stripe.refunds.create({ payment_intent: request.chargeId, amount: request.amount }, { idempotencyKey: request.idempotencyKey });
+      const status = refund.status === 'succeeded' ? 'succeeded' : refund.status === 'failed' || refund.status === 'canceled' ? 'failed' : 'pending';
+      return { refundId: refund.id, status, amount: refund.amount };
+    } catch (error) {
+      throw mapStripeError(error, request.chargeId, request.amount);
+    }
+  }
+
+  async disputeState(chargeId: string): Promise<DisputeInfo | null> {
+    try {
+      const disputes = await this.stripe.disputes.list({ payment_intent: chargeId, limit: 1 });
+      return disputes.data[0] ? disputeInfo(disputes.data[0]) : null;
+    } catch (error) {
+      throw mapStripeError(error, chargeId);
+    }
+  }
+
+  async parseWebhook(rawBody: string | Buffer, headers: WebhookHeaders): Promise<ProcessorEvent[]> {
+    const signature = headerValue(headers, 'stripe-signature');
+    if (!signature) throw new InvalidProcessorSignature('Missing stripe-signature header');
+    let event: Stripe.Event;
+    try {
+      event = this.stripe.webhooks.constructEvent(rawBody, signature, this.webhookSecret, undefined, undefined, Math.floor(this.now().getTime() / 1000));
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeSignatureVerificationError) throw new InvalidProcessorSignature('Stripe signature verification failed');
+      throw error;
+    }
+    return normalizeStripeEvent(event);
+  }
+}
+
+function parseRef(ref: string): [string, string] {
+  const [customer, paymentMethod, ...rest] = ref.split(REF_SEPARATOR);
+  if (!customer || !paymentMethod || rest.length > 0) throw new InvalidProcessorRequest('payment_method_not_found', 'Not a saved Stripe payment method');
+  return [customer, paymentMethod];
+}
+
+function chargeResult(intent: Stripe.PaymentIntent): ChargeResult {
+  const status =
+    intent.status === 'succeeded'
+      ? 'succeeded'
+      : intent.status === 'processing' || intent.status === 'requires_action' || intent.status === 'requires_capture' || intent.status === 'requires_confirmation'
+        ? 'pending'
+        : 'failed';
+  const method = intent.payment_method;
+  const methodId = typeof method === 'string' ? method : method?.id;
+  const customer = typeof intent.customer === 'string' ? intent.customer : intent.customer?.id;
+  const card = typeof method === 'object' ? method?.card : undefined;
+  return {
+    chargeId: intent.id,
+    status,
+    ...(status === 'failed' ? (intent.status === 'canceled' ? { failureCode: 'cancelled', failureMessage: 'The payment was cancelled.' } : failureOf(intent.last_payment_error)) : {}),
+    ...(methodId ? { paymentMethod: { ref: customer ? `${customer}${REF_SEPARATOR}${methodId}` : methodId, brand: card?.brand, last4: card?.last4 } } : {}),
+  };
+}
+
+/** Stripe's errors on ours: transient ones are retryable (ProcessorUnavailable), the rest say what to fix. */
+function mapStripeError(error: unknown, chargeId?: string, refundAmount?: number): Error {
+  const { errors } = Stripe;
+  if (!(error instanceof errors.StripeError)) return error instanceof Error ? error : new Error(String(error));
+  // A bad key or a missing permission is fixed by the operator; until then retrying loses nothing.
+  if (
+    error instanceof errors.StripeConnectionError ||
+    error instanceof errors.StripeRateLimitError ||
+    error instanceof errors.StripeAPIError ||
+    error instanceof errors.StripeAuthenticationError ||
+    error instanceof errors.StripePermissionError ||
+    error.statusCode === 401 ||
+    error.statusCode === 403 ||
+    error.statusCode === 409 ||
+    (error.statusCode ?? 0) >= 500 ||
+    error.code === 'lock_timeout'
+  ) {
+    return new ProcessorUnavailable(`Stripe is unavailable: ${error.type}${error.statusCode ? ` (HTTP ${error.statusCode})` : ''}`, { cause: error });
+  }
+  if (error instanceof errors.StripeCardError) return new CardDeclined(error.decline_code ?? error.code ?? 'card_declined', redact(error.message));
+  if (error instanceof errors.StripeIdempotencyError) return new InvalidProcessorRequest('idempotency_key_reused', 'The idempotency key was used for another request');
+  if (error.code === 'resource_missing' && chargeId) return new ChargeNotFound(chargeId);
+  if (error.code === 'payment_intent_unexpected_state') return new InvalidChargeState('charge_not_pending', redact(error.message));
+  if (error.code === 'charge_disputed' || error.code === 'refund_disputed_payment') return new InvalidChargeState('charge_disputed', redact(error.message));
+  if (error.code === 'charge_already_refunded') return new RefundExceedsCharge(refundAmount ?? 0, 0);
+  // An over-refund comes as amount_too_large, or with param amount and no code at all.
+  if (refundAmount !== undefined && (error.code === 'amount_too_large' || (error.param === 'amount' && /unrefunded amount/.test(error.message)))) {
+    return new RefundExceedsCharge(refundAmount, null);
+  }
+  return new InvalidProcessorRequest(error.code ?? 'invalid_request', redact(error.message));
+}
+
+/** Stripe's messages are worth passing on, but not with a key or a card number in them (stripe-mock echoes the Authorization header). */
+function redact(message: string): string {
+  return message.replace(/\b(sk|rk|pk)_(test|live)_\w+/g, '[key]').replace(/\d(?:[\s-]?\d){11,18}/g, '[number]');
+}
