@@ -1,0 +1,45 @@
+// Verified processor events (ProcessorEvent, from parseWebhook) to the payments they concern.
+// A charge's final outcome goes to the payment's workflow as the processorEvent signal, so that
+// the workflow stays the one place that decides the payment; when the workflow is gone (it ended,
+// or the checkout died before starting it) the outcome is applied directly, idempotently.
+import { WorkflowNotFoundError } from '@temporalio/client';
+
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { logger } from '../logger.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import { processorEventSignal } from '../../workflows/payment.js';
+import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
+import { paymentWorkflowId } from './payment-flow.js';
+import type { ProcessorEvent } from './processors/processor.js';
+import { PaymentTransitionRefused } from './transitions.js';
+
+const log = logger.child({ component: 'processor-callbacks' });
+
+function outcomeOf(event: ProcessorEvent): ChargeOutcome | null {
+  const { chargeId } = event;
+  if (event.type === 'charge.succeeded' || event.type === 'charge.cancelled') return { type: event.type, chargeId };
+  if (event.type === 'charge.failed') return { type: event.type, chargeId, failureCode: event.failureCode, failureMessage: event.failureMessage };
+  // charge.pending says nothing new; refunds and disputes belong to their own part of the issue.
+  return null;
+}
+
+export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, events: readonly ProcessorEvent[]): Promise<void> {
+  for (const event of events) {
+    const outcome = outcomeOf(event);
+    if (!outcome || !event.paymentId) continue;
+    const { paymentId } = event;
+    try {
+      await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal(processorEventSignal, outcome);
+      continue;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+    try {
+      await applyChargeOutcome(prisma, paymentId, outcome);
+    } catch (error) {
+      // The payment already ended otherwise (a cancelled charge of an EXPIRED payment): nothing to change.
+      if (!(error instanceof PaymentTransitionRefused)) throw error;
+      log.warn({ paymentId, chargeId: event.chargeId, eventId: event.id, type: event.type }, 'processor event for a payment that already ended otherwise');
+    }
+  }
+}
