@@ -7,13 +7,17 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
 import type { TemporalConnection } from '../temporal/client.js';
-import { processorEventSignal } from '../../workflows/payment.js';
 import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
 import { paymentWorkflowId } from './payment-flow.js';
 import type { ProcessorEvent } from './processors/processor.js';
 import { PaymentTransitionRefused } from './transitions.js';
 
 const log = logger.child({ component: 'processor-callbacks' });
+
+// The signals of workflows/payment.ts, by name: the compiled service cannot load workflow modules
+// (only the worker's bundle holds them).
+const PROCESSOR_EVENT = 'processorEvent';
+const CANCEL_REQUESTED = 'cancelRequested';
 
 function outcomeOf(event: ProcessorEvent): ChargeOutcome | null {
   const { chargeId } = event;
@@ -29,7 +33,7 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
     if (!outcome || !event.paymentId) continue;
     const { paymentId } = event;
     try {
-      await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal(processorEventSignal, outcome);
+      await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal<[ChargeOutcome]>(PROCESSOR_EVENT, outcome);
       continue;
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
@@ -41,5 +45,18 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
       if (!(error instanceof PaymentTransitionRefused)) throw error;
       log.warn({ paymentId, chargeId: event.chargeId, eventId: event.id, type: event.type }, 'processor event for a payment that already ended otherwise');
     }
+  }
+}
+
+/**
+ * Tells the payment's workflow that a cancel was requested (requestPaymentCancel recorded it). A
+ * payment without a running workflow keeps the recorded request: a workflow that starts later
+ * reads it (recordChargeResult).
+ */
+export async function signalCancelRequested(temporal: TemporalConnection, paymentId: string): Promise<void> {
+  try {
+    await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal(CANCEL_REQUESTED);
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
 }
