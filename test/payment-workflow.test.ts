@@ -6,14 +6,14 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 
 import { createPaymentActivities } from '../src/payments/activities.js';
 import { startPayment } from '../src/payments/payment-flow.js';
-import { handleProcessorEvents } from '../src/payments/processor-callbacks.js';
+import { handleProcessorEvents, signalCancelRequested } from '../src/payments/processor-callbacks.js';
+import { requestPaymentCancel } from '../src/payments/service.js';
 import type { ProcessorEvent } from '../src/payments/processors/processor.js';
 import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
 import { bundleWorkflows } from '../src/temporal/worker.js';
-import { cancelRequestedSignal } from '../workflows/payment.js';
 import { newWorkspace, type Workspace } from './support/api.js';
-import { salesDb, seedOrder } from './support/sales.js';
+import { salesDb, scopeOf, seedOrder } from './support/sales.js';
 
 // The payment workflow on the suite's Temporal dev server and PostgreSQL, with an in-process
 // worker on a task queue of its own (so the suite server's worker never runs these workflows).
@@ -118,13 +118,24 @@ test('a 3-D Secure card: PENDING, then PAID when the processor confirms', async 
 test('a cancel request stays PENDING until the processor confirms, then CANCELLED', async () => {
   const { paymentId, handle } = await checkout('4000002760003184');
   const chargeId = await pendingCharge(paymentId);
-  await handle.signal(cancelRequestedSignal);
+  // As PATCH /v0/payments/{id}/cancel does it: record the request, then signal the workflow.
+  expect(await requestPaymentCancel(salesDb(), scopeOf(ws), paymentId)).toEqual({ success: true });
+  await signalCancelRequested(temporal, paymentId);
   const cancelled = await outboxEvents(chargeId, 'charge.cancelled');
   expect((await paymentOf(paymentId)).status).toBe('PENDING');
   // At least once: the same event twice changes nothing.
   await handleProcessorEvents(salesDb(), temporal, [...cancelled, ...cancelled]);
   expect(await handle.result()).toBe('CANCELLED');
   expect(await paymentOf(paymentId)).toMatchObject({ status: 'CANCELLED', order: { status: 'CANCELLED' } });
+}, SLOW);
+
+test('a cancel requested before the workflow started is honoured', async () => {
+  const { payment } = await seedOrder(ws, { payment: { processor: 'sandbox', methodType: 'card' } });
+  await salesDb().payment.update({ where: { id: payment.id }, data: { cancelRequestedAt: new Date() } });
+  const handle = client.workflow.getHandle(await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, card: card('4000002760003184') }));
+  const chargeId = await pendingCharge(payment.id);
+  await handleProcessorEvents(salesDb(), temporal, await outboxEvents(chargeId, 'charge.cancelled'));
+  expect(await handle.result()).toBe('CANCELLED');
 }, SLOW);
 
 test('a pending charge past its timeout: EXPIRED, and the charge is cancelled at the processor', async () => {

@@ -44,8 +44,9 @@ export async function paymentWorkflow(input: PaymentInput): Promise<string> {
   // Workflow time is deterministic: replays compute the same deadline.
   let deadline: number | undefined = Date.now() + input.expireAfterMs;
 
-  const status = await activities.recordChargeResult(paymentId, attempt);
+  const { status, cancelRequested } = await activities.recordChargeResult(paymentId, attempt);
   if (status !== 'PENDING') return status;
+  cancelWanted ||= cancelRequested;
   for (;;) {
     const wanted = () => outcome !== undefined || (cancelWanted && !cancelAsked);
     const woke = deadline === undefined ? (await condition(wanted), true) : await condition(wanted, Math.max(deadline - Date.now(), 0));

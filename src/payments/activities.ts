@@ -2,6 +2,7 @@
 // transitions are idempotent and the processor calls either change nothing twice (cancel) or
 // are keyed by our records.
 import type { ActivityDependencies } from '../domain-module.js';
+import type { Charge } from '../generated/prisma/client.js';
 import type { PaymentStatus } from '../generated/prisma/enums.js';
 import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './processors/index.js';
@@ -16,17 +17,25 @@ export function createPaymentActivities({ prisma }: ActivityDependencies) {
     return prisma.charge.findUniqueOrThrow({ where: { paymentId_attempt: { paymentId, attempt } } });
   }
 
+  /** The payment as the checkout's charge left it. */
+  async function applyChargeResult(paymentId: string, charge: Charge): Promise<PaymentStatus> {
+    const chargeId = charge.processorChargeId ?? '';
+    if (charge.status === 'succeeded') return applyChargeOutcome(prisma, paymentId, { type: 'charge.succeeded', chargeId });
+    if (charge.status === 'failed') {
+      return applyChargeOutcome(prisma, paymentId, { type: 'charge.failed', chargeId, failureCode: charge.failureCode ?? 'failed', failureMessage: charge.failureMessage ?? '' });
+    }
+    if (charge.status === 'cancelled') return applyChargeOutcome(prisma, paymentId, { type: 'charge.cancelled', chargeId });
+    return 'PENDING';
+  }
+
   return {
     /** Applies the checkout's charge result: PAID, FAILED, or PENDING to wait for the processor. */
-    async recordChargeResult(paymentId: string, attempt: number): Promise<PaymentStatus> {
+    async recordChargeResult(paymentId: string, attempt: number): Promise<{ status: PaymentStatus; cancelRequested: boolean }> {
       const charge = await chargeOf(paymentId, attempt);
-      const chargeId = charge.processorChargeId ?? '';
-      if (charge.status === 'succeeded') return applyChargeOutcome(prisma, paymentId, { type: 'charge.succeeded', chargeId });
-      if (charge.status === 'failed') {
-        return applyChargeOutcome(prisma, paymentId, { type: 'charge.failed', chargeId, failureCode: charge.failureCode ?? 'failed', failureMessage: charge.failureMessage ?? '' });
-      }
-      if (charge.status === 'cancelled') return applyChargeOutcome(prisma, paymentId, { type: 'charge.cancelled', chargeId });
-      return 'PENDING';
+      const status = await applyChargeResult(paymentId, charge);
+      // A cancel requested before the workflow could receive the signal.
+      const { cancelRequestedAt } = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { cancelRequestedAt: true } });
+      return { status, cancelRequested: cancelRequestedAt !== null };
     },
 
     async applyChargeOutcome(paymentId: string, outcome: ChargeOutcome): Promise<PaymentStatus> {
