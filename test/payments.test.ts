@@ -253,7 +253,7 @@ describe('payments: list filters (the orders list\'s, on payments)', () => {
     expect(await names({ currency: 'EUR', valueFrom: 800, valueTo: 800 })).toEqual(['renewal', 'sub']);
     expect(await names({ valueFrom: 1000 })).toEqual(['one']);
     expect(await names({ term: buyerEmail.slice(0, 10) })).toEqual(['one']);
-    expect(await names({ term: `${subscriptionNumber.slice(-4)}-2` })).toEqual(['renewal']);
+    expect(await names({ term: `${subscriptionNumber.toLowerCase()}-2` })).toEqual(['renewal']);
     expect(await names({ createdFrom: Date.UTC(2026, 1, 1) / 1000, createdTo: Date.UTC(2026, 2, 1) })).toEqual(['free', 'sub']);
     expect(await names({ orderBy: 'value', orderDirection: 'ASC' })).toEqual(['free', 'sub', 'renewal', 'one']);
     expect(await names({ orderBy: 'orderNumber', orderDirection: 'ASC' })).toEqual(

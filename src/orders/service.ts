@@ -13,7 +13,7 @@ import { paymentRowInclude, type PaymentRow } from '../payments/resource.js';
 import { orderEventData, orderRowInclude, type OrderRow } from './events.js';
 import { FEE_RULE, platformFee, type FeeRule } from './fee.js';
 import { orderItemResource } from './item-resource.js';
-import { orderListWhere } from './list-where.js';
+import { orderListWhere, termBuyers } from './list-where.js';
 import { readSaleFilters, type SaleListArgs } from './filters.js';
 import { newOrderNumber, parseOrderRef } from './numbers.js';
 
@@ -26,6 +26,9 @@ const MAX_MONEY = 2_147_483_647;
 export const CANCELLABLE: readonly OrderStatus[] = ['PENDING', 'PAID', 'PARTIALLY_REFUNDED'];
 
 type Query = { select?: Prisma.OrderSelect; include?: Prisma.OrderInclude };
+
+/** From this skip on, a list page's relations are loaded by separate queries (see listOrders). */
+const DEEP_PAGE = 500;
 
 export interface NewOrderItem {
   offerId: string;
@@ -147,13 +150,15 @@ export async function listOrders(prisma: PrismaClient, scope: Scope, args: Order
   const filters = readSaleFilters(args);
   // Orders are never archived: archived=true asks for none of them.
   if (args.archived) return { orders: [], count: args.returnCount ? 0 : null };
-  const where = orderListWhere(scope, args, filters);
+  const where = orderListWhere(scope, args, filters, filters.term ? await termBuyers(prisma, scope, filters.term) : undefined);
   const dir = direction(args);
   const orderBy: Prisma.OrderOrderByWithRelationInput[] =
     args.orderBy === 'orderNumber' ? [{ number: dir }] : args.orderBy === 'value' ? [{ value: dir }, { createdAt: dir }] : [{ createdAt: dir }];
   orderBy.push({ id: dir });
   const [orders, count] = await Promise.all([
-    prisma.order.findMany({ ...query, where, orderBy, skip, take }),
+    // Joined relations are computed for every skipped row too (about 40 µs each): deep pages
+    // load them in separate queries instead (3.8 s against 0.2 s at skip=90000, 100,000 orders).
+    prisma.order.findMany({ ...query, where, orderBy, skip, take, relationLoadStrategy: skip >= DEEP_PAGE ? 'query' : 'join' }),
     args.returnCount ? prisma.order.count({ where }) : null,
   ]);
   return { orders, count };

@@ -125,7 +125,7 @@ const OrderDetailsPayload = builder.simpleObject('OrderDetailsPayload', { fields
 /** The filters of the orders list; the payments list takes the same (src/orders/filters.ts). */
 export const saleFilterArgs = builder.args((t) => ({
   ...offsetListArgs,
-  term: t.string({ description: "A substring of the number or of the buyer's email or username, or the id" }),
+  term: t.string({ description: "The number (any case), a substring of the buyer's email or username, or the id" }),
   ids: t.field({ type: ['UUID'] }),
   number: t.string({ description: `Exact number (pattern ${NUMBER}; a leading # is ignored)` }),
   userId: t.field({ type: 'UUID' }),

@@ -4,28 +4,28 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { PaymentStatus } from '../generated/prisma/enums.js';
 import type { Db } from '../db/client.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
-import { containsText, direction, offsetPage } from '../core/list.js';
+import { direction, offsetPage } from '../core/list.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { isUuid } from '../core/uuid.js';
 import { readSaleFilters, type SaleFilters, type SaleListArgs } from '../orders/filters.js';
-import { amountRange, customFieldsWhere } from '../orders/list-where.js';
+import { amountRange, customFieldsWhere, termBuyers, termNumbers, type TermBuyers } from '../orders/list-where.js';
 
 type Query = { select?: Prisma.PaymentSelect; include?: Prisma.PaymentInclude };
 
 export type PaymentListArgs = SaleListArgs<PaymentStatus>;
 
-/** term: a substring of the payment's number or of the buyer's email or username, or the payment's or its order's id. */
-function termWhere(term: string): Prisma.PaymentWhereInput {
+/** term: the payment's number (any case), a substring of the buyer's email or username, or the payment's or its order's id (as on orders). */
+function termWhere(term: string, buyers: TermBuyers): Prisma.PaymentWhereInput {
   const or: Prisma.PaymentWhereInput[] = [
-    { number: containsText(term) },
-    { user: { is: { OR: [{ email: containsText(term) }, { username: containsText(term) }] } } },
+    { number: { in: termNumbers(term) } },
+    'ids' in buyers ? { userId: { in: buyers.ids } } : { user: { is: buyers.where } },
   ];
   if (isUuid(term)) or.push({ id: term.toLowerCase() }, { orderId: term.toLowerCase() });
   return { OR: or };
 }
 
 /** The orders list's filters on payments: order-level ones (checkout, custom fields, type, country) through the payment's order. */
-export function paymentListWhere(scope: Scope, args: PaymentListArgs, filters: SaleFilters): Prisma.PaymentWhereInput {
+export function paymentListWhere(scope: Scope, args: PaymentListArgs, filters: SaleFilters, buyers?: TermBuyers): Prisma.PaymentWhereInput {
   const and: Prisma.PaymentWhereInput[] = [inScope(scope)];
   const order: Prisma.OrderWhereInput[] = [];
   if (args.ids) and.push({ id: { in: args.ids } });
@@ -43,7 +43,7 @@ export function paymentListWhere(scope: Scope, args: PaymentListArgs, filters: S
   if (amount) and.push({ amount });
   if (filters.currency) and.push({ currency: filters.currency });
   if (filters.created) and.push({ createdAt: filters.created });
-  if (filters.term) and.push(termWhere(filters.term));
+  if (filters.term && buyers) and.push(termWhere(filters.term, buyers));
   return { AND: and };
 }
 
@@ -52,7 +52,7 @@ export async function listPayments(prisma: PrismaClient, scope: Scope, args: Pay
   const filters = readSaleFilters(args);
   // Payments are never archived: archived=true asks for none of them.
   if (args.archived) return { payments: [], count: args.returnCount ? 0 : null };
-  const where = paymentListWhere(scope, args, filters);
+  const where = paymentListWhere(scope, args, filters, filters.term ? await termBuyers(prisma, scope, filters.term) : undefined);
   const dir = direction(args);
   const orderBy: Prisma.PaymentOrderByWithRelationInput[] =
     args.orderBy === 'orderNumber' ? [{ number: dir }] : args.orderBy === 'value' ? [{ amount: dir }, { createdAt: dir }] : [{ createdAt: dir }];

@@ -2879,7 +2879,7 @@ export interface operations {
                 subscriptionNumber?: string;
                 /** @description Page size; clamped to 1..100 */
                 take?: components["schemas"]["PageSize"];
-                /** @description A substring of the number or of the buyer's email or username, or the id */
+                /** @description The number (any case), a substring of the buyer's email or username, or the id */
                 term?: string;
                 types?: components["schemas"]["OrderType"][];
                 userId?: components["schemas"]["UUID"];
@@ -3083,7 +3083,7 @@ export interface operations {
                 subscriptionNumber?: string;
                 /** @description Page size; clamped to 1..100 */
                 take?: components["schemas"]["PageSize"];
-                /** @description A substring of the number or of the buyer's email or username, or the id */
+                /** @description The number (any case), a substring of the buyer's email or username, or the id */
                 term?: string;
                 types?: components["schemas"]["OrderType"][];
                 userId?: components["schemas"]["UUID"];
