@@ -6,7 +6,8 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 
 import { createPaymentActivities } from '../src/payments/activities.js';
 import { startPayment } from '../src/payments/payment-flow.js';
-import { handleProcessorEvents, signalCancelRequested } from '../src/payments/processor-callbacks.js';
+import { cancelOrder } from '../src/orders/service.js';
+import { handleProcessorEvents, signalCancelRequested, signalOrderCancelRequests } from '../src/payments/processor-callbacks.js';
 import { requestPaymentCancel } from '../src/payments/service.js';
 import type { ProcessorEvent } from '../src/payments/processors/processor.js';
 import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
@@ -125,6 +126,18 @@ test('a cancel request stays PENDING until the processor confirms, then CANCELLE
   expect((await paymentOf(paymentId)).status).toBe('PENDING');
   // At least once: the same event twice changes nothing.
   await handleProcessorEvents(salesDb(), temporal, [...cancelled, ...cancelled]);
+  expect(await handle.result()).toBe('CANCELLED');
+  expect(await paymentOf(paymentId)).toMatchObject({ status: 'CANCELLED', order: { status: 'CANCELLED' } });
+}, SLOW);
+
+test("an order's cancel reaches its pending payment's workflow", async () => {
+  const { paymentId, handle } = await checkout('4000002760003184');
+  const chargeId = await pendingCharge(paymentId);
+  const { orderId } = await paymentOf(paymentId);
+  // As PATCH /v0/orders/{id}/cancel does it.
+  await cancelOrder(salesDb(), scopeOf(ws), orderId, {});
+  await signalOrderCancelRequests(salesDb(), temporal, orderId);
+  await handleProcessorEvents(salesDb(), temporal, await outboxEvents(chargeId, 'charge.cancelled'));
   expect(await handle.result()).toBe('CANCELLED');
   expect(await paymentOf(paymentId)).toMatchObject({ status: 'CANCELLED', order: { status: 'CANCELLED' } });
 }, SLOW);

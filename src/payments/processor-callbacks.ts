@@ -60,3 +60,9 @@ export async function signalCancelRequested(temporal: TemporalConnection, paymen
     if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
 }
+
+/** After an order's cancel: the cancel requests it recorded on its pending payments, to their workflows. */
+export async function signalOrderCancelRequests(prisma: PrismaClient, temporal: TemporalConnection, orderId: string): Promise<void> {
+  const pending = await prisma.payment.findMany({ where: { orderId, status: 'PENDING', cancelRequestedAt: { not: null } }, select: { id: true } });
+  for (const { id } of pending) await signalCancelRequested(temporal, id);
+}
