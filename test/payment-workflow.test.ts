@@ -109,7 +109,9 @@ test('a declined card: FAILED with the decline code', async () => {
 test('a 3-D Secure card: PENDING, then PAID when the processor confirms', async () => {
   const { paymentId, handle } = await checkout('4000002760003184');
   const chargeId = await pendingCharge(paymentId);
-  expect((await paymentOf(paymentId)).status).toBe('PENDING');
+  const pending = await paymentOf(paymentId);
+  expect(pending.status).toBe('PENDING');
+  expect(pending.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 50_000);
   await sandbox.settle(chargeId);
   await handleProcessorEvents(salesDb(), temporal, await outboxEvents(chargeId, 'charge.succeeded'));
   expect(await handle.result()).toBe('PAID');

@@ -56,7 +56,11 @@ export async function startPayment(prisma: PrismaClient, temporal: TemporalConne
     });
     const { failureCode = null, failureMessage = null } = result;
     const card4 = { cardBrand: result.paymentMethod?.brand ?? null, cardLast4: result.paymentMethod?.last4 ?? null };
-    await prisma.$transaction((tx) => recordCharge(tx, paymentId, attempt, { ...charge, ...card4, processorChargeId: result.chargeId, status: result.status, failureCode, failureMessage }));
+    await prisma.$transaction(async (tx) => {
+      await recordCharge(tx, paymentId, attempt, { ...charge, ...card4, processorChargeId: result.chargeId, status: result.status, failureCode, failureMessage });
+      // Shown on the payment; the workflow's timer, started just after, is what expires it.
+      if (result.status === 'pending') await tx.payment.update({ where: { id: paymentId }, data: { expiresAt: new Date(Date.now() + expireAfterMs) } });
+    });
   } catch (error) {
     // Refused before any charge existed: nothing at the processor to wait for.
     if (!(error instanceof CardDeclined)) throw error;
