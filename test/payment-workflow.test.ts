@@ -29,6 +29,17 @@ let workerConnection: NativeConnection;
 let running: Promise<void>;
 let sandbox: SandboxProcessor;
 let ws: Workspace;
+let workflowBundle: Awaited<ReturnType<typeof bundleWorkflows>>;
+
+async function startWorker() {
+  worker = await Worker.create({ connection: workerConnection, taskQueue: temporal.taskQueue, workflowBundle, activities: createPaymentActivities({ prisma: salesDb(), temporal }) });
+  running = worker.run();
+}
+
+async function stopWorker() {
+  worker.shutdown();
+  await running;
+}
 
 beforeAll(async () => {
   const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
@@ -46,14 +57,13 @@ beforeAll(async () => {
   const prisma = salesDb();
   sandbox = new SandboxProcessor({ prisma });
   workerConnection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  worker = await Worker.create({ connection: workerConnection, taskQueue, workflowBundle: await bundleWorkflows(), activities: createPaymentActivities({ prisma, temporal }) });
-  running = worker.run();
+  workflowBundle = await bundleWorkflows();
+  await startWorker();
   ws = await newWorkspace('Payment workflow');
 }, SLOW);
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
+  if (worker) await stopWorker();
   await workerConnection?.close();
   await client?.connection.close();
 });
@@ -169,4 +179,18 @@ test('a confirmation after the workflow ended is applied directly', async () => 
   await sandbox.settle(chargeId);
   await handleProcessorEvents(salesDb(), temporal, await outboxEvents(chargeId, 'charge.succeeded'));
   expect((await paymentOf(paymentId)).status).toBe('PAID');
+}, SLOW);
+
+test('a pending payment outlives its worker: the confirmation sent while no worker runs is applied by the next one', async () => {
+  const { paymentId, handle } = await checkout('4000002760003184');
+  const chargeId = await pendingCharge(paymentId);
+  await stopWorker();
+  await sandbox.settle(chargeId);
+  await handleProcessorEvents(salesDb(), temporal, await outboxEvents(chargeId, 'charge.succeeded'));
+  await startWorker();
+  expect(await handle.result()).toBe('PAID');
+  const payment = await paymentOf(paymentId);
+  expect(payment.status).toBe('PAID');
+  expect(payment.charges).toMatchObject([{ status: 'succeeded' }]);
+  expect(await salesDb().sandboxCharge.count({ where: { paymentId } })).toBe(1);
 }, SLOW);
