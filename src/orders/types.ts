@@ -8,6 +8,7 @@ import { offsetListArgs } from '../graphql/pagination.js';
 import { currencyDecimals } from '../reference/currencies.js';
 import { Offer } from '../offers/types.js';
 import { Product } from '../products/types.js';
+import { signalOrderCancelRequests } from '../payments/processor-callbacks.js';
 import { MILLISECONDS_FROM } from './filters.js';
 import * as orders from './service.js';
 
@@ -165,9 +166,13 @@ builder.mutationFields((t) => ({
     type: OrderPayload,
     description: 'Sets the order CANCELLED without a refund (PENDING, PAID and PARTIALLY_REFUNDED orders)',
     args: { orderIdOrNumber: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx, info) => ({
-      order: await orders.cancelOrder(ctx.prisma, await scopeOf(ctx, 'write'), args.orderIdOrNumber, queryFromInfo({ context: ctx, info, path: ['order'] })),
-    }),
+    resolve: async (_root, args, ctx, info) => {
+      const scope = await scopeOf(ctx, 'write');
+      const order = await orders.cancelOrder(ctx.prisma, scope, args.orderIdOrNumber, queryFromInfo({ context: ctx, info, path: ['order'] }));
+      const { id } = await orders.findOrder(ctx.prisma, scope, args.orderIdOrNumber, { select: { id: true } });
+      await signalOrderCancelRequests(ctx.prisma, ctx.temporal, id);
+      return { order };
+    },
   }),
   updateOrder: t.field({
     type: OrderPayload,

@@ -1,5 +1,6 @@
 // The payments domain: what it contributes to the service (see src/domain-module.ts).
 import type { DomainModule } from '../domain-module.js';
+import { createPaymentActivities } from './activities.js';
 import { events } from './events.js';
 import { routes } from './routes.js';
 
@@ -8,4 +9,6 @@ export const paymentsModule: DomainModule = {
   registerTypes: () => import('./types.js'),
   routes,
   events,
+  createActivities: createPaymentActivities,
+  workflowModules: ['workflows/payment.ts'],
 };

@@ -7,6 +7,7 @@ import { scopeOf } from '../graphql/context.js';
 import { SuccessPayload } from '../graphql/payloads.js';
 import { currencyDecimals } from '../reference/currencies.js';
 import { numberOf, saleFilterArgs } from '../orders/types.js';
+import { signalCancelRequested } from './processor-callbacks.js';
 import * as payments from './service.js';
 
 const PaymentStatusEnum = builder.enumType(PaymentStatus, { name: 'PaymentStatus' });
@@ -114,6 +115,10 @@ builder.mutationFields((t) => ({
     type: SuccessPayload,
     description: 'Asks the processor to cancel a PENDING card payment; it stays PENDING until the processor confirms, then CANCELLED',
     args: { paymentId: t.arg({ type: 'UUID', required: true }) },
-    resolve: async (_root, args, ctx) => payments.requestPaymentCancel(ctx.prisma, await scopeOf(ctx, 'write'), args.paymentId),
+    resolve: async (_root, args, ctx) => {
+      const result = await payments.requestPaymentCancel(ctx.prisma, await scopeOf(ctx, 'write'), args.paymentId);
+      await signalCancelRequested(ctx.temporal, args.paymentId);
+      return result;
+    },
   }),
 }));

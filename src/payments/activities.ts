@@ -1,0 +1,78 @@
+// The payment workflow's activities (workflows/payment.ts). Each is safe to run again: the
+// transitions are idempotent and the processor calls either change nothing twice (cancel) or
+// are keyed by our records.
+import type { ActivityDependencies } from '../domain-module.js';
+import type { Charge } from '../generated/prisma/client.js';
+import type { PaymentStatus } from '../generated/prisma/enums.js';
+import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
+import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './processors/index.js';
+import { InvalidChargeState } from './processors/processor.js';
+import { markPaymentExpired } from './transitions.js';
+
+export function createPaymentActivities({ prisma }: ActivityDependencies) {
+  const processor = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
+
+  /** The processor's charge id of the attempt, recorded by the checkout before the workflow started. */
+  async function chargeOf(paymentId: string, attempt: number) {
+    return prisma.charge.findUniqueOrThrow({ where: { paymentId_attempt: { paymentId, attempt } } });
+  }
+
+  /** The payment as the checkout's charge left it. */
+  async function applyChargeResult(paymentId: string, charge: Charge): Promise<PaymentStatus> {
+    const chargeId = charge.processorChargeId ?? '';
+    if (charge.status === 'succeeded') return applyChargeOutcome(prisma, paymentId, { type: 'charge.succeeded', chargeId });
+    if (charge.status === 'failed') {
+      return applyChargeOutcome(prisma, paymentId, { type: 'charge.failed', chargeId, failureCode: charge.failureCode ?? 'failed', failureMessage: charge.failureMessage ?? '' });
+    }
+    if (charge.status === 'cancelled') return applyChargeOutcome(prisma, paymentId, { type: 'charge.cancelled', chargeId });
+    return 'PENDING';
+  }
+
+  return {
+    /** Applies the checkout's charge result: PAID, FAILED, or PENDING to wait for the processor. */
+    async recordChargeResult(paymentId: string, attempt: number): Promise<{ status: PaymentStatus; cancelRequested: boolean }> {
+      const charge = await chargeOf(paymentId, attempt);
+      const status = await applyChargeResult(paymentId, charge);
+      // A cancel requested before the workflow could receive the signal.
+      const { cancelRequestedAt } = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { cancelRequestedAt: true } });
+      return { status, cancelRequested: cancelRequestedAt !== null };
+    },
+
+    async applyChargeOutcome(paymentId: string, outcome: ChargeOutcome): Promise<PaymentStatus> {
+      return applyChargeOutcome(prisma, paymentId, outcome);
+    },
+
+    /**
+     * Asks the processor to cancel the pending charge; false when it is no longer pending (it
+     * settled or failed meanwhile: that event is on its way and decides the payment).
+     */
+    async cancelCharge(paymentId: string, attempt: number): Promise<boolean> {
+      const { processorChargeId } = await chargeOf(paymentId, attempt);
+      try {
+        await processor.cancelCharge(processorChargeId ?? '');
+        return true;
+      } catch (error) {
+        if (error instanceof InvalidChargeState) return false;
+        throw error;
+      }
+    },
+
+    /**
+     * The wait is over: cancel the charge at the processor first, so that no money moves for a
+     * payment we call EXPIRED, then expire it. PENDING when the charge could no longer be
+     * cancelled (its outcome is on its way).
+     */
+    async expirePayment(paymentId: string, attempt: number): Promise<PaymentStatus> {
+      const { processorChargeId } = await chargeOf(paymentId, attempt);
+      try {
+        await processor.cancelCharge(processorChargeId ?? '');
+      } catch (error) {
+        if (error instanceof InvalidChargeState) return 'PENDING';
+        throw error;
+      }
+      return prisma.$transaction(async (tx) => (await markPaymentExpired(tx, paymentId)).payment.status);
+    },
+  };
+}
+
+export type PaymentActivities = ReturnType<typeof createPaymentActivities>;

@@ -1,0 +1,80 @@
+// Starting a payment at checkout. The checkout makes the first charge itself, then hands the
+// payment to its workflow (workflows/payment.ts). Why not charge in an activity: an activity's
+// input is written to the workflow's history (stored, replayed, shown in the UI and the CLI), and
+// card details must never be stored or logged. Here the card lives only in this call's memory;
+// the workflow gets the payment id and reads the charge from our records. The charge's
+// idempotency key comes from the payment, so a checkout retried after ProcessorUnavailable gets
+// the same charge back. If the process dies between the charge and the workflow's start, the
+// processor's webhook still settles the payment (handleProcessorEvents applies it directly).
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+
+import { ValidationFailed } from '../core/errors.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import type { paymentWorkflow } from '../../workflows/payment.js';
+import { CardDeclined, chargeIdempotencyKey, type CardDetails, type PaymentProcessor } from './processors/processor.js';
+import { markPaymentFailed, recordCharge } from './transitions.js';
+
+export const paymentWorkflowId = (paymentId: string) => `payment-${paymentId}`;
+
+const DEFAULT_EXPIRY_SECONDS = 24 * 60 * 60;
+
+/** PAYMENT_EXPIRY_SECONDS: how long a pending charge (3-D Secure, PayPal, a transfer) may wait; 24 hours by default. */
+export function paymentExpiryMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.PAYMENT_EXPIRY_SECONDS;
+  if (raw === undefined || raw === '') return DEFAULT_EXPIRY_SECONDS * 1000;
+  if (!/^[1-9][0-9]{0,7}$/.test(raw)) throw new Error(`PAYMENT_EXPIRY_SECONDS must be a whole number of seconds, not ${JSON.stringify(raw)}`);
+  return Number(raw) * 1000;
+}
+
+export interface StartPayment {
+  paymentId: string;
+  /** For a card payment; never stored, logged or passed to Temporal. */
+  card?: CardDetails;
+  expireAfterMs?: number;
+}
+
+/** Charges the payment's first attempt and starts its workflow; returns the workflow id. */
+export async function startPayment(prisma: PrismaClient, temporal: TemporalConnection, processor: PaymentProcessor, request: StartPayment): Promise<string> {
+  const { paymentId, card } = request;
+  const expireAfterMs = request.expireAfterMs ?? paymentExpiryMsFromEnv();
+  const found = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { user: { select: { email: true } } } });
+  if (!found.processor || !found.methodType) throw new ValidationFailed('This payment is not processed by a card processor');
+  const attempt = 0;
+  const charge = { processor: found.processor, amount: found.amount, currency: found.currency };
+  try {
+    const result = await processor.createCharge({
+      paymentId,
+      idempotencyKey: chargeIdempotencyKey(paymentId, attempt),
+      amount: found.amount,
+      currency: found.currency,
+      method: found.methodType,
+      card,
+      email: found.user?.email ?? '',
+      livemode: found.livemode,
+      metadata: { orderId: found.orderId },
+    });
+    const { failureCode = null, failureMessage = null } = result;
+    const card4 = { cardBrand: result.paymentMethod?.brand ?? null, cardLast4: result.paymentMethod?.last4 ?? null };
+    await prisma.$transaction(async (tx) => {
+      await recordCharge(tx, paymentId, attempt, { ...charge, ...card4, processorChargeId: result.chargeId, status: result.status, failureCode, failureMessage });
+      // Shown on the payment; the workflow's timer, started just after, is what expires it.
+      if (result.status === 'pending') await tx.payment.update({ where: { id: paymentId }, data: { expiresAt: new Date(Date.now() + expireAfterMs) } });
+    });
+  } catch (error) {
+    // Refused before any charge existed: nothing at the processor to wait for.
+    if (!(error instanceof CardDeclined)) throw error;
+    await prisma.$transaction(async (tx) => {
+      await recordCharge(tx, paymentId, attempt, { ...charge, status: 'failed', failureCode: error.code, failureMessage: error.message });
+      await markPaymentFailed(tx, paymentId, { failureCode: error.code, failureMessage: error.message });
+    });
+  }
+  const workflowId = paymentWorkflowId(paymentId);
+  try {
+    await temporal.client.workflow.start<typeof paymentWorkflow>('paymentWorkflow', { taskQueue: temporal.taskQueue, workflowId, args: [{ paymentId, attempt, expireAfterMs }] });
+  } catch (error) {
+    // A repeated checkout call: the payment already has its workflow.
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  return workflowId;
+}

@@ -1,0 +1,68 @@
+// Verified processor events (ProcessorEvent, from parseWebhook) to the payments they concern.
+// A charge's final outcome goes to the payment's workflow as the processorEvent signal, so that
+// the workflow stays the one place that decides the payment; when the workflow is gone (it ended,
+// or the checkout died before starting it) the outcome is applied directly, idempotently.
+import { WorkflowNotFoundError } from '@temporalio/client';
+
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { logger } from '../logger.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
+import { paymentWorkflowId } from './payment-flow.js';
+import type { ProcessorEvent } from './processors/processor.js';
+import { PaymentTransitionRefused } from './transitions.js';
+
+const log = logger.child({ component: 'processor-callbacks' });
+
+// The signals of workflows/payment.ts, by name: the compiled service cannot load workflow modules
+// (only the worker's bundle holds them).
+const PROCESSOR_EVENT = 'processorEvent';
+const CANCEL_REQUESTED = 'cancelRequested';
+
+function outcomeOf(event: ProcessorEvent): ChargeOutcome | null {
+  const { chargeId } = event;
+  if (event.type === 'charge.succeeded' || event.type === 'charge.cancelled') return { type: event.type, chargeId };
+  if (event.type === 'charge.failed') return { type: event.type, chargeId, failureCode: event.failureCode, failureMessage: event.failureMessage };
+  // charge.pending says nothing new; refunds and disputes belong to their own part of the issue.
+  return null;
+}
+
+export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, events: readonly ProcessorEvent[]): Promise<void> {
+  for (const event of events) {
+    const outcome = outcomeOf(event);
+    if (!outcome || !event.paymentId) continue;
+    const { paymentId } = event;
+    try {
+      await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal<[ChargeOutcome]>(PROCESSOR_EVENT, outcome);
+      continue;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+    try {
+      await applyChargeOutcome(prisma, paymentId, outcome);
+    } catch (error) {
+      // The payment already ended otherwise (a cancelled charge of an EXPIRED payment): nothing to change.
+      if (!(error instanceof PaymentTransitionRefused)) throw error;
+      log.warn({ paymentId, chargeId: event.chargeId, eventId: event.id, type: event.type }, 'processor event for a payment that already ended otherwise');
+    }
+  }
+}
+
+/**
+ * Tells the payment's workflow that a cancel was requested (requestPaymentCancel recorded it). A
+ * payment without a running workflow keeps the recorded request: a workflow that starts later
+ * reads it (recordChargeResult).
+ */
+export async function signalCancelRequested(temporal: TemporalConnection, paymentId: string): Promise<void> {
+  try {
+    await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal(CANCEL_REQUESTED);
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+}
+
+/** After an order's cancel: the cancel requests it recorded on its pending payments, to their workflows. */
+export async function signalOrderCancelRequests(prisma: PrismaClient, temporal: TemporalConnection, orderId: string): Promise<void> {
+  const pending = await prisma.payment.findMany({ where: { orderId, status: 'PENDING', cancelRequestedAt: { not: null } }, select: { id: true } });
+  for (const { id } of pending) await signalCancelRequested(temporal, id);
+}

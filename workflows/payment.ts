@@ -1,0 +1,65 @@
+import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+
+import type { PaymentActivities } from '../src/payments/activities.js';
+import type { ChargeOutcome } from '../src/payments/charge-outcomes.js';
+
+export interface PaymentInput {
+  paymentId: string;
+  /** The charge attempt the checkout made (chargeIdempotencyKey(paymentId, attempt)). */
+  attempt: number;
+  /** How long a pending charge may wait for the processor; in the input so that replays see the value the run started with. */
+  expireAfterMs: number;
+}
+
+/** The processor's final word on the charge (handleProcessorEvents). */
+export const processorEventSignal = defineSignal<[ChargeOutcome]>('processorEvent');
+/** PATCH /v0/payments/{id}/cancel was accepted: ask the processor, then wait for its confirmation. */
+export const cancelRequestedSignal = defineSignal('cancelRequested');
+
+// The processor's errors that retrying cannot fix, and a transition our records refuse. Only
+// ProcessorUnavailable (and infrastructure errors: database, a lost worker) is retried.
+const NON_RETRYABLE = ['CardDeclined', 'InvalidProcessorRequest', 'InvalidChargeState', 'ChargeNotFound', 'OperationNotSupported', 'PaymentTransitionRefused', 'NotFound'];
+
+/**
+ * One payment (workflow id payment-<paymentId>): records the checkout's charge result and, while
+ * the charge is pending, waits for the processor's confirmation, a cancel request or the timeout.
+ * Returns the payment's status when the workflow ends.
+ */
+export async function paymentWorkflow(input: PaymentInput): Promise<string> {
+  const activities = proxyActivities<PaymentActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: NON_RETRYABLE },
+  });
+  const { paymentId, attempt } = input;
+  let outcome: ChargeOutcome | undefined;
+  let cancelWanted = false;
+  let cancelAsked = false;
+  // Registered before the first await: a confirmation that arrives while the result is being recorded is kept.
+  setHandler(processorEventSignal, (event) => {
+    outcome ??= event;
+  });
+  setHandler(cancelRequestedSignal, () => {
+    cancelWanted = true;
+  });
+  // Workflow time is deterministic: replays compute the same deadline.
+  let deadline: number | undefined = Date.now() + input.expireAfterMs;
+
+  const { status, cancelRequested } = await activities.recordChargeResult(paymentId, attempt);
+  if (status !== 'PENDING') return status;
+  cancelWanted ||= cancelRequested;
+  for (;;) {
+    const wanted = () => outcome !== undefined || (cancelWanted && !cancelAsked);
+    const woke = deadline === undefined ? (await condition(wanted), true) : await condition(wanted, Math.max(deadline - Date.now(), 0));
+    if (outcome) return activities.applyChargeOutcome(paymentId, outcome);
+    if (woke) {
+      cancelAsked = true;
+      // Stays PENDING until the processor confirms the cancellation (or reports that the charge settled first).
+      await activities.cancelCharge(paymentId, attempt);
+      continue;
+    }
+    const expired = await activities.expirePayment(paymentId, attempt);
+    if (expired !== 'PENDING') return expired;
+    // The charge settled as we gave up: its event decides the payment.
+    deadline = undefined;
+  }
+}
