@@ -4,6 +4,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { TemporalConnection } from '../temporal/client.js';
+import type { PaymentProcessor } from '../payments/processors/processor.js';
 import { ApiError } from '../errors.js';
 import { principalResolver, type Context } from '../graphql/context.js';
 import { queryLimits } from '../graphql/query-limits.js';
@@ -11,9 +12,12 @@ import { logger } from '../logger.js';
 import { routeArguments } from '../rest/arguments.js';
 import { errorResponse, errorToResponse, successResponse } from '../rest/envelope.js';
 import { createOperations } from '../rest/operations.js';
+import { handleProcessorEvents } from '../payments/processor-callbacks.js';
+import { createPaymentProcessor, paymentProcessorConfigFromEnv } from '../payments/processors/index.js';
+import { InvalidProcessorSignature } from '../payments/processors/processor.js';
 import { BASE_PATH, createRouter } from '../rest/router.js';
 import { authenticate } from './auth.js';
-import { readJsonObject, type BodyLimits } from './body.js';
+import { readJsonObject, readRawBody, type BodyLimits } from './body.js';
 import { requestIdFor } from './request-id.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -32,7 +36,12 @@ export interface AppDependencies {
   documents: { openApi: () => unknown; docsHtml: () => string };
   /** Request bodies past this size are refused with 413 (MAX_BODY_BYTES). */
   maxBodyBytes: number;
+  /** The processor whose webhooks POST /processor-webhooks/{processor} takes (PAYMENT_PROCESSOR by default). */
+  processor?: PaymentProcessor;
 }
+
+/** The processor webhook ingress: outside /v0, no API keys; the processor's signature on the raw body is the authentication. */
+export const PROCESSOR_WEBHOOKS_PATH = '/processor-webhooks/';
 
 // Browsers may send only these headers cross-origin, and x-request-id stays unreadable to them.
 const CORS_HEADERS = {
@@ -68,6 +77,27 @@ export async function createApp(deps: AppDependencies) {
   const { prisma, temporal, metrics, rateLimiter } = deps;
   const router = createRouter(deps.schema);
   const executeRoute = await createOperations(deps.schema);
+  const processor = deps.processor ?? createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
+
+  /** POST /processor-webhooks/{processor}: the raw body (within MAX_BODY_BYTES) verified by parseWebhook, then the same handler as every processor event. */
+  async function handleProcessorWebhook(request: Request, name: string, requestId: string, limits: BodyLimits): Promise<Response> {
+    if (name !== processor.name) return errorResponse(404, `No processor ${JSON.stringify(name)} takes webhooks here; this service uses ${processor.name}`);
+    if (request.method !== 'POST') return errorResponse(405, `Method ${request.method} is not allowed here; use POST`, { allow: 'POST' });
+    try {
+      const rawBody = Buffer.from(await readRawBody(request, limits));
+      let events;
+      try {
+        events = await processor.parseWebhook(rawBody, Object.fromEntries(request.headers));
+      } catch (error) {
+        if (error instanceof InvalidProcessorSignature) return errorResponse(400, `The webhook is not verified: ${error.message}`);
+        throw error;
+      }
+      await handleProcessorEvents(prisma, temporal, events);
+      return successResponse({ received: events.length });
+    } catch (error) {
+      return errorToResponse(error, requestId);
+    }
+  }
 
   // graphql-yoga is loaded on the first /graphql request: a REST-only process stays smaller.
   let yoga: Promise<YogaServerInstance<GraphqlServerContext, Context>> | undefined;
@@ -150,6 +180,10 @@ export async function createApp(deps: AppDependencies) {
     }
     if (pathname === `${BASE_PATH}/docs` && request.method === 'GET') {
       return { response: new Response(deps.documents.docsHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }), route: pathname };
+    }
+    if (pathname.startsWith(PROCESSOR_WEBHOOKS_PATH)) {
+      const name = pathname.slice(PROCESSOR_WEBHOOKS_PATH.length);
+      return { response: await handleProcessorWebhook(request, name, requestId, limits), route: `${PROCESSOR_WEBHOOKS_PATH}{processor}` };
     }
     if (pathname === BASE_PATH || pathname.startsWith(`${BASE_PATH}/`)) return handleRest(request, url, requestId, limits);
     if (pathname === '/graphql') {

@@ -67,6 +67,9 @@ async function readBytes(request: Request, { maxBytes, cutConnection }: BodyLimi
   return Buffer.concat(chunks, size);
 }
 
+/** A body's raw bytes within maxBytes (413 past it), for a caller that verifies them as sent (a processor webhook's signature). */
+export const readRawBody = (request: Request, limits: BodyLimits): Promise<Uint8Array> => readBytes(request, limits);
+
 /** Whether arrays and objects nest deeper than max; a scan of the text, so no depth can overflow a stack. */
 function nestsDeeper(text: string, max: number): boolean {
   let depth = 0;

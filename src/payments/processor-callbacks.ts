@@ -10,7 +10,7 @@ import type { TemporalConnection } from '../temporal/client.js';
 import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
 import { paymentWorkflowId } from './payment-flow.js';
 import type { ProcessorEvent } from './processors/processor.js';
-import { PaymentTransitionRefused } from './transitions.js';
+import { markPaymentDisputed, PaymentTransitionRefused } from './transitions.js';
 
 const log = logger.child({ component: 'processor-callbacks' });
 
@@ -29,6 +29,12 @@ function outcomeOf(event: ProcessorEvent): ChargeOutcome | null {
 
 export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, events: readonly ProcessorEvent[]): Promise<void> {
   for (const event of events) {
+    if (event.type === 'charge.disputed' && event.paymentId) {
+      // A dispute does not change the payment's status: the payment (and its order) is marked disputed, idempotently.
+      const { paymentId } = event;
+      await prisma.$transaction((tx) => markPaymentDisputed(tx, paymentId));
+      continue;
+    }
     const outcome = outcomeOf(event);
     if (!outcome || !event.paymentId) continue;
     const { paymentId } = event;

@@ -5,4 +5,7 @@ export const routes: readonly RestRoute[] = [
   { method: 'GET', path: '/payments/list', field: 'Query.payments', summary: 'List payments' },
   { method: 'GET', path: '/payments/:paymentId', field: 'Query.payment', summary: 'Get a payment with its buyer, order, subscription, charges and invoice' },
   { method: 'PATCH', path: '/payments/:paymentId/cancel', field: 'Mutation.cancelPayment', summary: 'Ask to cancel a pending card payment' },
+  { method: 'POST', path: '/test-helpers/payments/:paymentId/settle', field: 'Mutation.settleTestPayment', summary: 'Test mode: the sandbox settles the payment\'s pending charge (3-D Secure completed, PayPal approved)' },
+  { method: 'POST', path: '/test-helpers/payments/:paymentId/fail', field: 'Mutation.failTestPayment', summary: 'Test mode: the sandbox fails the payment\'s pending charge' },
+  { method: 'POST', path: '/test-helpers/payments/:paymentId/dispute', field: 'Mutation.disputeTestPayment', summary: 'Test mode: the cardholder disputes the paid payment\'s charge' },
 ];

@@ -9,6 +9,7 @@ import { currencyDecimals } from '../reference/currencies.js';
 import { numberOf, saleFilterArgs } from '../orders/types.js';
 import { signalCancelRequested } from './processor-callbacks.js';
 import * as payments from './service.js';
+import { runPaymentTestHelper, type TestHelperAction } from './test-helpers.js';
 
 const PaymentStatusEnum = builder.enumType(PaymentStatus, { name: 'PaymentStatus' });
 const PaymentProcessorEnum = builder.enumType(PaymentProcessor, { name: 'PaymentProcessor' });
@@ -121,4 +122,25 @@ builder.mutationFields((t) => ({
       return result;
     },
   }),
+  ...Object.fromEntries(
+    (
+      [
+        ['settleTestPayment', 'settle', "Test mode: settles the payment's pending sandbox charge as the processor would (its signed webhook goes through the processor webhook path); the payment as GET shows it after the change"],
+        ['failTestPayment', 'fail', "Test mode: fails the payment's pending sandbox charge as the processor would; the payment as GET shows it after the change"],
+        ['disputeTestPayment', 'dispute', "Test mode: the cardholder disputes the PAID payment's sandbox charge; the payment as GET shows it after the change"],
+      ] as const satisfies readonly (readonly [string, TestHelperAction, string])[]
+    ).map(([name, action, description]) => [
+      name,
+      t.field({
+        type: PaymentDetailsPayload,
+        description,
+        args: { paymentId: t.arg({ type: 'UUID', required: true }) },
+        resolve: async (_root, args, ctx, info) => {
+          const scope = await scopeOf(ctx, 'write');
+          await runPaymentTestHelper(ctx.prisma, ctx.temporal, scope, args.paymentId, action);
+          return { payment: await payments.findPayment(ctx.prisma, scope, args.paymentId, queryFromInfo({ context: ctx, info, path: ['payment'] })) };
+        },
+      }),
+    ]),
+  ),
 }));
