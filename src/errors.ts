@@ -30,9 +30,6 @@ function codeFor(status: ErrorStatus): string {
   }
 }
 
-export const badRequest = (message: string) => new ApiError(400, message);
-export const notFound = (what: string) => new ApiError(404, `${what} not found`);
-
 /** The one mapping of a domain error's kind to the status the contract gives it. */
 const STATUS_OF: Record<ErrorKind, ErrorStatus> = {
   invalid: 400,

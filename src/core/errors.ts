@@ -32,11 +32,6 @@ export class Unauthenticated extends DomainError {
   readonly kind = 'unauthenticated';
 }
 
-/** A feature the workspace has not enabled. */
-export class FeatureDisabled extends DomainError {
-  readonly kind = 'forbidden';
-}
-
 /** Creating a product (or a copy of one) would pass the workspace's product limit. */
 export class ProductLimitReached extends DomainError {
   readonly kind = 'conflict';
@@ -49,9 +44,4 @@ export class ProductLimitReached extends DomainError {
 /** A generated value (a slug) stayed taken after every retry. */
 export class NoFreeValue extends DomainError {
   readonly kind = 'conflict';
-}
-
-/** Something the request needs is briefly unavailable; the same request may succeed later. */
-export class TryAgainLater extends DomainError {
-  readonly kind = 'unavailable';
 }
