@@ -8,6 +8,8 @@ export interface Context {
   /** For resolvers whose service starts or signals workflows. */
   temporal: TemporalConnection;
   requestId: string;
+  /** The request's Idempotency-Key header as sent; the operations that honour one check it. */
+  idempotencyKey?: string;
   /** Resolves (once) who is calling; throws 401 when the access is not granted. */
   principal(access: Access): Promise<Principal>;
 }
@@ -24,6 +26,11 @@ export function principalResolver(authenticateOnce: () => Promise<Principal>): C
     return principal;
   };
 }
+
+/** For buyer routes: no keys are read, and a resolver asking for the principal is a programming error answered 401. */
+export const noPrincipal: Context['principal'] = async () => {
+  throw new ApiError(401, 'This route takes no API keys');
+};
 
 export async function scopeOf(ctx: Context, access: Access): Promise<Scope> {
   const { workspaceId, livemode } = await ctx.principal(access);
