@@ -349,7 +349,7 @@ export const CHECKOUT_PAGE_HEADERS: Readonly<Record<string, string>> = Object.fr
     "img-src 'self' data:",
     "form-action 'none'",
     "base-uri 'none'",
-    "frame-ancestors 'self' https: http://localhost:* http://127.0.0.1:* http://[::1]:*",
+    "frame-ancestors 'self' https: http://localhost:* http://127.0.0.1:*",
   ].join('; '),
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
