@@ -35,7 +35,7 @@ legend { font-weight: 600; padding: 0; margin: 0 0 .25rem; }
 .methods input { width: auto; }
 details summary { cursor: pointer; }
 table.summary { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
-table.summary th, table.summary td { padding: .3rem 0; text-align: left; vertical-align: top; }
+table.summary th, table.summary td { padding: .3rem 0; text-align: left; vertical-align: top; font-weight: 400; }
 table.summary td.amount, table.summary th.amount { text-align: right; white-space: nowrap; padding-left: 1rem; }
 table.summary tr.total th, table.summary tr.total td { border-top: 1px solid #dde0e4; font-weight: 700; font-size: 1.05rem; }
 .muted { color: #5a6270; }
