@@ -118,13 +118,17 @@ export const PAGE_SCRIPT = `
     return checked ? checked.value : 'card';
   };
 
-  /** The body both calls share; the quote gets only what is filled in. */
-  const commonBody = () => {
+  /**
+   * The body both calls share. The quote gets only what is filled in: no billing details until
+   * they are complete enough to check (a country, and its postal code where one is required).
+   */
+  const commonBody = (forQuote) => {
     const body = { quantity: quantity() };
     const code = value('discount-code');
     if (code) body.discountCode = code;
     const country = value('country');
-    if (country) {
+    const incomplete = forQuote && data.postalCodeRequired.includes(country) && !value('postal-code');
+    if (country && !incomplete) {
       const billing = { countryCode: country };
       const postal = value('postal-code');
       if (postal) billing.postalCode = postal;
@@ -192,7 +196,7 @@ export const PAGE_SCRIPT = `
     const error = $('quote-error');
     form.setAttribute('aria-busy', 'true');
     try {
-      const { status, envelope } = await post('/quote', commonBody());
+      const { status, envelope } = await post('/quote', commonBody(true));
       if (sequence !== quoteSequence) return;
       if (status === 200 && envelope && envelope.data && envelope.data.quote) {
         renderQuote(envelope.data.quote);
@@ -263,7 +267,7 @@ export const PAGE_SCRIPT = `
     payButton.disabled = true;
     const label = payButton.textContent;
     payButton.textContent = 'Processing\\u2026';
-    const body = commonBody();
+    const body = commonBody(false);
     body.email = value('email');
     const fields = customFields();
     if (Object.keys(fields).length) body.customFields = fields;
