@@ -2,11 +2,14 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { ApiError } from '../errors.js';
 import type { Access, Principal, Scope } from '../core/scope.js';
 import type { TemporalConnection } from '../temporal/client.js';
+import type { PaymentProcessor } from '../payments/processors/processor.js';
 
 export interface Context {
   prisma: PrismaClient;
   /** For resolvers whose service starts or signals workflows. */
   temporal: TemporalConnection;
+  /** The card processor (PAYMENT_PROCESSOR), for resolvers that charge (checkout). */
+  processor: PaymentProcessor;
   requestId: string;
   /** The request's Idempotency-Key header as sent; the operations that honour one check it. */
   idempotencyKey?: string;

@@ -135,6 +135,7 @@ export async function createApp(deps: AppDependencies) {
         context: ({ request, requestId }) => ({
           prisma,
           temporal,
+          processor,
           requestId,
           idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
           principal: principalResolver(() => authenticate(prisma, request.headers, 'read')),
@@ -162,6 +163,7 @@ export async function createApp(deps: AppDependencies) {
       const context: Context = {
         prisma,
         temporal,
+        processor,
         requestId,
         idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
         principal: principal ? principalResolver(async () => principal) : noPrincipal,
