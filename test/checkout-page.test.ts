@@ -369,6 +369,9 @@ describe('checkout page: headless Chromium', () => {
       expect(await page.textContent('#summary-totals')).toContain('$50.00');
       const email = `browser-${randomUUID()}@example.com`;
       await fillBuyer(page, email);
+      await page.click('details.custom-fields summary');
+      await page.fill('#field-id-0', 'gamertag');
+      await page.fill('#field-value-0', 'neo <b>');
       await fillCard(page, '4242 4242 4242 4242');
       const outcome = await pay(page);
       expect(outcome).toEqual({ kind: 'paid', text: expect.stringContaining('Payment received') });
@@ -380,6 +383,11 @@ describe('checkout page: headless Chromium', () => {
       expect(orders).toHaveLength(1);
       expect(orders[0]).toMatchObject({ number, status: 'PAID', value: 5000, checkoutId: element.id });
       expect(orders[0]!.user?.email).toBe(email);
+      // The custom field went with the cart item.
+      const byField = await ok(
+        restClient(ws, { mode: 'test', write: false }).GET('/v0/orders/list', { params: { query: { customFields: JSON.stringify({ gamertag: 'neo <b>' }) } } }),
+      );
+      expect(byField.orders.map((o: { id: string }) => o.id)).toEqual([orders[0]!.id]);
       expect(tab.orderKeys).toHaveLength(1);
       expect(tab.orderKeys[0]).toMatch(/^[0-9a-f]{32}$/);
       expect(tab.problems).toEqual([]);
@@ -443,6 +451,48 @@ describe('checkout page: headless Chromium', () => {
       expect(tab.orderKeys).toHaveLength(2);
       expect(tab.orderKeys[1]).not.toBe(tab.orderKeys[0]);
       expect((await ordersOf(ws, element.id)).map((o) => o.status)).toEqual(['FAILED', 'PAID']);
+      expect(tab.problems).toEqual([]);
+      await page.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  test(
+    'a card that needs 3-D Secure: the page says the payment is pending, with the order number',
+    async () => {
+      const element = await newElement(ws, [offerId], { name: 'Needs authentication' }, TEST);
+      const tab = await openTab(browser!.context);
+      const { page } = tab;
+      await openCheckout(tab, element.id);
+      await fillBuyer(page, `pending-${randomUUID()}@example.com`);
+      await fillCard(page, '4000 0027 6000 3184');
+      const outcome = await pay(page);
+      expect(outcome.kind).toBe('pending');
+      expect(outcome.text).toContain('3-D Secure');
+      const orders = await ordersOf(ws, element.id);
+      expect(orders.map((o) => o.status)).toEqual(['PENDING']);
+      expect(outcome.text).toContain(`Order number: ${orders[0]!.number}`);
+      expect(tab.problems).toEqual([]);
+      await page.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  test(
+    'a free offer: no payment section, no card; the order is paid at once',
+    async () => {
+      const { offer } = await newCatalogue(ws, 0, TEST, { name: 'Free demo' });
+      const element = await newElement(ws, [offer.id], { name: 'Free claim' }, TEST);
+      const tab = await openTab(browser!.context);
+      const { page } = tab;
+      await openCheckout(tab, element.id);
+      expect(await page.isHidden('#payment')).toBe(true);
+      expect(await page.textContent('#pay')).toBe('Get it for free');
+      await fillBuyer(page, `free-${randomUUID()}@example.com`);
+      const outcome = await pay(page);
+      expect(outcome.kind).toBe('paid');
+      const orders = await ordersOf(ws, element.id);
+      expect(orders).toMatchObject([{ status: 'PAID', value: 0 }]);
       expect(tab.problems).toEqual([]);
       await page.close();
     },
