@@ -288,7 +288,7 @@ export const PAGE_SCRIPT = `
         const state = payment ? payment.status : order.status;
         if (state === 'PAID' || order.status === 'PAID') {
           paid = true;
-          show('success', [order.value > 0 ? 'Payment received. Thank you!' : 'Your order is confirmed. Thank you!', 'Order number: ' + order.number, 'A confirmation is sent to ' + body.email + '.']);
+          show('success', [order.value > 0 ? 'Payment received. Thank you!' : 'Your order is confirmed. Thank you!', 'Order number: ' + order.number]);
         } else if (state === 'PENDING') {
           paid = true;
           show('pending', ['Payment pending', pendingText(payment), 'Order number: ' + order.number]);
