@@ -1,8 +1,9 @@
 // What one domain contributes to the service. src/domains.ts lists the domains; the GraphQL schema,
-// the /v0 route table, the OpenAPI tags, the event types, the worker's activities and the workflow
+// the route table, the other HTTP endpoints, the OpenAPI tags, the event types, the worker's activities and the workflow
 // bundle are assembled from that list, so adding a domain touches that list and nothing else shared.
 import type { EventDefinitions } from './events/event-types.js';
 import type { PrismaClient } from './generated/prisma/client.js';
+import type { HttpEndpoint } from './http/endpoint.js';
 import type { RestRoute } from './rest/route.js';
 import type { TemporalConnection } from './temporal/client.js';
 
@@ -26,6 +27,8 @@ export interface DomainModule {
   registerTypes?: (shared: { events: EventDefinitions }) => Promise<unknown>;
   /** Its /v0 routes, each served by one of its GraphQL fields. */
   routes?: readonly RestRoute[];
+  /** Its HTTP endpoints that are not routes (pages, webhook ingresses). */
+  endpoints?: readonly HttpEndpoint[];
   /** The event types it records (webhooks subscribe to them), each with its test-event sample. */
   events?: EventDefinitions;
   createActivities?: (deps: ActivityDependencies) => ActivityFunctions;

@@ -8,6 +8,13 @@ export const paymentsModule: DomainModule = {
   tag: { name: 'Payments', description: "Payments: an order's first payment, a subscription's renewals, their charges at the processor" },
   registerTypes: () => import('./types.js'),
   routes,
+  endpoints: [
+    {
+      path: '/processor-webhooks/:processor',
+      methods: ['POST'],
+      handle: async (endpoint) => (await import('./processor-webhook-endpoint.js')).handleProcessorWebhook(endpoint),
+    },
+  ],
   events,
   createActivities: createPaymentActivities,
   workflowModules: ['workflows/payment.ts'],
