@@ -185,6 +185,11 @@ describe('pay', () => {
     expect(order).toMatchObject({ type: 'SUBSCRIPTION', status: 'PAID', subscriptionId: order.number });
     expect(order.subscription).toMatchObject({ status: 'active', recurringInterval: 'month', amount: 900 });
     expect(payment).toMatchObject({ status: 'PAID', subscriptionId: order.number });
+    // A trial offer: the first period is charged now and the subscription starts trialing (docs/decisions.md).
+    const trial = await shop(ws, 900, { recurringInterval: 'month', trialInterval: 'week', trialIntervalCount: 2 });
+    const trialOrder = (await ok(pay(trial.element.id))).order;
+    expect(trialOrder).toMatchObject({ status: 'PAID', value: 900 });
+    expect(trialOrder.subscription).toMatchObject({ status: 'trialing', trialInterval: 'week', trialIntervalCount: 2 });
   }, SLOW);
 
   test('a free offer: PAID at once, no card, no processor', async () => {
@@ -323,6 +328,17 @@ describe('pay', () => {
     }
     const buyer = await salesDb().user.findUniqueOrThrow({ where: { id: order.userId! } });
     expect(buyer.livemode).toBe(false);
+  }, SLOW);
+
+  test('a pending payment that fails later gives its reservations back (through the payment workflow)', async () => {
+    const { offer, element } = await shop(ws, 500, { limit: 3 }, TEST);
+    const { payment } = await ok(pay(element.id, { quantity: 2, card: card('4000002760003184') }));
+    expect(payment.status).toBe('PENDING');
+    expect((await offerNow(ws, offer.id, TEST)).soldItems).toBe(2);
+    const failed = await ok(restClient(ws, TEST).POST('/v0/test-helpers/payments/{paymentId}/fail', { params: { path: { paymentId: payment.id } }, body: {} }));
+    expect(failed.payment.status).toBe('FAILED');
+    expect((await orderNow(ws, payment.orderId, TEST)).status).toBe('FAILED');
+    expect((await offerNow(ws, offer.id, TEST)).soldItems).toBe(0);
   }, SLOW);
 });
 
