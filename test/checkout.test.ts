@@ -359,6 +359,16 @@ describe('Idempotency-Key', () => {
     expect(JSON.stringify(stored)).not.toContain('4242424242424242');
   }, SLOW);
 
+  test('two concurrent requests with one key make one order', async () => {
+    const { offer, element } = await shop(ws, 1000);
+    const key = `parallel-${randomUUID()}`;
+    const body = { email: email() };
+    const [a, b] = await Promise.all([ok(pay(element.id, body, key)), ok(pay(element.id, body, key))]);
+    expect(a.order.id).toBe(b.order.id);
+    expect(await ordersOf(ws, element.id)).toHaveLength(1);
+    expect((await offerNow(ws, offer.id)).soldItems).toBe(1);
+  }, SLOW);
+
   test('the same key with another body is 400; a declined order replays its 402', async () => {
     const { element } = await shop(ws, 1000);
     const key = `order-${randomUUID()}`;

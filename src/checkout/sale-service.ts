@@ -16,9 +16,9 @@ import { recordEvent } from '../events/event-service.js';
 import { createOrder, type NewOrderItem } from '../orders/service.js';
 import { applyChargeOutcome } from '../payments/charge-outcomes.js';
 import { startPayment } from '../payments/payment-flow.js';
-import { CardDeclined, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
+import { CardDeclined, ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
 import { checkCard } from '../payments/processors/test-cards.js';
-import { markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
+import { markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
 import { isCountry, postalCodeRequired } from '../reference/countries.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { formatAmount, timestampOrNull } from '../discounts/events.js';
@@ -384,7 +384,15 @@ async function collectPayment(deps: CheckoutDeps, paymentId: string, card: CardD
     try {
       await startPayment(prisma, deps.temporal, deps.processor, { paymentId, card: card ?? undefined });
     } catch (error) {
+      // The charge may exist at the processor: the payment stays PENDING; a retry with the same
+      // Idempotency-Key (same charge key) or the processor's webhook settles it.
       if (error instanceof ProcessorUnavailable) throw new CheckoutProcessorUnavailable('The payment processor is unavailable; retry with the same Idempotency-Key');
+      // Refused before any charge existed (a request the processor does not take): the order fails, its reservations go back.
+      if (error instanceof ProcessorError) {
+        const failure = { failureCode: error.code, failureMessage: error.message };
+        await prisma.$transaction((tx) => markPaymentFailed(tx, paymentId, failure));
+        throw new ValidationFailed(`The payment could not be made: ${error.message}`);
+      }
       throw error;
     }
   }
