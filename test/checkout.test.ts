@@ -116,7 +116,11 @@ describe('quote', () => {
     const { quote: q } = await ok(quote(element.id));
     expect(q.discount).toMatchObject({ id: best.id, type: 'sale', amountOff: 300 });
     expect(q.total).toBe(700);
-  });
+    // Paying applies the same sale and counts its use.
+    const { order } = await ok(pay(element.id));
+    expect(order).toMatchObject({ status: 'PAID', value: 700, discountId: best.id, discountAmount: 300 });
+    expect((await discountNow(sws, best.id)).timesUsed).toBe(1);
+  }, SLOW);
 
   test('400: quantity out of 1..1000, a bad country; 404: unknown, archived-offer elements still 400, inactive element', async () => {
     const { element, offer } = await shop(ws);
@@ -300,6 +304,17 @@ describe('pay', () => {
     }
     expect(await ordersOf(ws, element.id)).toHaveLength(0);
     expect((await offerNow(ws, offer.id)).soldItems).toBe(0);
+  }, SLOW);
+
+  test('an archived or inactive offer cannot be bought: 400', async () => {
+    const archived = await shop(ws, 100);
+    await ok(restClient(ws).PATCH('/v0/offers/{offerId}/archive', { params: { path: { offerId: archived.offer.id } }, body: {} }));
+    expect((await failure(pay(archived.element.id))).body.error.message).toContain('no longer available');
+    const inactive = await shop(ws, 100);
+    await ok(restClient(ws).PATCH('/v0/offers/{offerId}/update', { params: { path: { offerId: inactive.offer.id } }, body: { status: 'INACTIVE' } }));
+    const refused = await failure(pay(inactive.element.id));
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain('is not on sale');
   }, SLOW);
 
   test('404: unknown, archived or inactive element, a workspace offline or without test mode', async () => {
