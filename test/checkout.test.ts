@@ -317,8 +317,11 @@ describe('pay', () => {
     expect(refused.body.error.message).toContain('is not on sale');
   }, SLOW);
 
-  test('404: unknown, archived or inactive element, a workspace offline or without test mode', async () => {
+  test('404: unknown or inactive element, a workspace offline or without test mode', async () => {
     expect((await failure(pay(randomUUID()))).status).toBe(404);
+    const { offer } = await newCatalogue(ws, 100);
+    const inactive = (await ok(restClient(ws).POST('/v0/elements/checkout/create', { body: { offersIds: [offer.id], status: 'INACTIVE' } }))).checkoutElement;
+    expect((await failure(pay(inactive.id))).status).toBe(404);
     const offline = await newWorkspace('Checkout offline');
     const { element } = await shop(offline);
     await setWorkspace(offline.workspaceId, 'offline=true');
