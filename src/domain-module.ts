@@ -17,6 +17,12 @@ export interface ActivityDependencies {
 /** Activities are plain async functions; a domain returns them from its factory. */
 export type ActivityFunctions = Record<string, (...args: never[]) => Promise<unknown>>;
 
+/** A loop a worker process runs beside its activities (an outbox poller), until stopped. */
+export interface BackgroundTask {
+  /** Stops polling and waits for the round in progress. */
+  stop(): Promise<void>;
+}
+
 export interface DomainModule {
   /** The OpenAPI tag of the domain's routes. */
   tag?: { name: string; description: string };
@@ -32,6 +38,8 @@ export interface DomainModule {
   /** The event types it records (webhooks subscribe to them), each with its test-event sample. */
   events?: EventDefinitions;
   createActivities?: (deps: ActivityDependencies) => ActivityFunctions;
+  /** Its background loops, started by every worker process. */
+  startBackgroundTasks?: (deps: ActivityDependencies) => BackgroundTask[];
   /** Its workflow modules, relative to the project root (bundled together for the workflow sandbox). */
   workflowModules?: readonly string[];
 }

@@ -3,6 +3,7 @@ import type { DomainModule } from '../domain-module.js';
 import { createPaymentActivities } from './activities.js';
 import { events } from './events.js';
 import { routes } from './routes.js';
+import { startSandboxWebhookRelays } from './sandbox-webhook-relay.js';
 
 export const paymentsModule: DomainModule = {
   tag: { name: 'Payments', description: "Payments: an order's first payment, a subscription's renewals, their charges at the processor" },
@@ -17,5 +18,6 @@ export const paymentsModule: DomainModule = {
   ],
   events,
   createActivities: createPaymentActivities,
+  startBackgroundTasks: startSandboxWebhookRelays,
   workflowModules: ['workflows/payment.ts'],
 };
