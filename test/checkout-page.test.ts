@@ -326,12 +326,14 @@ describe('checkout page: headless Chromium', () => {
   let browser: { context: BrowserContext; close: () => Promise<void> } | undefined;
   let ws: Workspace;
   let offerId: string;
+  const code = `SPRING-${randomUUID().slice(0, 8).toUpperCase()}`;
   beforeAll(async () => {
     browser = await launchChromium();
     ws = await newWorkspace('Browser shop', ['testMode=true']);
     ({
       offer: { id: offerId },
     } = await newCatalogue(ws, 2500, TEST, { name: 'Browser offer' }));
+    await ok(restClient(ws, TEST).POST('/v0/discounts/create', { body: { type: 'code', discountCode: code, amount: 10, amountType: 'percentage', currency: 'USD' } }));
   }, BROWSER_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
@@ -364,9 +366,18 @@ describe('checkout page: headless Chromium', () => {
       const element = await newElement(ws, [offerId], { name: 'Browser checkout' }, TEST);
       const tab = await openTab(browser!.context);
       const { page } = tab;
-      await openCheckout(tab, element.id, '?svc-quantity=2');
+      // A code that does not exist: the quote says why, and the total stays.
+      await openCheckout(tab, element.id, '?svc-quantity=2&svc-discount-code=NO-SUCH-CODE');
       expect(await page.inputValue('#quantity')).toBe('2');
+      expect(await page.isVisible('#discount-rejection')).toBe(true);
+      expect(await page.textContent('#discount-rejection')).toMatch(/^Discount code not applied: ./);
       expect(await page.textContent('#summary-totals')).toContain('$50.00');
+      // The prefilled code replaced by a real one: the summary follows.
+      await page.fill('#discount-code', code);
+      await page.waitForFunction(() => document.getElementById('discount-rejection')!.hidden && /SPRING-/.test(document.getElementById('summary-totals')!.textContent!));
+      expect(await page.textContent('#summary-totals')).toContain(`Discount (${code})\u2212$5.00`);
+      expect(await page.textContent('#summary-totals')).toContain('Total$45.00');
+      expect(await page.textContent('#pay')).toBe('Pay $45.00');
       const email = `browser-${randomUUID()}@example.com`;
       await fillBuyer(page, email);
       await page.click('details.custom-fields summary');
@@ -381,7 +392,8 @@ describe('checkout page: headless Chromium', () => {
 
       const orders = await ordersOf(ws, element.id);
       expect(orders).toHaveLength(1);
-      expect(orders[0]).toMatchObject({ number, status: 'PAID', value: 5000, checkoutId: element.id });
+      expect(orders[0]).toMatchObject({ number, status: 'PAID', value: 4500, checkoutId: element.id });
+      expect(await page.inputValue('#card-number')).toBe('');
       expect(orders[0]!.user?.email).toBe(email);
       // The custom field went with the cart item.
       const byField = await ok(
@@ -439,6 +451,8 @@ describe('checkout page: headless Chromium', () => {
       await fillCard(page, '4000 0000 0000 0002');
       const declined = await pay(page);
       expect(declined.kind).toBe('error');
+      // The 402 envelope's message, under the page's own heading.
+      expect(declined.text).toContain('Payment declined');
       expect(declined.text).toContain('Your card was declined.');
       expect(await page.isEnabled('#pay')).toBe(true);
 

@@ -299,7 +299,7 @@ export const PAGE_SCRIPT = `
         }
       } else if (status === 402) {
         idempotencyKey = newKey();
-        show('error', ['Your card was declined.', messageOf(envelope, 'The card was declined.'), 'Check the details or try another card.']);
+        show('error', ['Payment declined', messageOf(envelope, 'The card was declined.'), 'Check the details or try another card.']);
       } else if (status === 429 || status >= 500) {
         // The outcome is unknown: a retry keeps the key, so it cannot pay twice.
         show('error', ['Something went wrong on our side.', messageOf(envelope, 'HTTP ' + status), 'Try again in a moment: you will not be charged twice.']);
@@ -312,6 +312,9 @@ export const PAGE_SCRIPT = `
     } finally {
       paying = false;
       if (paid) {
+        // The card is not needed any more: it does not stay on the screen.
+        $('card-number').value = '';
+        $('card-cvc').value = '';
         payButton.textContent = 'Paid';
         for (const control of form.elements) control.disabled = true;
       } else {

@@ -7,6 +7,7 @@ import { isUuid } from '../core/uuid.js';
 import { COUNTRIES, POSTAL_CODE_REQUIRED } from '../reference/countries.js';
 import { currencyDecimals } from '../reference/currencies.js';
 import { CHECKOUT_PAGE_HEADERS, PAGE_CSS, PAGE_SCRIPT } from './page-assets.js';
+import { MAX_QUANTITY, MIN_QUANTITY } from './pricing.js';
 
 export { CHECKOUT_PAGE_HEADERS } from './page-assets.js';
 
@@ -17,8 +18,6 @@ export interface CheckoutPage {
   headers: Readonly<Record<string, string>>;
 }
 
-/** `svc-quantity` is used when it is a whole number in this range (the API's own bounds); otherwise 1. */
-export const MAX_QUANTITY = 1000;
 
 /** The sandbox's test cards shown on a test-mode page (README, "Payments: sandbox processor"). */
 export const TEST_CARDS: readonly { number: string; outcome: string }[] = [
@@ -138,11 +137,12 @@ function unavailable(offer: Offer): { reason: 'withdrawn' | 'sold-out'; text: st
   return null;
 }
 
+/** `svc-quantity` when it is a whole number within the API's bounds; otherwise 1. */
 function quantityFrom(params: URLSearchParams): number {
   const raw = params.get('svc-quantity')?.trim() ?? '';
   if (!/^\d{1,7}$/.test(raw)) return 1;
   const n = Number(raw);
-  return n >= 1 && n <= MAX_QUANTITY ? n : 1;
+  return n >= MIN_QUANTITY && n <= MAX_QUANTITY ? n : 1;
 }
 
 /** The discount code as given (trimmed, at most the API's 64 characters); the quote says whether it applies. */
@@ -298,7 +298,7 @@ ${heading(element, merchant)}
 ${offersList(offers)}
 </ul>
 <div class="row">
-<div><label for="quantity">Quantity</label><input id="quantity" type="number" inputmode="numeric" min="1" max="${MAX_QUANTITY}" step="1" value="${quantity}" required></div>
+<div><label for="quantity">Quantity</label><input id="quantity" type="number" inputmode="numeric" min="${MIN_QUANTITY}" max="${MAX_QUANTITY}" step="1" value="${quantity}" required></div>
 <div><label for="discount-code">Discount code <span class="hint">(optional)</span></label><input id="discount-code" maxlength="64" autocomplete="off" value="${escapeHtml(discountCode)}"></div>
 </div>
 <p class="notice warn" id="discount-rejection" role="status" hidden></p>
