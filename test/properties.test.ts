@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Workspace } from './support/api.js';
-import { fingerprinter, scratchDatabase, type ScratchDatabase } from './support/database.js';
+import { fingerprinter, scratchDatabase, sql, type ScratchDatabase } from './support/database.js';
 import { checkAnswer, fuzzKit, harvestIds as harvest, send as sendTo, shown, type Received, type Sent } from './support/fuzz.js';
 import { operationsOf, readDocument, type DocumentedOperation } from './support/openapi.js';
 import { runCli, startServerProcess, type ServerProcess } from './support/processes.js';
@@ -25,6 +25,30 @@ const knownIds: string[] = [];
 const { anyString, knownId, encode, bodyFor, queryFor, contentType, pathValue, parametersOf } = fuzzKit(document, knownIds);
 
 const send = (request: Sent) => sendTo(server.url, request);
+/** The buyer routes (the hosted checkout's JSON API): outside /v0, no keys. */
+const buyerRoute = (operation: DocumentedOperation) => !operation.path.startsWith('/v0/');
+/** Writes that may start or signal a payment workflow, which then writes on its own. */
+const reachesWorkflows = (operation: DocumentedOperation) => buyerRoute(operation) || /^\/v0\/(orders|payments|test-helpers)\//.test(operation.path);
+/** A payment whose decision is still on its way: its charge was decided, or a cancel requested, but the workflow has not applied it yet. */
+const UNSETTLED_PAYMENTS = `SELECT count(*)::int AS n FROM "Payment" p WHERE p.status = 'PENDING' AND p.processor IS NOT NULL
+  AND (p."cancelRequestedAt" IS NOT NULL OR NOT EXISTS (SELECT 1 FROM "Charge" c WHERE c."paymentId" = p.id AND c.status = 'pending'))`;
+
+/**
+ * After a write that was accepted (or a declined checkout, 402): waits until the payment
+ * workflows it started have applied what they will (a checkout's charge, a cancel request) and
+ * the database stays still, so the next request's fingerprint sees only that request.
+ */
+async function settle(timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    const n = (await sql<{ n: number }>(database.url, UNSETTLED_PAYMENTS))[0]?.n ?? 0;
+    const now = JSON.stringify(await db.fingerprint());
+    if (n === 0 && now === last) return;
+    last = now;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
 const checkResponse = (request: Sent, response: Received, operation?: DocumentedOperation) => checkAnswer(document, request, response, operation);
 const harvestIds = (value: unknown) => harvest(knownIds, value);
 
@@ -75,12 +99,16 @@ beforeAll(async () => {
   await runCli(['workspace', 'set', ws.workspaceId, 'testMode=true'], { DATABASE_URL: database.url });
   // A few real records, so ids in paths and bodies also hit existing rows.
   const keys = { 'x-svc-public-key': ws.publicKey, 'x-svc-secret-key': ws.secretKey };
+  const offerIds: string[] = [];
   for (const type of ['DigitalDownload', 'SoftwareKey', 'Subscription']) {
     const created = await send({ method: 'POST', path: '/v0/products/create', query: '', keys, body: JSON.stringify({ name: `Seed ${type}`, projectId: ws.projectId, type }) });
     const product = JSON.parse(created.text).data.product;
     await send({ method: 'POST', path: `/v0/products/${product.id}/variants/add`, query: '', keys, body: JSON.stringify({ name: 'Seed variant' }) });
-    await send({ method: 'POST', path: '/v0/offers/create', query: '', keys, body: JSON.stringify({ productId: product.id, currency: 'USD', price: 1000 }) });
+    const offer = await send({ method: 'POST', path: '/v0/offers/create', query: '', keys, body: JSON.stringify({ productId: product.id, currency: 'USD', price: 1000 }) });
+    offerIds.push(JSON.parse(offer.text).data.offer.id);
   }
+  // A checkout element, so that the buyer routes also reach a real one.
+  await send({ method: 'POST', path: '/v0/elements/checkout/create', query: '', keys, body: JSON.stringify({ offersIds: offerIds.slice(0, 2) }) });
   knownIds.push(ws.projectId);
   for (const operation of operations.filter((o) => o.method === 'GET' && !o.path.includes('{'))) {
     const listed = await send({ method: 'GET', path: operation.path, query: '', keys });
@@ -111,7 +139,10 @@ test.each(operations.map((o) => [`${o.method} ${o.path}`, o] as const))('%s: ran
       const response = await send(request);
       const body = checkResponse(request, response, operation);
       if (body.status === 'success') harvestIds(body.data);
-      if (before && response.status >= 400) {
+      // A declined card is a checkout that happened: it leaves its FAILED order and payment.
+      const declined = buyerRoute(operation) && response.status === 402;
+      if (before && reachesWorkflows(operation) && (response.status < 400 || declined)) await settle();
+      if (before && response.status >= 400 && !declined) {
         const after = await db.fingerprint();
         const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
         if (changed.length) throw new Error(`rejected with ${response.status} but changed ${changed.join(', ')}: ${request.method} ${request.path} ${shown(request.body)}`);
@@ -138,6 +169,12 @@ test('random paths and methods under /v0 and beside it get the envelope, never a
       // The path as the server gets it: fetch resolves dot segments the same way.
       const path = new URL(`http://x${rooted ? '/v0' : ''}/${segments.join('/')}`).pathname;
       if (path === '/graphql' || ['/healthz', '/readyz', '/metrics'].includes(path) || path.startsWith('/v0/openapi') || path.startsWith('/v0/docs')) return;
+      // The hosted checkout's page is HTML, not the envelope: only its status is checked.
+      if (method === 'GET' && /^\/checkout\/[^/]+$/.test(path)) {
+        const page = await send({ method, path, query: '', keys });
+        if (page.status >= 500) throw new Error(`5xx: GET ${path} -> ${page.status} ${page.text.slice(0, 300)}`);
+        return;
+      }
       const sent: Sent = { method, path, query: '', keys, body: method === 'GET' || method === 'OPTIONS' ? undefined : '{}' };
       checkResponse(sent, await send(sent));
     }),
