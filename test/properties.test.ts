@@ -86,14 +86,16 @@ function requestFor(operation: DocumentedOperation): fc.Arbitrary<Sent> {
 beforeAll(async () => {
   database = await scratchDatabase();
   // Its own worker on its own task queue: workflows a request starts stay with this database.
-  // The event outbox is not drained during the run (the dispatcher polls hourly), so the
-  // fingerprint changes only through the requests themselves.
+  // The event outbox is not drained during the run (the dispatcher polls hourly), nor is the
+  // sandbox's webhook outbox (no relay), so the fingerprint changes only through the requests
+  // themselves and the payment workflows they start (settle() waits for those).
   server = await startServerProcess({
     DATABASE_URL: database.url,
     TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS ?? '',
     TEMPORAL_TASK_QUEUE: `properties-${crypto.randomUUID()}`,
     EVENT_DISPATCH_INTERVAL_MS: '3600000',
     RATE_LIMIT_POINTS: '1000000',
+    SANDBOX_WEBHOOK_DELIVERY: 'false',
   });
   ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Properties'], { DATABASE_URL: database.url });
   await runCli(['workspace', 'set', ws.workspaceId, 'testMode=true'], { DATABASE_URL: database.url });
