@@ -26,7 +26,7 @@ import { salesDb } from './support/sales.js';
 // an Idempotency-Key makes a retried checkout one order and one charge, and concurrent checkouts
 // of two workspaces in both modes never see each other's records.
 
-jest.setTimeout(240_000);
+const SLOW = 240_000;
 
 const READ: KeyChoice = { write: false };
 
@@ -81,7 +81,7 @@ describe('checkout under load: offer limits', () => {
     const late = await payCheckout(element.id, orderBody());
     expect(late.status).toBe(400);
     expect((await offerOf(ws, offer.id)).soldItems).toBe(10);
-  });
+  }, SLOW);
 
   test('quantity above 1 near the limit: limit 10, 20 parallel buys of 3 give exactly 3 orders and soldItems 9', async () => {
     const { element, offer } = await newCheckout(ws, { price: 500, limit: 10 });
@@ -97,7 +97,7 @@ describe('checkout under load: offer limits', () => {
     expect((await payCheckout(element.id, orderBody({ quantity: 2 }))).status).toBe(400);
     expect((await payCheckout(element.id, orderBody({ quantity: 1 }))).status).toBe(200);
     expect((await offerOf(ws, offer.id)).soldItems).toBe(10);
-  });
+  }, SLOW);
 });
 
 describe('checkout under load: discount purchaseLimit', () => {
@@ -119,7 +119,7 @@ describe('checkout under load: discount purchaseLimit', () => {
     expect((await payCheckout(element.id, orderBody({ discountCode: discount.discountCode }))).status).toBe(400);
     expect((await payCheckout(element.id, orderBody())).status).toBe(200);
     expect((await discountOf(ws, discount.id)).timesUsed).toBe(5);
-  });
+  }, SLOW);
 });
 
 describe('checkout under load: declined cards give their reservations back', () => {
@@ -143,7 +143,7 @@ describe('checkout under load: declined cards give their reservations back', () 
     expect(orders.filter((o) => o.status === 'PAID')).toHaveLength(10);
     expect(orders.filter((o) => o.status === 'FAILED')).toHaveLength(10);
     expect((await offerOf(ws, offer.id)).soldItems).toBe(10);
-  });
+  }, SLOW);
 
   test('limit 10: 10 declines and 10 good buys interleaved; the declines never hold stock for good, the rest sells out exactly', async () => {
     const { element, offer } = await newCheckout(ws, { price: 1000, limit: 10 });
@@ -163,7 +163,7 @@ describe('checkout under load: declined cards give their reservations back', () 
     expect(orders.filter((o) => o.status === 'PAID')).toHaveLength(10);
     expect(orders.filter((o) => o.status === 'FAILED')).toHaveLength(10);
     expect((await offerOf(ws, offer.id)).soldItems).toBe(10);
-  });
+  }, SLOW);
 });
 
 describe('checkout under load: retries with an Idempotency-Key', () => {
@@ -207,7 +207,7 @@ describe('checkout under load: retries with an Idempotency-Key', () => {
     // Another key is another checkout.
     expect((await payCheckout(element.id, body, `retry-${randomUUID()}`)).status).toBe(200);
     expect((await ordersOfCheckout(ws, element.id)).count).toBe(2);
-  });
+  }, SLOW);
 
   test('a client that timed out and retried with its key: one order and one charge, whether or not the first request got through', async () => {
     const { element } = await newCheckout(ws, { price: 700 });
@@ -228,7 +228,7 @@ describe('checkout under load: retries with an Idempotency-Key', () => {
     expect(count).toBe(1);
     expect(orders[0]!.status).toBe('PAID');
     expect(await chargesOf(orders[0]!.lastPaymentId!)).toHaveLength(1);
-  });
+  }, SLOW);
 
   test('a declined checkout retried with its key answers 402 again without a second order or charge', async () => {
     const { element, offer } = await newCheckout(ws, { price: 800, limit: 5 });
@@ -242,7 +242,7 @@ describe('checkout under load: retries with an Idempotency-Key', () => {
     expect(orders[0]!.status).toBe('FAILED');
     expect(await chargesOf(orders[0]!.lastPaymentId!)).toHaveLength(1);
     expect((await offerOf(ws, offer.id)).soldItems).toBe(0);
-  });
+  }, SLOW);
 });
 
 describe('checkout under load: two workspaces side by side, live and test', () => {
@@ -297,5 +297,5 @@ describe('checkout under load: two workspaces side by side, live and test', () =
     // An element id is public but its records are not: the test element's order through live keys of its own workspace is 404.
     const testOrder = answers[1]!.find((x) => x.status === 200)!.body.data.order;
     expect((await failure(restClient(a, READ).GET('/v0/orders/{orderIdOrNumber}', { params: { path: { orderIdOrNumber: testOrder.id } } }))).status).toBe(404);
-  });
+  }, SLOW);
 });

@@ -16,7 +16,7 @@ import { salesDb } from './support/sales.js';
 // nothing ever. CHECKOUT_FUZZ_RUNS scales the runs (the default keeps the file near a minute).
 
 const RUNS = Number(process.env.CHECKOUT_FUZZ_RUNS ?? 100);
-jest.setTimeout(180_000);
+const SLOW = 180_000;
 
 const document = await readDocument();
 const knownIds: string[] = [];
@@ -241,7 +241,7 @@ test('the published document lists the checkout routes without keys', () => {
     expect(operation!.operation.security).toEqual([]);
   }
   expect(ordersOperation()!.operation.responses).toHaveProperty('402');
-});
+}, SLOW);
 
 test('POST /checkout/{id}/orders: hostile input never gets a 5xx, always a documented envelope; a rejected request writes nothing, a decline keeps no stock', async () => {
   const operation = ordersOperation();
@@ -277,7 +277,7 @@ test('POST /checkout/{id}/orders: hostile input never gets a 5xx, always a docum
   );
   // The runs reached the route's rules, not only its input checks.
   expect(Object.keys(seen).map(Number)).toEqual(expect.arrayContaining([200, 400, 404]));
-});
+}, SLOW);
 
 test('POST /checkout/{id}/quote: hostile input never gets a 5xx, always a documented envelope, and a quote writes nothing', async () => {
   const operation = quoteOperation();
@@ -294,7 +294,7 @@ test('POST /checkout/{id}/quote: hostile input never gets a 5xx, always a docume
     { numRuns: RUNS },
   );
   expect(Object.keys(seen).map(Number)).toEqual(expect.arrayContaining([200, 400, 404]));
-});
+}, SLOW);
 
 test('Idempotency-Key: odd header values never get a 5xx; an accepted one replays the same order, a rejected one writes nothing', async () => {
   const operation = ordersOperation();
@@ -319,7 +319,7 @@ test('Idempotency-Key: odd header values never get a 5xx; an accepted one replay
     }),
     { numRuns: Math.ceil(RUNS / 3) },
   );
-});
+}, SLOW);
 
 test('GET /checkout/{id} (the HTML page): bad ids and query values never get a 5xx and write nothing', async () => {
   const query = fc
@@ -337,4 +337,4 @@ test('GET /checkout/{id} (the HTML page): bad ids and query values never get a 5
     }),
     { numRuns: Math.ceil(RUNS / 2) },
   );
-});
+}, SLOW);
