@@ -92,6 +92,9 @@ export async function eventually<T>(read: () => Promise<T>, done: (value: T) => 
 /** The charges recorded at the processor boundary for a payment (the Charge table). */
 export const chargesOf = (paymentId: string) => salesDb().charge.findMany({ where: { paymentId }, orderBy: { attempt: 'asc' } });
 
+/** The charges the sandbox processor itself made for payments (its books): money actually taken. */
+export const processorChargesOf = (paymentIds: string[]) => salesDb().sandboxCharge.findMany({ where: { paymentId: { in: paymentIds } } });
+
 /**
  * What a checkout request can write in some workspaces, both modes: records counted and the
  * reservations summed. Equal tallies before and after a rejected request mean it wrote nothing.
