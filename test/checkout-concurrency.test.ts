@@ -103,6 +103,40 @@ describe('checkout under load: offer limits', () => {
   }, SLOW);
 });
 
+describe('checkout under load: carts and free claims', () => {
+  let ws: Workspace;
+  beforeAll(async () => {
+    ws = await newWorkspace('Checkout load: carts');
+  });
+
+  test('two elements selling the same two limited offers in opposite order, 30 parallel buys on each: no deadlock, exactly 10 orders, both offers soldItems 10', async () => {
+    const first = await newCheckout(ws, { price: 400, limit: 10 });
+    const second = await newCheckout(ws, { price: 600, limit: 10 });
+    const client = restClient(ws);
+    const ab = (await ok(client.POST('/v0/elements/checkout/create', { body: { offersIds: [first.offer.id, second.offer.id] } }))).checkoutElement;
+    const ba = (await ok(client.POST('/v0/elements/checkout/create', { body: { offersIds: [second.offer.id, first.offer.id] } }))).checkoutElement;
+    const [onAb, onBa] = await Promise.all([inParallel(ab.id, Array.from({ length: 30 }, () => orderBody())), inParallel(ba.id, Array.from({ length: 30 }, () => orderBody()))]);
+    const answers = [...onAb, ...onBa];
+    expect(statusesOf(answers)).toEqual({ 200: 10, 400: 50 });
+    for (const { body } of answers.filter((a) => a.status === 200)) expect(body.data.order).toMatchObject({ value: 1000, totalItems: 2 });
+    const [offerA, offerB] = await Promise.all([offerOf(ws, first.offer.id), offerOf(ws, second.offer.id)]);
+    expect([offerA.soldItems, offerB.soldItems]).toEqual([10, 10]);
+    const listed = ((await ordersOfCheckout(ws, ab.id)).count ?? 0) + ((await ordersOfCheckout(ws, ba.id)).count ?? 0);
+    expect(listed).toBe(10);
+  }, SLOW);
+
+  test('a free offer with limit 10, 50 parallel claims: exactly 10 PAID orders without any charge', async () => {
+    const { element, offer } = await newCheckout(ws, { price: 0, limit: 10 });
+    const answers = await inParallel(element.id, Array.from({ length: 50 }, () => orderBody({ card: undefined })));
+    expect(statusesOf(answers)).toEqual({ 200: 10, 400: 40 });
+    const claimed = answers.filter((a) => a.status === 200).map((a) => a.body.data);
+    expect(claimed.map(({ order, payment }) => [order.status, order.value, payment.status, payment.processor])).toEqual(Array(10).fill(['PAID', 0, 'PAID', null]));
+    expect((await offerOf(ws, offer.id)).soldItems).toBe(10);
+    expect(await salesDb().charge.count({ where: { paymentId: { in: claimed.map((c) => c.payment.id) } } })).toBe(0);
+    expect(await processorChargesOf(claimed.map((c) => c.payment.id))).toEqual([]);
+  }, SLOW);
+});
+
 describe('checkout under load: discount purchaseLimit', () => {
   test('50 parallel checkouts with a code whose purchaseLimit is 5: exactly 5 discounted orders, timesUsed 5, the rest 400', async () => {
     const ws = await newWorkspace('Checkout load: discount');
@@ -122,6 +156,31 @@ describe('checkout under load: discount purchaseLimit', () => {
     expect((await payCheckout(element.id, orderBody({ discountCode: discount.discountCode }))).status).toBe(400);
     expect((await payCheckout(element.id, orderBody())).status).toBe(200);
     expect((await discountOf(ws, discount.id)).timesUsed).toBe(5);
+  }, SLOW);
+
+  test('one code on two elements, 25 parallel checkouts on each, purchaseLimit 5: 5 uses in all', async () => {
+    const ws = await newWorkspace('Checkout load: shared code');
+    const [one, two] = await Promise.all([newCheckout(ws, { price: 1000 }), newCheckout(ws, { price: 2000 })]);
+    const discount = await newCodeDiscount(ws, { purchaseLimit: 5 });
+    const body = () => orderBody({ discountCode: discount.discountCode!.toLowerCase() });
+    const answers = (await Promise.all([one, two].map(({ element }) => inParallel(element.id, Array.from({ length: 25 }, body))))).flat();
+    expect(statusesOf(answers)).toEqual({ 200: 5, 400: 45 });
+    expect((await discountOf(ws, discount.id)).timesUsed).toBe(5);
+    expect(((await ordersOfCheckout(ws, one.element.id)).count ?? 0) + ((await ordersOfCheckout(ws, two.element.id)).count ?? 0)).toBe(5);
+  }, SLOW);
+
+  test('a sale (applied without a code) with purchaseLimit 5, 30 parallel buys: all sell, exactly 5 with the sale, timesUsed 5', async () => {
+    const ws = await newWorkspace('Checkout load: sale');
+    const { element } = await newCheckout(ws, { price: 1000 });
+    const { discount: sale } = await ok(
+      restClient(ws).POST('/v0/discounts/create', { body: { type: 'sale', name: 'Five only', amount: 20, amountType: 'percentage', currency: 'USD', purchaseLimit: 5 } as never }),
+    );
+    const answers = await inParallel(element.id, Array.from({ length: 30 }, () => orderBody()));
+    expect(statusesOf(answers)).toEqual({ 200: 30 });
+    const orders = answers.map((a) => a.body.data.order);
+    expect(orders.filter((o) => o.discountId === sale.id).map((o) => o.value)).toEqual(Array(5).fill(800));
+    expect(orders.filter((o) => o.discountId === null).map((o) => o.value)).toEqual(Array(25).fill(1000));
+    expect((await discountOf(ws, sale.id)).timesUsed).toBe(5);
   }, SLOW);
 });
 
@@ -214,6 +273,29 @@ describe('checkout under load: retries with an Idempotency-Key', () => {
     // Another key is another checkout.
     expect((await payCheckout(element.id, body, `retry-${randomUUID()}`)).status).toBe(200);
     expect((await ordersOfCheckout(ws, element.id)).count).toBe(2);
+    // The same key on another element is that element's own.
+    const another = await newCheckout(ws, { price: 1200 });
+    const elsewhere = await payCheckout(another.element.id, body, key);
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.body.data.order.id).not.toBe(orderId);
+  }, SLOW);
+
+  test('one key with two different bodies at once: one order and one charge; the other body is refused (400)', async () => {
+    const { element } = await newCheckout(ws, { price: 900 });
+    const key = `race-${randomUUID()}`;
+    const [bodyA, bodyB] = [orderBody(), orderBody({ quantity: 2 })];
+    const answers = await inParallel(element.id, Array.from({ length: 10 }, (_, i) => (i % 2 ? bodyA : bodyB)), key);
+    const accepted = answers.filter((a) => a.status === 200);
+    expect(answers.every((a) => a.status === 200 || a.status === 400)).toBe(true);
+    expect(accepted.length).toBeGreaterThan(0);
+    expect(new Set(accepted.map((a) => a.body.data.order.id)).size).toBe(1);
+    // Every accepted answer sent the winning body: it names one order, with that body's quantity.
+    expect(new Set(accepted.map((a) => a.body.data.order.totalItems)).size).toBe(1);
+    const { count, orders } = await settledOrders(ws, element.id, 1);
+    expect(count).toBe(1);
+    expect(await processorChargesOf([orders[0]!.lastPaymentId!])).toHaveLength(1);
+    const written = await tally([ws.workspaceId]);
+    expect(written.orders).toBe(written.payments);
   }, SLOW);
 
   test('a client that timed out and retried with its key: one order and one charge, whether or not the first request got through', async () => {
