@@ -280,6 +280,19 @@ describe('checkout under load: retries with an Idempotency-Key', () => {
     expect(elsewhere.body.data.order.id).not.toBe(orderId);
   }, SLOW);
 
+  test('the same key sent 10 times at once, three rounds on fresh elements: always one order and one charge at the processor', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const { element } = await newCheckout(ws, { price: 1100 + round });
+      const key = `round-${round}-${randomUUID()}`;
+      const body = orderBody();
+      const answers = await inParallel(element.id, Array.from({ length: 10 }, () => body), key);
+      expect({ round, statuses: statusesOf(answers) }).toEqual({ round, statuses: { 200: 10 } });
+      const paymentIds = [...new Set(answers.map((a) => a.body.data.payment.id as string))];
+      expect({ round, orders: new Set(answers.map((a) => a.body.data.order.id)).size, payments: paymentIds.length }).toEqual({ round, orders: 1, payments: 1 });
+      expect({ round, charges: (await chargesOf(paymentIds[0]!)).length, atProcessor: (await processorChargesOf(paymentIds)).length }).toEqual({ round, charges: 1, atProcessor: 1 });
+    }
+  }, SLOW);
+
   test('one key with two different bodies at once: one order and one charge; the other body is refused (400)', async () => {
     const { element } = await newCheckout(ws, { price: 900 });
     const key = `race-${randomUUID()}`;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { baseUrl, newWorkspace, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
-import { CARD_DECLINED, CARD_OK, card, checkoutPath, eventually, newCheckout, newCodeDiscount, orderBody, payCheckout, tally, type Tally } from './support/checkout.js';
+import { CARD_DECLINED, CARD_OK, card, checkoutPath, eventually, newCheckout, newCodeDiscount, orderBody, payCheckout, quoteCheckout, tally, type Tally } from './support/checkout.js';
 import { checkAnswer, fuzzKit, harvestIds, send, type Envelope, type Sent } from './support/fuzz.js';
 import { documentedOperation, readDocument, type DocumentedOperation } from './support/openapi.js';
 import { ok } from './support/responses.js';
@@ -15,6 +15,7 @@ import { salesDb } from './support/sales.js';
 // declined card (402) leaves its FAILED order but gives its reservations back; a quote writes
 // nothing ever. CHECKOUT_FUZZ_RUNS scales the runs (the default keeps the file near a minute).
 
+const MAX_MONEY = 2_147_483_647;
 const RUNS = Number(process.env.CHECKOUT_FUZZ_RUNS ?? 200);
 const SLOW = 180_000;
 
@@ -32,13 +33,16 @@ let workspaceIds: string[];
 
 // ---- the requests ------------------------------------------------------------------------------
 
-const elementId = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom('live', 'cart', 'scarce', 'free', 'test').map((name) => elements[name]!) },
-  { weight: 2, arbitrary: fc.constantFrom('soldOut', 'inactive', 'archived', 'elsewhere', 'offerId').map((name) => elements[name]!) },
-  { weight: 1, arbitrary: fc.uuid() },
-  { weight: 1, arbitrary: fc.uuid().map((id) => id.toUpperCase()) },
-  { weight: 2, arbitrary: kit.pathValue },
-);
+/** Path values: the elements set up below (`pricey` only where asked), random UUIDs, garbage. */
+const elementIdOf = (...sellable: string[]) =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom('live', 'cart', 'scarce', 'free', 'test', ...sellable).map((name) => elements[name]!) },
+    { weight: 2, arbitrary: fc.constantFrom('soldOut', 'inactive', 'archived', 'elsewhere', 'offerId').map((name) => elements[name]!) },
+    { weight: 1, arbitrary: fc.uuid() },
+    { weight: 1, arbitrary: fc.uuid().map((id) => id.toUpperCase()) },
+    { weight: 2, arbitrary: kit.pathValue },
+  );
+const elementId = elementIdOf();
 
 const email = fc.oneof(
   { weight: 6, arbitrary: fc.uuid().map((id) => `fuzz-${id.slice(0, 8)}@example.com`) },
@@ -125,8 +129,9 @@ const plausibleVariant = fc
   .record(
     {
       quantity: fc.integer({ min: 1, max: 4 }),
-      discountCode: fc.integer({ min: 0, max: 4 }).map((i) => codes[i]!),
-      method: fc.constantFrom('card', 'paypal', 'manual'),
+      // Mostly the usable code; sometimes one the rules refuse.
+      discountCode: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 4 }) }).map((i) => codes[i]!),
+      method: fc.oneof({ weight: 4, arbitrary: fc.constant('card') }, { weight: 1, arbitrary: fc.constantFrom('paypal', 'manual') }),
       card: fc.constantFrom(CARD_OK, CARD_DECLINED, '4000000000009995', '4000000000000069', '4000000000000259', '4000002760003184').map((number) => card(number)),
     },
     { requiredKeys: ['card'] },
@@ -143,7 +148,7 @@ const extras = fc.dictionary(
 const bodyOf = (operation: DocumentedOperation | undefined) =>
   fc.oneof(
     { weight: 1, arbitrary: fc.constant(null).map(() => JSON.stringify(orderBody())) },
-    { weight: 2, arbitrary: plausibleVariant.map((body) => JSON.stringify(body)) },
+    { weight: 3, arbitrary: plausibleVariant.map((body) => JSON.stringify(body)) },
     { weight: 3, arbitrary: spoiledOnce.map((body) => JSON.stringify(body)) },
     { weight: 4, arbitrary: fc.tuple(anyOf, extras).map(([known, extra]) => JSON.stringify({ ...extra, ...known })) },
     // The document's own view of the body: its types, maxLengths and hostile encodings.
@@ -165,7 +170,8 @@ const idempotencyKey = fc.oneof(
 function requestArb(action: 'quote' | 'orders', operation: DocumentedOperation | undefined): fc.Arbitrary<Sent> {
   return fc
     .record({
-      id: elementId,
+      // The quote of amounts past the money range has its own test (a known 500): kept out here, so that this property finds other faults.
+      id: action === 'orders' ? elementIdOf('pricey') : elementId,
       body: bodyOf(operation),
       key: action === 'orders' ? idempotencyKey : fc.constant(undefined),
       query: fc.oneof({ weight: 5, arbitrary: fc.constant('') }, { weight: 1, arbitrary: operation ? kit.queryFor(operation) : fc.constant('') }),
@@ -221,6 +227,8 @@ beforeAll(async () => {
   const archived = await newCheckout(ws, { price: 1000 });
   await salesDb().checkoutElement.update({ where: { id: archived.element.id }, data: { archivedAt: new Date() } });
   const elsewhere = await newCheckout(other, { price: 1000 });
+  // The largest price there is: two of it are past what an amount can hold.
+  const pricey = await newCheckout(ws, { price: MAX_MONEY });
   Object.assign(elements, {
     live: live.element.id,
     cart: cart.checkoutElement.id,
@@ -231,6 +239,7 @@ beforeAll(async () => {
     inactive: inactive.checkoutElement.id,
     archived: archived.element.id,
     elsewhere: elsewhere.element.id,
+    pricey: pricey.element.id,
     offerId: live.offer.id,
     offerA: live.offer.id,
     offerB: second.offer.id,
@@ -362,4 +371,14 @@ test('GET /checkout/{id} (the HTML page): bad ids and query values never get a 5
     }),
     { numRuns: Math.ceil(RUNS / 2) },
   );
+}, SLOW);
+
+test('amounts past what money can hold (the largest price, quantity 2 and up): the quote and the order answer 400, not 500, and write nothing', async () => {
+  for (const quantity of [1, 2, 1000]) {
+    const before = await tally(workspaceIds);
+    const quote = await quoteCheckout(elements.pricey!, { quantity, billingDetails: { countryCode: 'DE', postalCode: '10115' } });
+    const order = await payCheckout(elements.pricey!, orderBody({ quantity, card: card('4000000000009995') }));
+    expect({ quantity, quote: quote.status, order: order.status }).toEqual({ quantity, quote: quantity === 1 ? 200 : 400, order: quantity === 1 ? 402 : 400 });
+    if (quantity > 1) expect(await tally(workspaceIds)).toEqual(before);
+  }
 }, SLOW);
