@@ -1,31 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { raw, type ApiResponse, type KeyChoice, type Workspace } from './api.js';
-import { restClient } from './client.js';
+import type { operations } from '../generated/openapi.js';
+import type { ApiResponse, KeyChoice, Workspace } from './api.js';
+import { buyerClient, restClient } from './client.js';
 import { ok } from './responses.js';
 import { newCatalogue, salesDb } from './sales.js';
 
 // The hosted checkout's JSON API as an integrator's front end calls it: no API keys, the element
-// id in the path (public, like a payment link), an optional Idempotency-Key header. Every answer
-// is checked against the published OpenAPI document (raw() does).
+// id in the path (public, like a payment link), an optional Idempotency-Key header. Requests are
+// typed from the published OpenAPI document and every answer is checked against it (buyerClient).
 
 export const CARD_OK = '4242424242424242';
 export const CARD_DECLINED = '4000000000000002';
 
 export const card = (number = CARD_OK) => ({ number, expMonth: 12, expYear: new Date().getUTCFullYear() + 5, cvc: '123' });
 
-export interface CheckoutBody {
-  email?: unknown;
-  quantity?: unknown;
-  discountCode?: unknown;
-  billingDetails?: unknown;
-  customFields?: unknown;
-  method?: unknown;
-  card?: unknown;
-  [extra: string]: unknown;
-}
+/** The body of POST /checkout/{checkoutElementId}/orders, as the published document types it. */
+export type CheckoutBody = NonNullable<operations['createCheckoutOrder']['requestBody']>['content']['application/json'];
+/** The body of POST /checkout/{checkoutElementId}/quote. */
+export type QuoteBody = NonNullable<NonNullable<operations['checkoutQuote']['requestBody']>['content']['application/json']>;
 
 /** A body the pay route accepts: a fresh buyer, Germany, the succeeding test card. */
-export const orderBody = (extra: CheckoutBody = {}): CheckoutBody => ({
+export const orderBody = (extra: Partial<CheckoutBody> = {}): CheckoutBody => ({
   email: `buyer-${randomUUID()}@example.com`,
   billingDetails: { countryCode: 'DE', postalCode: '10115' },
   card: card(),
@@ -35,16 +30,24 @@ export const orderBody = (extra: CheckoutBody = {}): CheckoutBody => ({
 export const checkoutPath = (checkoutElementId: string, action?: 'quote' | 'orders') =>
   `/checkout/${encodeURIComponent(checkoutElementId)}${action ? `/${action}` : ''}`;
 
-/** POST /checkout/{id}/orders, without keys; `idempotencyKey` becomes the Idempotency-Key header. */
-export const payCheckout = (checkoutElementId: string, body: CheckoutBody, idempotencyKey?: string): Promise<ApiResponse> =>
-  raw('POST', checkoutPath(checkoutElementId, 'orders'), {
-    headers: idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey },
-    body: JSON.stringify(body),
-  });
+/** A typed client's answer in the shape raw() gives: status, headers and the parsed body (the envelope). */
+async function answered(pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<ApiResponse> {
+  const { data, error, response } = await pending;
+  return { status: response.status, headers: response.headers, body: data ?? error };
+}
 
-/** POST /checkout/{id}/quote, without keys. */
-export const quoteCheckout = (checkoutElementId: string, body: CheckoutBody): Promise<ApiResponse> =>
-  raw('POST', checkoutPath(checkoutElementId, 'quote'), { body: JSON.stringify(body) });
+/** POST /checkout/{id}/orders through the typed buyer client; `idempotencyKey` becomes the Idempotency-Key header. */
+export const payCheckout = (checkoutElementId: string, body: CheckoutBody, idempotencyKey?: string): Promise<ApiResponse> =>
+  answered(
+    buyerClient().POST('/checkout/{checkoutElementId}/orders', {
+      params: { path: { checkoutElementId }, header: idempotencyKey === undefined ? undefined : { 'Idempotency-Key': idempotencyKey } },
+      body,
+    }),
+  );
+
+/** POST /checkout/{id}/quote through the typed buyer client. */
+export const quoteCheckout = (checkoutElementId: string, body: QuoteBody): Promise<ApiResponse> =>
+  answered(buyerClient().POST('/checkout/{checkoutElementId}/quote', { params: { path: { checkoutElementId } }, body }));
 
 /** A product, a one-time offer of it and an ACTIVE checkout element selling it, in the key's mode. */
 export async function newCheckout(ws: Workspace, options: { price?: number; limit?: number | null; key?: KeyChoice } = {}) {
@@ -102,16 +105,17 @@ export const processorChargesOf = (paymentIds: string[]) => salesDb().sandboxCha
 export async function tally(workspaceIds: string[]) {
   const db = salesDb();
   const where = { workspaceId: { in: workspaceIds } };
-  const [orders, items, payments, charges, users, events, offers, discounts] = await Promise.all([
+  const [orders, items, payments, charges, users, events, idempotencyKeys, offers, discounts] = await Promise.all([
     db.order.count({ where }),
     db.orderItem.count({ where: { order: where } }),
     db.payment.count({ where }),
     db.charge.count({ where: { payment: where } }),
     db.user.count({ where }),
     db.event.count({ where }),
+    db.checkoutIdempotencyKey.count({ where }),
     db.offer.aggregate({ where, _sum: { soldItems: true } }),
     db.discount.aggregate({ where, _sum: { timesUsed: true } }),
   ]);
-  return { orders, items, payments, charges, users, events, soldItems: offers._sum.soldItems ?? 0, timesUsed: discounts._sum.timesUsed ?? 0 };
+  return { orders, items, payments, charges, users, events, idempotencyKeys, soldItems: offers._sum.soldItems ?? 0, timesUsed: discounts._sum.timesUsed ?? 0 };
 }
 export type Tally = Awaited<ReturnType<typeof tally>>;
