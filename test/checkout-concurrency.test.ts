@@ -231,6 +231,42 @@ describe('checkout under load: declined cards give their reservations back', () 
   }, SLOW);
 });
 
+describe('checkout under load: pending payments hold their reservations until they end', () => {
+  test('3-D Secure payments pending hold the stock and the code; when they fail, both come back, even while other buyers race for them', async () => {
+    const ws = await newWorkspace('Checkout load: pending', ['testMode=true']);
+    const TEST: KeyChoice = { mode: 'test' };
+    const { element, offer } = await newCheckout(ws, { price: 1000, limit: 5, key: TEST });
+    const discount = await newCodeDiscount(ws, { purchaseLimit: 5 }, TEST);
+    const withCode = (number?: string) => orderBody({ discountCode: discount.discountCode, card: card(number) });
+
+    const pending = await inParallel(element.id, Array.from({ length: 5 }, () => withCode('4000002760003184')));
+    expect(statusesOf(pending)).toEqual({ 200: 5 });
+    expect(pending.map((a) => a.body.data.payment.status)).toEqual(Array(5).fill('PENDING'));
+    expect([(await offerOf(ws, offer.id, TEST)).soldItems, (await discountOf(ws, discount.id, TEST)).timesUsed]).toEqual([5, 5]);
+    expect((await payCheckout(element.id, withCode())).status).toBe(400);
+
+    // The processor fails the five (as the cardholder's bank would) while ten buyers try at once.
+    const fail = (paymentId: string) => restClient(ws, TEST).POST('/v0/test-helpers/payments/{paymentId}/fail', { params: { path: { paymentId } }, body: {} });
+    const [failed, racing] = await Promise.all([Promise.all(pending.map((a) => fail(a.body.data.payment.id))), inParallel(element.id, Array.from({ length: 10 }, () => withCode()))]);
+    expect(failed.map(({ response }) => response.status)).toEqual(Array(5).fill(200));
+    expect(racing.every((a) => a.status === 200 || a.status === 400)).toBe(true);
+    const won = racing.filter((a) => a.status === 200).length;
+    expect(won).toBeLessThanOrEqual(5);
+    await eventually(
+      () => ordersOfCheckout(ws, element.id, TEST),
+      ({ orders }) => orders.filter((o) => o.status === 'FAILED').length === 5,
+    );
+    expect([(await offerOf(ws, offer.id, TEST)).soldItems, (await discountOf(ws, discount.id, TEST)).timesUsed]).toEqual([won, won]);
+
+    // What the failures gave back sells, and no more.
+    const rest = await inParallel(element.id, Array.from({ length: 5 - won + 2 }, () => withCode()));
+    expect(statusesOf(rest)).toEqual(counted({ 200: 5 - won, 400: 2 }));
+    expect([(await offerOf(ws, offer.id, TEST)).soldItems, (await discountOf(ws, discount.id, TEST)).timesUsed]).toEqual([5, 5]);
+    const { orders } = await settledOrders(ws, element.id, 10, TEST);
+    expect(orders.filter((o) => o.status === 'PAID')).toHaveLength(5);
+  }, SLOW);
+});
+
 describe('checkout under load: retries with an Idempotency-Key', () => {
   let ws: Workspace;
   beforeAll(async () => {
