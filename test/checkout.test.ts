@@ -189,6 +189,9 @@ describe('pay', () => {
     expect(order).toMatchObject({ type: 'SUBSCRIPTION', status: 'PAID', subscriptionId: order.number });
     expect(order.subscription).toMatchObject({ status: 'active', recurringInterval: 'month', amount: 900 });
     expect(payment).toMatchObject({ status: 'PAID', subscriptionId: order.number });
+    // The card is kept at the processor for the renewals (charged off-session).
+    const subscription = await salesDb().subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number: order.number } });
+    expect(subscription.paymentMethodRef).toMatch(/^pm_sbx_/);
     // A trial offer: the first period is charged now and the subscription starts trialing (docs/decisions.md).
     const trial = await shop(ws, 900, { recurringInterval: 'month', trialInterval: 'week', trialIntervalCount: 2 });
     const trialOrder = (await ok(pay(trial.element.id))).order;

@@ -6,60 +6,25 @@
 // commit (payment-flow.ts), and an order whose first payment ends unpaid gives its reservations
 // back (releaseOrderReservations, from the payment's transition). Rules: docs/decisions.md,
 // "Hosted checkout".
-import { createHash } from 'node:crypto';
-
 import type { Discount, Prisma, PrismaClient } from '../generated/prisma/client.js';
-import type { PaymentMethodType } from '../generated/prisma/enums.js';
 import { DomainError, NotFound, PaymentDeclined, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { recordEvent } from '../events/event-service.js';
 import { createOrder, type NewOrderItem } from '../orders/service.js';
 import { applyChargeOutcome } from '../payments/charge-outcomes.js';
 import { startPayment } from '../payments/payment-flow.js';
-import { CardDeclined, ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
-import { checkCard } from '../payments/processors/test-cards.js';
+import { ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
 import { markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
-import { isCountry, postalCodeRequired } from '../reference/countries.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { formatAmount, timestampOrNull } from '../discounts/events.js';
 import { userEventData } from '../users/events.js';
+import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, requestHash, type Placed } from './idempotency.js';
+import { checkBillingDetails, checkOrderRequest, type CheckedOrderRequest, type CheckoutOrderRequest, type QuoteRequest } from './order-request.js';
 import { checkQuantity, normalizeDiscountCode, priceCheckout, type CheckoutPrice, type PricingDiscount, type PricingOffer } from './pricing.js';
-
-/** Idempotency keys are kept this long; after that the same key starts a new order. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** Custom fields per cart item: at most this many, ids of 1..64 of [A-Za-z0-9_.-], values strings of at most 1,000 characters. */
-export const CUSTOM_FIELDS = { perItem: 20, idPattern: /^[A-Za-z0-9_.-]{1,64}$/, valueLength: 1000 } as const;
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
-// The WHATWG "valid e-mail address" grammar plus a dotted domain, as users/service.ts checks it.
-const EMAIL_PATTERN =
-  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
 
 /** The processor is unreachable: the buyer is answered 503 and may retry (with the same Idempotency-Key). */
 export class CheckoutProcessorUnavailable extends DomainError {
   readonly kind = 'unavailable';
-}
-
-export interface CheckoutBillingDetails {
-  countryCode: string;
-  postalCode?: string | null;
-  state?: string | null;
-}
-
-export interface QuoteRequest {
-  quantity?: number | null;
-  discountCode?: string | null;
-  /** Optional on a quote (tax will need the country); checked when sent. */
-  billingDetails?: CheckoutBillingDetails | null;
-}
-
-export interface CheckoutOrderRequest {
-  email: string;
-  quantity?: number | null;
-  discountCode?: string | null;
-  billingDetails: CheckoutBillingDetails;
-  customFields?: unknown;
-  method?: PaymentMethodType | null;
-  card?: CardDetails | null;
 }
 
 export interface CheckoutDeps {
@@ -142,15 +107,6 @@ const liveSales = (db: PrismaClient | Tx, scope: Scope) => db.discount.findMany(
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-function checkBillingDetails(details: CheckoutBillingDetails) {
-  const countryCode = details.countryCode.trim().toUpperCase();
-  if (!isCountry(countryCode)) throw new ValidationFailed('billingDetails.countryCode must be a two-letter ISO 3166-1 country code');
-  const postalCode = details.postalCode?.trim() || null;
-  const state = details.state?.trim() || null;
-  if (!postalCode && postalCodeRequired(countryCode)) throw new ValidationFailed(`billingDetails.postalCode is required for country ${countryCode}`);
-  return { countryCode, postalCode, state };
-}
-
 /** `POST /checkout/{id}/quote`: what the order would cost now (no locks, nothing written). */
 export async function quoteCheckout(prisma: PrismaClient, checkoutElementId: string, request: QuoteRequest): Promise<CheckoutQuote> {
   const quantity = checkQuantity(request.quantity);
@@ -169,102 +125,6 @@ export async function quoteCheckout(prisma: PrismaClient, checkoutElementId: str
   }
   const price = priceCheckout({ offers: offers.map(pricingOffer), quantity, code, sales, nowSeconds: nowSeconds() });
   return { checkoutElementId: element.id, livemode: element.livemode, ...price };
-}
-
-interface CheckedOrderRequest {
-  email: string;
-  quantity: number;
-  discountCode: string | null;
-  billingDetails: { countryCode: string; postalCode: string | null; state: string | null };
-  customFields: Record<string, Record<string, string>>;
-  method: PaymentMethodType;
-  card: CardDetails | null;
-}
-
-function checkCustomFields(value: unknown): Record<string, Record<string, string>> {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new ValidationFailed('customFields must be an object of offer ids to objects of field values');
-  const result: Record<string, Record<string, string>> = {};
-  for (const [offerId, fields] of Object.entries(value)) {
-    const where = `customFields.${offerId}`;
-    if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) throw new ValidationFailed(`${where} must be an object of field ids to strings`);
-    const entries = Object.entries(fields as Record<string, unknown>);
-    if (entries.length > CUSTOM_FIELDS.perItem) throw new ValidationFailed(`${where}: at most ${CUSTOM_FIELDS.perItem} fields per cart item`);
-    for (const [fieldId, text] of entries) {
-      if (!CUSTOM_FIELDS.idPattern.test(fieldId)) throw new ValidationFailed(`${where}: a field id is 1 to 64 letters, digits, _, . or -`);
-      if (typeof text !== 'string') throw new ValidationFailed(`${where}.${fieldId} must be a string`);
-      if ([...text].length > CUSTOM_FIELDS.valueLength) throw new ValidationFailed(`${where}.${fieldId}: at most ${CUSTOM_FIELDS.valueLength} characters`);
-    }
-    result[offerId] = Object.fromEntries(entries) as Record<string, string>;
-  }
-  return result;
-}
-
-/** Everything that can be refused before the database is asked (400): nothing is written for these. */
-function checkOrderRequest(request: CheckoutOrderRequest, processor: PaymentProcessor): CheckedOrderRequest {
-  const email = request.email.trim();
-  if (!EMAIL_PATTERN.test(email)) throw new ValidationFailed('email must be a valid email address');
-  const method = request.method ?? 'card';
-  if (!processor.capabilities.methods.includes(method)) throw new ValidationFailed(`method ${method} is not available with this payment processor`);
-  const card = request.card ?? null;
-  if (card && method !== 'card') throw new ValidationFailed(`card is taken only with method card, not ${method}`);
-  if (card) {
-    try {
-      checkCard(card, new Date());
-    } catch (error) {
-      // Malformed details (number, month, year, CVC): refused before any order exists.
-      if (error instanceof CardDeclined) throw new ValidationFailed(`card: ${error.message}`);
-      throw error;
-    }
-  }
-  return {
-    email,
-    quantity: checkQuantity(request.quantity),
-    discountCode: normalizeDiscountCode(request.discountCode),
-    billingDetails: checkBillingDetails(request.billingDetails),
-    customFields: checkCustomFields(request.customFields),
-    method,
-    card,
-  };
-}
-
-/** Canonical JSON (sorted keys) for the request hash. */
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-}
-
-/** SHA-256 of the checked request; the card is reduced to its last four digits and expiry (never the number or the CVC). */
-export function requestHash(request: CheckedOrderRequest): string {
-  const card = request.card && { last4: request.card.number.replace(/[\s-]/g, '').slice(-4), expMonth: request.card.expMonth, expYear: request.card.expYear };
-  return createHash('sha256').update(canonical({ ...request, card })).digest('hex');
-}
-
-/** A concurrent request with the same Idempotency-Key committed first: replay its order. */
-class KeyTaken extends Error {}
-
-interface Placed {
-  orderId: string;
-  paymentId: string;
-}
-
-/** The key's earlier order (same body) or a 400 (another body); null when the key is unused or expired. */
-async function earlierOrder(prisma: PrismaClient, checkoutElementId: string, key: string, hash: string): Promise<Placed | null> {
-  const row = await prisma.checkoutIdempotencyKey.findUnique({ where: { checkoutElementId_key: { checkoutElementId, key } } });
-  if (!row || row.createdAt.getTime() < Date.now() - IDEMPOTENCY_WINDOW_MS || !row.orderId || !row.paymentId) return null;
-  if (row.requestHash !== hash) throw new ValidationFailed('Idempotency-Key was already used with a different request body');
-  return { orderId: row.orderId, paymentId: row.paymentId };
-}
-
-/** Takes the key for this transaction; a concurrent holder makes this wait until it commits (then KeyTaken) or rolls back. */
-async function claimKey(tx: Tx, scope: Scope, checkoutElementId: string, key: string, hash: string): Promise<string> {
-  await tx.checkoutIdempotencyKey.deleteMany({ where: { checkoutElementId, key, createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_WINDOW_MS) } } });
-  const { count } = await tx.checkoutIdempotencyKey.createMany({ data: [{ ...inScope(scope), checkoutElementId, key, requestHash: hash }], skipDuplicates: true });
-  if (count === 0) throw new KeyTaken();
-  const row = await tx.checkoutIdempotencyKey.findUniqueOrThrow({ where: { checkoutElementId_key: { checkoutElementId, key } }, select: { id: true } });
-  return row.id;
 }
 
 /** The element's offers, locked FOR UPDATE in id order (every checkout and release locks in this order), re-read under the lock. */
@@ -423,9 +283,7 @@ async function collectPayment(deps: CheckoutDeps, paymentId: string, card: CardD
  * and payment are stored.
  */
 export async function createCheckoutOrder(deps: CheckoutDeps, checkoutElementId: string, request: CheckoutOrderRequest, idempotencyKey?: string): Promise<Placed> {
-  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-    throw new ValidationFailed('Idempotency-Key must be 1 to 255 printable ASCII characters');
-  }
+  checkIdempotencyKey(idempotencyKey);
   const checked = checkOrderRequest(request, deps.processor);
   const key = idempotencyKey === undefined ? null : { value: idempotencyKey, hash: requestHash(checked) };
   let placed = key ? await earlierOrder(deps.prisma, checkoutElementId, key.value, key.hash) : null;
