@@ -22,6 +22,22 @@ export function restClient(ws: Workspace, key: KeyChoice = {}) {
   return client;
 }
 
+/**
+ * The typed client for the buyer routes (the hosted checkout's JSON API under /checkout): no
+ * keys, as a buyer's browser or a shop's own front end calls them; answers checked as above.
+ */
+export function buyerClient() {
+  const client = createClient<paths>({ baseUrl: baseUrl() });
+  client.use({
+    async onResponse({ request, response }) {
+      const body: unknown = await response.clone().json().catch(() => undefined);
+      checkResponse(request.method, request.url, response.status, body);
+      return undefined;
+    },
+  });
+  return client;
+}
+
 export interface GraphQLResult<TData> {
   status: number;
   data?: TData | null;
