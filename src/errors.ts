@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { DomainError, type ErrorKind } from './core/errors.js';
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
 /** An error whose message is safe to show to the caller, with the HTTP status the spec gives it. */
 export class ApiError extends GraphQLError {
@@ -17,6 +17,7 @@ function codeFor(status: ErrorStatus): string {
   switch (status) {
     case 400: return 'BAD_REQUEST';
     case 401: return 'UNAUTHENTICATED';
+    case 402: return 'PAYMENT_DECLINED';
     case 403: return 'FORBIDDEN';
     case 404: return 'NOT_FOUND';
     case 405: return 'METHOD_NOT_ALLOWED';
@@ -34,6 +35,7 @@ function codeFor(status: ErrorStatus): string {
 const STATUS_OF: Record<ErrorKind, ErrorStatus> = {
   invalid: 400,
   unauthenticated: 401,
+  payment_declined: 402,
   forbidden: 403,
   not_found: 404,
   conflict: 409,

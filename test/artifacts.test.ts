@@ -3,6 +3,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { routes } from '../src/domains.js';
+import { servedPath } from '../src/rest/route.js';
 import { baseUrl, newWorkspace, raw, type Workspace } from './support/api.js';
 import { operationsOf, readDocument, resolve, responseProblems, type OpenApi, type Schema } from './support/openapi.js';
 import { ROOT, runProcess, type Finished } from './support/processes.js';
@@ -90,16 +91,17 @@ describe('the published OpenAPI document', () => {
 
   test('it documents exactly the route table, with its methods, paths and summaries', () => {
     const documented = operations().map((o) => `${o.method} ${o.path} ${o.operation.summary}`);
-    const table = routes.map((r) => `${r.method} /v0${r.path.replace(/:([^/]+)/g, '{$1}')} ${r.summary}`);
+    const table = routes.map((r) => `${r.method} ${servedPath(r).replace(/:([^/]+)/g, '{$1}')} ${r.summary}`);
     expect(documented.sort()).toEqual(table.sort());
   });
 
-  test('every operation states its keys, its errors in the envelope and x-request-id', () => {
+  test('every operation states its keys (none for buyer routes), its errors in the envelope and x-request-id', () => {
     for (const { path: p, method, operation } of operations()) {
       const where = `${method} ${p}`;
-      expect([where, operation.security]).toEqual([where, [method === 'GET' ? { publicKey: [] } : { publicKey: [], secretKey: [] }]]);
+      const buyer = !p.startsWith('/v0/');
+      expect([where, operation.security]).toEqual([where, buyer ? [] : [method === 'GET' ? { publicKey: [] } : { publicKey: [], secretKey: [] }]]);
       const statuses = Object.keys(operation.responses);
-      const expected = ['200', '400', '401', '429', '500', ...(p.includes('{') ? ['404'] : []), ...(method === 'POST' && p === '/v0/products/create' ? ['409'] : [])];
+      const expected = ['200', '400', ...(buyer ? [] : ['401']), '429', '500', ...(p.includes('{') ? ['404'] : []), ...(method === 'POST' && p === '/v0/products/create' ? ['409'] : [])];
       expect([where, statuses.filter((s) => expected.includes(s)).sort()]).toEqual([where, expected.sort()]);
       for (const status of statuses) {
         const response = resolve(document, operation.responses[status]);

@@ -5,6 +5,7 @@ import { restClient } from './support/client.js';
 import { scratchDatabase, sql } from './support/database.js';
 import { httpOnlyEnv, runCli, startServerProcess } from './support/processes.js';
 import { describeRoutes, hasArgs, listOf, offsetLists, pageLists, typeName, type RouteInfo } from './support/routes.js';
+import { servedPath } from '../src/rest/route.js';
 
 // Cross-cutting rules of the /v0 surface, checked on every route of the route table.
 const all = await describeRoutes(baseUrl());
@@ -41,7 +42,7 @@ describe('the envelope on every response', () => {
   test.each(all.map((r) => [`${r.method} ${r.path}`, r] as const))('a wrong method on %s is 405 with Allow', async (_, route) => {
     const url = route.url();
     // The methods of the routes this path matches; a static path wins over a pattern.
-    const matching = all.filter((r) => new RegExp(`^${r.path.replace(/:\w+/g, '[^/]+')}$`).test(url.slice(3)));
+    const matching = all.filter((r) => new RegExp(`^${servedPath(r).replace(/:\w+/g, '[^/]+')}$`).test(url));
     const statics = matching.filter((r) => !r.path.includes(':'));
     const allowed = new Set((statics.length ? statics : matching).map((r) => r.method));
     for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].filter((m) => !allowed.has(m as RouteInfo['method']))) {
@@ -57,10 +58,10 @@ describe('the envelope on every response', () => {
     }
   });
 
-  test('CORS: browsers may send only the key headers and content-type, and cannot read x-request-id', async () => {
+  test('CORS: browsers may send only the key headers, Idempotency-Key and content-type, and cannot read x-request-id', async () => {
     const res = await raw('OPTIONS', '/v0/products/list', { headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' } });
     expect(res.status).toBe(200);
-    expect(res.headers.get('access-control-allow-headers')?.split(/,\s*/).sort()).toEqual(['content-type', 'x-svc-public-key', 'x-svc-secret-key']);
+    expect(res.headers.get('access-control-allow-headers')?.split(/,\s*/).sort()).toEqual(['content-type', 'idempotency-key', 'x-svc-public-key', 'x-svc-secret-key']);
     expect(res.headers.get('access-control-expose-headers')).toBeNull();
     const get = await raw('GET', '/v0/products/list', { headers: { ...keyHeaders(ws, { write: false }), origin: 'https://shop.example' } });
     expect(get.headers.get('access-control-allow-origin')).toBe('*');

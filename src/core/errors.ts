@@ -2,7 +2,7 @@
 // and one table in the faces (src/errors.ts, `errorStatus`) maps a kind to its HTTP status, its
 // GraphQL code and the envelope. Messages are for the caller: they never carry secrets.
 
-export type ErrorKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'unavailable';
+export type ErrorKind = 'invalid' | 'unauthenticated' | 'payment_declined' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'unavailable';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: ErrorKind;
@@ -30,6 +30,11 @@ export class NotFound extends DomainError {
 /** The caller is not who may do this (missing, malformed or revoked keys). */
 export class Unauthenticated extends DomainError {
   readonly kind = 'unauthenticated';
+}
+
+/** The processor refused the buyer's payment (a declined card); the message is the processor's reason, safe to show. */
+export class PaymentDeclined extends DomainError {
+  readonly kind = 'payment_declined';
 }
 
 /** Creating a product (or a copy of one) would pass the workspace's product limit. */

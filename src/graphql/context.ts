@@ -2,12 +2,17 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { ApiError } from '../errors.js';
 import type { Access, Principal, Scope } from '../core/scope.js';
 import type { TemporalConnection } from '../temporal/client.js';
+import type { PaymentProcessor } from '../payments/processors/processor.js';
 
 export interface Context {
   prisma: PrismaClient;
   /** For resolvers whose service starts or signals workflows. */
   temporal: TemporalConnection;
+  /** The card processor (PAYMENT_PROCESSOR), for resolvers that charge (checkout). */
+  processor: PaymentProcessor;
   requestId: string;
+  /** The request's Idempotency-Key header as sent; the operations that honour one check it. */
+  idempotencyKey?: string;
   /** Resolves (once) who is calling; throws 401 when the access is not granted. */
   principal(access: Access): Promise<Principal>;
 }
@@ -24,6 +29,11 @@ export function principalResolver(authenticateOnce: () => Promise<Principal>): C
     return principal;
   };
 }
+
+/** For buyer routes: no keys are read, and a resolver asking for the principal is a programming error answered 401. */
+export const noPrincipal: Context['principal'] = async () => {
+  throw new ApiError(401, 'This route takes no API keys');
+};
 
 export async function scopeOf(ctx: Context, access: Access): Promise<Scope> {
   const { workspaceId, livemode } = await ctx.principal(access);

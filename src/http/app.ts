@@ -6,7 +6,8 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { PaymentProcessor } from '../payments/processors/processor.js';
 import { ApiError } from '../errors.js';
-import { principalResolver, type Context } from '../graphql/context.js';
+import { noPrincipal, principalResolver, type Context } from '../graphql/context.js';
+import { renderCheckoutPage } from '../checkout/page.js';
 import { queryLimits } from '../graphql/query-limits.js';
 import { logger } from '../logger.js';
 import { routeArguments } from '../rest/arguments.js';
@@ -15,7 +16,8 @@ import { createOperations } from '../rest/operations.js';
 import { handleProcessorEvents } from '../payments/processor-callbacks.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from '../payments/processors/index.js';
 import { InvalidProcessorSignature } from '../payments/processors/processor.js';
-import { BASE_PATH, createRouter } from '../rest/router.js';
+import { createRouter } from '../rest/router.js';
+import { BASE_PATH } from '../rest/route.js';
 import { authenticate } from './auth.js';
 import { readJsonObject, readRawBody, type BodyLimits } from './body.js';
 import { requestIdFor } from './request-id.js';
@@ -42,18 +44,30 @@ export interface AppDependencies {
 
 /** The processor webhook ingress: outside /v0, no API keys; the processor's signature on the raw body is the authentication. */
 export const PROCESSOR_WEBHOOKS_PATH = '/processor-webhooks/';
+/** The hosted checkout: its page (GET /checkout/{checkoutElementId}) and its buyer routes. */
+const CHECKOUT_PATH = '/checkout/';
+const CHECKOUT_PAGE = /^\/checkout\/([^/]+)$/;
 
 // Browsers may send only these headers cross-origin, and x-request-id stays unreadable to them.
 const CORS_HEADERS = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET, POST, PATCH',
-  'access-control-allow-headers': 'content-type, x-svc-public-key, x-svc-secret-key',
+  'access-control-allow-headers': 'content-type, idempotency-key, x-svc-public-key, x-svc-secret-key',
   'access-control-max-age': '600',
 };
 
 interface GraphqlServerContext {
   requestId: string;
   params?: GraphQLParams;
+}
+
+/** A path segment decoded; a malformed escape stays as it is (and names nothing). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function clientAddress(req: IncomingMessage | undefined, headers: Headers, trustProxy: boolean): string {
@@ -121,13 +135,15 @@ export async function createApp(deps: AppDependencies) {
         context: ({ request, requestId }) => ({
           prisma,
           temporal,
+          processor,
           requestId,
+          idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
           principal: principalResolver(() => authenticate(prisma, request.headers, 'read')),
         }),
       }),
     ));
 
-  /** A /v0 request: route match, keys, arguments, execution, envelope. Answers are labelled with the route's pattern. */
+  /** A /v0 or buyer request: route match, keys (none for buyer routes), arguments, execution, envelope. Answers are labelled with the route's pattern. */
   async function handleRest(request: Request, url: URL, requestId: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
     const matched = router.match(request.method, url.pathname);
     if (request.method === 'OPTIONS' && matched.kind !== 'not-found') return { response: successResponse({}, CORS_HEADERS), route: 'preflight' };
@@ -139,7 +155,7 @@ export async function createApp(deps: AppDependencies) {
     const { route, pathValues } = matched;
     try {
       // Authentication comes first, so a bad request without keys still gets 401.
-      const principal = await authenticate(prisma, request.headers, route.method === 'GET' ? 'read' : 'write');
+      const principal = route.audience === 'buyer' ? undefined : await authenticate(prisma, request.headers, route.method === 'GET' ? 'read' : 'write');
       // PostgreSQL text cannot hold U+0000: refused up front instead of failing in the database (%00 is its only spelling in a URL).
       if (/%00/.test(url.pathname + url.search)) throw new ApiError(400, 'The request contains a NUL character');
       const input = route.method === 'GET' ? { query: url.searchParams } : { body: (await readJsonObject(request, limits)) ?? {} };
@@ -147,8 +163,10 @@ export async function createApp(deps: AppDependencies) {
       const context: Context = {
         prisma,
         temporal,
+        processor,
         requestId,
-        principal: principalResolver(async () => principal),
+        idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
+        principal: principal ? principalResolver(async () => principal) : noPrincipal,
       };
       return { response: successResponse(await executeRoute(route, args, context)), route: route.label };
     } catch (error) {
@@ -186,6 +204,14 @@ export async function createApp(deps: AppDependencies) {
       return { response: await handleProcessorWebhook(request, name, requestId, limits), route: `${PROCESSOR_WEBHOOKS_PATH}{processor}` };
     }
     if (pathname === BASE_PATH || pathname.startsWith(`${BASE_PATH}/`)) return handleRest(request, url, requestId, limits);
+    if (pathname.startsWith(CHECKOUT_PATH)) {
+      const page = CHECKOUT_PAGE.exec(pathname);
+      if (page && request.method === 'GET') {
+        const { status, html, headers } = await renderCheckoutPage(prisma, safeDecode(page[1]!), url.searchParams);
+        return { response: new Response(html, { status, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' } }), route: '/checkout/:checkoutElementId' };
+      }
+      return handleRest(request, url, requestId, limits);
+    }
     if (pathname === '/graphql') {
       const params = await graphqlParams(request, limits);
       return { response: await (await graphqlServer()).fetch(request, { requestId, params }), route: pathname };

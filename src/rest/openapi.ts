@@ -22,15 +22,14 @@ import {
   type SchemaObject,
   type Selection,
 } from './openapi-schemas.js';
-import { routeField, type TaggedRoute } from './route.js';
-import { BASE_PATH } from './router.js';
+import { BASE_PATH, routeField, servedPath, type TaggedRoute } from './route.js';
 import { sofaRouter } from './sofa.js';
 
 export type { SchemaObject } from './openapi-schemas.js';
 
 export interface ParameterObject {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   description?: string;
   schema: SchemaObject;
@@ -69,6 +68,7 @@ type DocumentedStatus = ErrorStatus | 431;
 const ERROR_RESPONSES: Partial<Record<DocumentedStatus, { name: string; description: string }>> = {
   400: { name: 'BadRequest', description: 'Validation failure, or the request is not valid for the resource\'s current state' },
   401: { name: 'Unauthorized', description: 'Key missing, malformed or invalid; a write without a valid secret key; test mode not set up; workspace offline' },
+  402: { name: 'PaymentRequired', description: 'The payment was declined (the message says why); the order and its FAILED payment stay, and another card may be tried with a new request' },
   403: { name: 'Forbidden', description: 'The feature is not enabled for the workspace' },
   404: { name: 'NotFound', description: 'The resource does not exist or is not in the workspace (archived records are hidden)' },
   409: { name: 'Conflict', description: 'A limit of the account is reached' },
@@ -105,8 +105,17 @@ const ERROR_ENVELOPE: SchemaObject = {
   required: ['status', 'error'],
 };
 
+const IDEMPOTENCY_KEY: ParameterObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Any unique string of 1 to 255 printable ASCII characters: a repeat with the same key and body returns the first result instead of doing it again (retry after a timeout with the same key); the same key with another body is 400',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
 function errorStatuses(route: TaggedRoute): DocumentedStatus[] {
-  const statuses = new Set<DocumentedStatus>([400, 401, 429, 431, 500, ...(route.errors ?? [])]);
+  // Buyer routes take no keys: no 401.
+  const statuses = new Set<DocumentedStatus>([400, ...(route.audience === 'buyer' ? [] : [401 as const]), 429, 431, 500, ...(route.errors ?? [])]);
   if (route.path.includes(':')) statuses.add(404);
   // Only writes read a body.
   if (route.method !== 'GET') for (const status of [413, 415] as const) statuses.add(status);
@@ -158,6 +167,7 @@ function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, select
   // Path parameters first, in the order the path names them.
   const position = (p: ParameterObject) => (p.in === 'path' ? route.path.indexOf(`:${p.name}`) : Number.MAX_SAFE_INTEGER);
   parameters.sort((a, b) => position(a) - position(b));
+  if (route.idempotencyKey) parameters.push(IDEMPOTENCY_KEY);
 
   let requestBody: OperationObject['requestBody'];
   if (!isRead) {
@@ -196,7 +206,7 @@ function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, select
     summary: route.summary,
     ...(field.description ? { description: field.description } : {}),
     tags: [route.tag],
-    security: [isRead ? { publicKey: [] } : { publicKey: [], secretKey: [] }],
+    security: route.audience === 'buyer' ? [] : [isRead ? { publicKey: [] } : { publicKey: [], secretKey: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,
@@ -221,7 +231,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
     const fieldName = route.field.split('.')[1]!;
     // A field served on several paths gets one operation id per path.
     const operationId = fieldUses.get(route.field) === 1 ? fieldName : `${fieldName}_${route.method.toLowerCase()}${route.path.replace(/[/:]+/g, '_')}`;
-    const path = `${BASE_PATH}${oasPath(route.path)}`;
+    const path = oasPath(servedPath(route));
     (paths[path] ??= {})[method] = buildOperation(route, sofaOperation, selection, operationId);
     for (const status of errorStatuses(route)) usedStatuses.add(status);
   }
@@ -262,6 +272,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
       description:
         'Every response is an envelope: {status: "success", data} or {status: "error", error: {message}}; branch on the HTTP status. ' +
         'Reads (GET) need the x-svc-public-key header; writes (POST, PATCH) need x-svc-public-key and x-svc-secret-key. ' +
+        'Buyer routes (hosted checkout, under /checkout) take no keys: the checkout element in the path names the workspace and mode. ' +
         'Every response carries x-request-id (a request that sends one has it echoed back). ' +
         `Request bodies are JSON (content-type: application/json, UTF-8) of at most 1 MiB by default (MAX_BODY_BYTES; 413 beyond) and ${JSON_LIMITS.depth} levels of nesting; ` +
         'strings have the maxLength shown. Requests the HTTP parser refuses (malformed, headers too large, too slow) get the error envelope as well, then the connection closes.',

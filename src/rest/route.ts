@@ -1,18 +1,34 @@
-// A /v0 route: a public REST path and the GraphQL field that serves it. Each domain lists its own
-// (its routes.ts); src/domains.ts assembles the table, and nothing outside it is reachable under /v0.
+// A REST route: a public path and the GraphQL field that serves it. Each domain lists its own (its
+// routes.ts); src/domains.ts assembles the table, and nothing outside it is reachable under /v0 or
+// as a buyer route.
 import type { GraphQLField, GraphQLSchema } from 'graphql';
 import type { ErrorStatus } from '../errors.js';
+
+/** Where the integrators' API lives. */
+export const BASE_PATH = '/v0';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 export interface RestRoute {
   method: HttpMethod;
+  /** Relative to /v0; a buyer route's path is its whole path. */
   path: string;
+  /**
+   * `buyer`: a route for buyers' browsers (hosted checkout), served at `path` outside /v0 without
+   * API keys: the record in the path (a checkout element, public like a payment link) names the
+   * workspace and mode. Its resolver never asks for the principal.
+   */
+  audience?: 'buyer';
+  /** The route takes an `Idempotency-Key` header: a repeat with the same key returns the first result. */
+  idempotencyKey?: boolean;
   field: `Query.${string}` | `Mutation.${string}`;
   summary: string;
   /** Error statuses beyond the common ones (400, 401, 404 with a path id, 429, 500), for the OpenAPI document. */
   errors?: readonly ErrorStatus[];
 }
+
+/** The path a route is served at: /v0 + its path, or a buyer route's own path. */
+export const servedPath = (route: Pick<RestRoute, 'path' | 'audience'>) => (route.audience === 'buyer' ? route.path : `${BASE_PATH}${route.path}`);
 
 /** A route as the table holds it: with the OpenAPI tag of its domain. */
 export interface TaggedRoute extends RestRoute {

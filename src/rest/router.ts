@@ -1,11 +1,9 @@
-// The /v0 route table as the server serves it: each route of src/domains.ts with its path pattern,
+// The route table as the server serves it: each route of src/domains.ts with its path pattern,
 // its path parameters and the arguments of the GraphQL field that serves it; match() finds the
-// route of a request.
+// route of a request (a /v0 route or a buyer route).
 import type { GraphQLArgument, GraphQLSchema } from 'graphql';
 import { routes } from '../domains.js';
-import { routeField, type TaggedRoute } from './route.js';
-
-export const BASE_PATH = '/v0';
+import { routeField, servedPath, type TaggedRoute } from './route.js';
 
 export interface ServedRoute extends TaggedRoute {
   /** The field's name, which keys its value in the operation's result. */
@@ -14,7 +12,7 @@ export interface ServedRoute extends TaggedRoute {
   args: readonly GraphQLArgument[];
   /** The path's parameters in the order the path names them. */
   pathParams: readonly string[];
-  /** The full path pattern, e.g. /v0/products/:productId, as metrics label it. */
+  /** The served path pattern, e.g. /v0/products/:productId, as metrics label it. */
   label: string;
   pattern: RegExp;
 }
@@ -36,19 +34,19 @@ export function createRouter(schema: GraphQLSchema) {
   const served: ServedRoute[] = routes.map((route) => {
     const field = routeField(schema, route);
     const pathParams = route.path.split('/').filter((segment) => segment.startsWith(':')).map((segment) => segment.slice(1));
-    return { ...route, fieldName: field.name, args: field.args, pathParams, label: `${BASE_PATH}${route.path}`, pattern: compilePath(route.path) };
+    const label = servedPath(route);
+    return { ...route, fieldName: field.name, args: field.args, pathParams, label, pattern: compilePath(label) };
   });
   // A static path wins over a pattern (/products/list is not /products/:productId): static paths are looked up first.
   const staticRoutes = new Map<string, ServedRoute[]>();
-  for (const route of served) if (route.pathParams.length === 0) staticRoutes.set(route.path, [...(staticRoutes.get(route.path) ?? []), route]);
+  for (const route of served) if (route.pathParams.length === 0) staticRoutes.set(route.label, [...(staticRoutes.get(route.label) ?? []), route]);
   const patternRoutes = served.filter((route) => route.pathParams.length > 0);
 
   function match(method: string, pathname: string): RouteMatch {
-    const relative = pathname.slice(BASE_PATH.length) || '/';
-    let candidates = (staticRoutes.get(relative) ?? []).map((route) => ({ route, pathValues: [] as string[] }));
+    let candidates = (staticRoutes.get(pathname) ?? []).map((route) => ({ route, pathValues: [] as string[] }));
     if (candidates.length === 0) {
       candidates = patternRoutes.flatMap((route) => {
-        const values = route.pattern.exec(relative);
+        const values = route.pattern.exec(pathname);
         return values ? [{ route, pathValues: values.slice(1) }] : [];
       });
     }

@@ -6,7 +6,7 @@
 import type { DocumentNode, ExecutionArgs, GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { routes } from '../domains.js';
-import { BASE_PATH } from './router.js';
+import { BASE_PATH } from './route.js';
 
 type SofaExecute = NonNullable<Parameters<typeof useSofa>[0]['execute']>;
 

@@ -45,7 +45,8 @@ export default async function globalSetup() {
     const [temporalAddress, , databaseUrl] = await Promise.all([startTemporal(dataDir), buildDist(), database()]);
     process.env.TEST_TEMPORAL_ADDRESS = temporalAddress;
     // Generous edge limit for the suite; the rate-limit test starts its own server.
-    const server = await startServerProcess({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RATE_LIMIT_POINTS: '1000000' });
+    // The sandbox's outbox stays undelivered: tests read it (test/sandbox-webhook-relay.test.ts runs the relay).
+    const server = await startServerProcess({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RATE_LIMIT_POINTS: '1000000', SANDBOX_WEBHOOK_DELIVERY: 'false' });
     globalThis.__commerceServer = server;
     process.env.TEST_BASE_URL = server.url;
   } catch (error) {

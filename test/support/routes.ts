@@ -9,7 +9,7 @@ import {
   type IntrospectionQuery,
 } from 'graphql';
 import { routes } from '../../src/domains.js';
-import type { RestRoute } from '../../src/rest/route.js';
+import { servedPath, type RestRoute } from '../../src/rest/route.js';
 
 // The rules tests iterate over the route table as it is when they run, with each route's
 // arguments read from the running server's schema, so every route that exists is covered.
@@ -18,7 +18,7 @@ export interface RouteInfo extends RestRoute {
   /** The GraphQL arguments: path parameters, query parameters or body fields by name. */
   args: readonly GraphQLArgument[];
   pathParams: string[];
-  /** The concrete /v0 path with the given path parameter values (URL-encoded here). */
+  /** The concrete path (under /v0, or a buyer route's own) with the given path parameter values (URL-encoded here). */
   url(params?: Record<string, string>): string;
 }
 
@@ -37,7 +37,7 @@ export async function describeRoutes(baseUrl: string): Promise<RouteInfo[]> {
     if (!field) throw new Error(`${route.field} is not in the served schema`);
     const pathParams = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
     const url = (params: Record<string, string> = {}) =>
-      `/v0${route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? crypto.randomUUID()))}`;
+      servedPath(route).replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? crypto.randomUUID()));
     return { ...route, args: field.args, pathParams, url };
   });
 }

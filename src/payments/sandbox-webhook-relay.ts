@@ -1,0 +1,55 @@
+// The sandbox's webhook deliveries. A real processor POSTs its events to
+// /processor-webhooks/{processor}; the sandbox keeps them in its outbox (SandboxEvent), and this
+// relay hands them, signed, to the same parseWebhook and handleProcessorEvents, about once a
+// second: so a charge the sandbox settles or disputes on its own (4000000000000259) reaches the
+// payment as Stripe's webhook would. An event is acknowledged only after it was applied; one that
+// fails stays in the outbox and comes back at the next round (the handlers are idempotent, so a
+// second delivery, from here or from another process on the same database, changes nothing).
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { logger } from '../logger.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import { handleProcessorEvents } from './processor-callbacks.js';
+import type { SandboxProcessor } from './processors/sandbox.js';
+
+const log = logger.child({ component: 'sandbox-webhook-relay' });
+
+/** SANDBOX_WEBHOOK_DELIVERY: `false` holds the sandbox's events in its outbox (tests that read it); delivered by default. */
+export const sandboxWebhookDeliveryFromEnv = (env: NodeJS.ProcessEnv = process.env) => env.SANDBOX_WEBHOOK_DELIVERY !== 'false';
+
+export interface SandboxWebhookRelay {
+  /** Waits for the round in progress, then stops. */
+  stop(): Promise<void>;
+}
+
+/** One round: every pending event, oldest first; returns how many were applied. */
+export async function relaySandboxWebhooks(prisma: PrismaClient, temporal: TemporalConnection, sandbox: SandboxProcessor): Promise<number> {
+  let applied = 0;
+  for (const webhook of await sandbox.pendingWebhooks(100)) {
+    await handleProcessorEvents(prisma, temporal, await sandbox.parseWebhook(webhook.rawBody, webhook.headers));
+    await sandbox.acknowledgeWebhook(webhook.eventId);
+    applied += 1;
+  }
+  return applied;
+}
+
+export function startSandboxWebhookRelay(prisma: PrismaClient, temporal: TemporalConnection, sandbox: SandboxProcessor, intervalMs = 1000): SandboxWebhookRelay {
+  let timer: NodeJS.Timeout | undefined;
+  let round: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const schedule = () => {
+    if (!stopped) timer = setTimeout(tick, intervalMs);
+  };
+  function tick() {
+    round = relaySandboxWebhooks(prisma, temporal, sandbox)
+      .then(() => undefined, (error: unknown) => log.warn({ err: error }, 'sandbox webhook delivery failed; retrying at the next round'))
+      .finally(schedule);
+  }
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await round;
+    },
+  };
+}
