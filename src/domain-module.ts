@@ -1,8 +1,9 @@
 // What one domain contributes to the service. src/domains.ts lists the domains; the GraphQL schema,
-// the /v0 route table, the OpenAPI tags, the event types, the worker's activities and the workflow
+// the route table, the other HTTP endpoints, the OpenAPI tags, the event types, the worker's activities and the workflow
 // bundle are assembled from that list, so adding a domain touches that list and nothing else shared.
 import type { EventDefinitions } from './events/event-types.js';
 import type { PrismaClient } from './generated/prisma/client.js';
+import type { HttpEndpoint } from './http/endpoint.js';
 import type { RestRoute } from './rest/route.js';
 import type { TemporalConnection } from './temporal/client.js';
 
@@ -16,6 +17,12 @@ export interface ActivityDependencies {
 /** Activities are plain async functions; a domain returns them from its factory. */
 export type ActivityFunctions = Record<string, (...args: never[]) => Promise<unknown>>;
 
+/** A loop a worker process runs beside its activities (an outbox poller), until stopped. */
+export interface BackgroundTask {
+  /** Stops polling and waits for the round in progress. */
+  stop(): Promise<void>;
+}
+
 export interface DomainModule {
   /** The OpenAPI tag of the domain's routes. */
   tag?: { name: string; description: string };
@@ -26,9 +33,13 @@ export interface DomainModule {
   registerTypes?: (shared: { events: EventDefinitions }) => Promise<unknown>;
   /** Its /v0 routes, each served by one of its GraphQL fields. */
   routes?: readonly RestRoute[];
+  /** Its HTTP endpoints that are not routes (pages, webhook ingresses). */
+  endpoints?: readonly HttpEndpoint[];
   /** The event types it records (webhooks subscribe to them), each with its test-event sample. */
   events?: EventDefinitions;
   createActivities?: (deps: ActivityDependencies) => ActivityFunctions;
+  /** Its background loops, started by every worker process. */
+  startBackgroundTasks?: (deps: ActivityDependencies) => BackgroundTask[];
   /** Its workflow modules, relative to the project root (bundled together for the workflow sandbox). */
   workflowModules?: readonly string[];
 }

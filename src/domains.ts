@@ -1,6 +1,6 @@
-// The list of domains. The GraphQL schema, the /v0 route table, the OpenAPI tags, the event types,
-// the worker's activities and the workflow bundle are all assembled from it: adding a domain is
-// adding its module here.
+// The list of domains. The GraphQL schema, the route table, the other HTTP endpoints, the OpenAPI
+// tags, the event types, the worker's activities and the workflow bundle are all assembled from it:
+// adding a domain is adding its module here.
 import type { DomainModule } from './domain-module.js';
 import type { EventDefinitions } from './events/event-types.js';
 import { checkoutModule } from './checkout/module.js';
@@ -10,6 +10,7 @@ import { ordersModule } from './orders/module.js';
 import { paymentsModule } from './payments/module.js';
 import { platformModule } from './platform/module.js';
 import { productsModule } from './products/module.js';
+import type { HttpEndpoint } from './http/endpoint.js';
 import type { TaggedRoute } from './rest/route.js';
 import { subscriptionsModule } from './subscriptions/module.js';
 import { usersModule } from './users/module.js';
@@ -30,6 +31,9 @@ export const domains: readonly DomainModule[] = [
 
 /** Every /v0 route, tagged with its domain. */
 export const routes: readonly TaggedRoute[] = domains.flatMap((domain) => (domain.routes ?? []).map((route) => ({ ...route, tag: domain.tag?.name ?? '' })));
+
+/** Every HTTP endpoint that is not a route (pages, webhook ingresses). */
+export const endpoints: readonly HttpEndpoint[] = domains.flatMap((domain) => domain.endpoints ?? []);
 
 /** The OpenAPI tags, in the order of the list. */
 export const tags = domains.flatMap((domain) => (domain.tag ? [domain.tag] : []));

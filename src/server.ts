@@ -14,8 +14,6 @@ import { docsHtml } from './rest/docs-page.js';
 import { openApiDocument } from './rest/openapi.js';
 import { connectTemporal } from './temporal/client.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './payments/processors/index.js';
-import { SandboxProcessor } from './payments/processors/sandbox.js';
-import { sandboxWebhookDeliveryFromEnv, startSandboxWebhookRelay } from './payments/sandbox-webhook-relay.js';
 import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
 
 export interface RunningServer {
@@ -58,7 +56,6 @@ export async function startServer(options: { port?: number; host?: string } = {}
   const prisma = createPrismaClient(database.url);
   const worker = workerModule && workflowBundle ? await (await workerModule).runWorker(prisma, temporal, await workflowBundle) : undefined;
   const processor = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
-  const relay = processor instanceof SandboxProcessor && sandboxWebhookDeliveryFromEnv() ? startSandboxWebhookRelay(prisma, temporal, processor) : undefined;
   const schemas = await buildSchemas();
   const rateLimiter = createRateLimiter();
   await rateLimiter.ready();
@@ -93,7 +90,6 @@ export async function startServer(options: { port?: number; host?: string } = {}
         server.closeIdleConnections();
       });
       // Workers first (in-flight activities still use the database), then Temporal, then the database.
-      await relay?.stop();
       await worker?.shutdown();
       await temporal.stop();
       await prisma.$disconnect();

@@ -172,6 +172,13 @@ test('a pending charge past its timeout: EXPIRED, and the charge is cancelled at
   expect(await paymentOf(paymentId)).toMatchObject({ status: 'EXPIRED', order: { status: 'EXPIRED' } });
 }, SLOW);
 
+test('a pending PayPal payment, which the processor cannot cancel, still expires', async () => {
+  const { payment } = await seedOrder(ws, { payment: { processor: 'sandbox', methodType: 'paypal' } });
+  const workflowId = await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, expireAfterMs: 2_000 });
+  expect(await client.workflow.getHandle(workflowId).result()).toBe('EXPIRED');
+  expect(await paymentOf(payment.id)).toMatchObject({ status: 'EXPIRED', order: { status: 'EXPIRED' } });
+}, SLOW);
+
 test('a confirmation after the workflow ended is applied directly', async () => {
   const { paymentId, handle } = await checkout('4000002760003184');
   const chargeId = await pendingCharge(paymentId);

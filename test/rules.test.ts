@@ -5,6 +5,7 @@ import { restClient } from './support/client.js';
 import { scratchDatabase, sql } from './support/database.js';
 import { httpOnlyEnv, runCli, startServerProcess } from './support/processes.js';
 import { describeRoutes, hasArgs, listOf, offsetLists, pageLists, typeName, type RouteInfo } from './support/routes.js';
+import { endpoints } from '../src/domains.js';
 import { servedPath } from '../src/rest/route.js';
 
 // Cross-cutting rules of the /v0 surface, checked on every route of the route table.
@@ -49,6 +50,15 @@ describe('the envelope on every response', () => {
       const res = await call(method, url, ws, method === 'GET' ? undefined : {});
       expectError(res, 405);
       expect(res.headers.get('allow')?.split(', ').sort()).toEqual([...allowed].sort());
+    }
+  });
+
+  test.each(endpoints.map((e) => [e.path, e] as const))('a wrong method on the endpoint %s is 405 with Allow', async (_, endpoint) => {
+    const url = endpoint.path.replace(/:\w+/g, () => randomUUID());
+    for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].filter((m) => !endpoint.methods.includes(m as 'GET'))) {
+      const res = await call(method, url, ws, method === 'GET' ? undefined : {});
+      expectError(res, 405);
+      expect(res.headers.get('allow')).toBe(endpoint.methods.join(', '));
     }
   });
 

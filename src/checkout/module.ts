@@ -7,5 +7,6 @@ export const checkoutModule: DomainModule = {
   tag: { name: 'Checkout elements', description: 'Embeddable checkout elements that sell offers' },
   registerTypes: () => import('./types.js'),
   routes,
+  endpoints: [{ path: '/checkout/:checkoutElementId', methods: ['GET'], handle: async (endpoint) => (await import('./page-endpoint.js')).serveCheckoutPage(endpoint) }],
   events,
 };

@@ -6,6 +6,10 @@ import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { offerReferences, withOfferReferences } from './events.js';
 import * as elements from './service.js';
+import { MAX_QUANTITY, MIN_QUANTITY } from './pricing.js';
+import * as sale from './sale-service.js';
+import { Order } from '../orders/types.js';
+import { Payment } from '../payments/types.js';
 
 export const CheckoutElementStatusEnum = builder.enumType(CheckoutElementStatus, { name: 'CheckoutElementStatus' });
 
@@ -71,5 +75,124 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx, info) => ({
       checkoutElement: await elements.createCheckoutElement(ctx.prisma, await scopeOf(ctx, 'write'), args, queryFromInfo({ context: ctx, info, path: ['checkoutElement'] })),
     }),
+  }),
+}));
+
+// The hosted checkout's sale (buyer routes, no API keys): the quote and the order. The scope is
+// the checkout element's (sale-service.ts); these resolvers never ask for the principal.
+
+const CheckoutPaymentMethod = builder.enumType('CheckoutPaymentMethod', {
+  values: ['card', 'paypal', 'manual'] as const,
+  description: 'card (default), paypal (PayPal-type wallet, confirmed later), manual (bank transfer, confirmed when the money arrives)',
+});
+
+const CheckoutBillingDetails = builder.inputType('CheckoutBillingDetails', {
+  fields: (t) => ({
+    countryCode: t.string({ required: true, description: 'Two-letter ISO 3166-1 code (XK included)' }),
+    postalCode: t.string({ description: 'Required for the countries that need one (US, CA, GB, DE, FR, ...)' }),
+    state: t.string(),
+  }),
+});
+
+const CheckoutCard = builder.inputType('CheckoutCard', {
+  description: 'Card details: passed to the processor, never stored or logged',
+  fields: (t) => ({
+    number: t.string({ required: true, description: 'Digits; spaces and dashes are ignored' }),
+    expMonth: t.int({ required: true }),
+    expYear: t.int({ required: true, description: 'Four digits, or two (20xx)' }),
+    cvc: t.string({ required: true }),
+  }),
+});
+
+const CheckoutQuoteLine = builder.simpleObject('CheckoutQuoteLine', {
+  fields: (t) => ({
+    offerId: t.id(),
+    productId: t.id(),
+    name: t.string({ description: "The offer's name, or its product's" }),
+    quantity: t.int(),
+    unitPrice: t.int({ description: 'Minor units' }),
+    subtotal: t.int({ description: 'unitPrice * quantity' }),
+    discount: t.int({ description: "The line's share of the discount" }),
+    tax: t.int({ description: '0 until tax is calculated' }),
+    total: t.int({ description: 'subtotal - discount + tax' }),
+  }),
+});
+
+const CheckoutQuoteDiscount = builder.simpleObject('CheckoutQuoteDiscount', {
+  fields: (t) => ({
+    id: t.id(),
+    type: t.string({ description: 'code or sale' }),
+    name: t.string({ nullable: true }),
+    amountType: t.string({ description: 'fixed or percentage' }),
+    amount: t.string({ description: 'As the discount shows it: a percentage, or minor units' }),
+    discountCode: t.string({ nullable: true }),
+    amountOff: t.int({ description: 'What it takes off this order, minor units' }),
+  }),
+});
+
+const CheckoutQuote = builder.simpleObject('CheckoutQuote', {
+  fields: (t) => ({
+    checkoutElementId: t.id(),
+    livemode: t.boolean(),
+    currency: t.string(),
+    lines: t.field({ type: [CheckoutQuoteLine], description: "One per offer of the element, in the element's order" }),
+    subtotal: t.int(),
+    discount: t.field({ type: CheckoutQuoteDiscount, nullable: true, description: 'The discount applied: the code sent, or else the best automatic sale' }),
+    discountRejection: t.string({ nullable: true, description: 'Why the discountCode sent is not applied (paying with it is 400)' }),
+    tax: t.int(),
+    total: t.int(),
+    requiresPayment: t.boolean({ description: 'false when the total is 0: no card is needed' }),
+  }),
+});
+
+const CheckoutQuotePayload = builder.simpleObject('CheckoutQuotePayload', { fields: (t) => ({ quote: t.field({ type: CheckoutQuote }) }) });
+const CheckoutOrderPayload = builder.simpleObject('CheckoutOrderPayload', {
+  fields: (t) => ({ order: t.field({ type: Order }), payment: t.field({ type: Payment }) }),
+});
+
+const saleArgs = builder.args((t) => ({
+  checkoutElementId: t.field({ type: 'UUID', required: true }),
+  quantity: t.int({ description: `Units of every offer of the element, ${MIN_QUANTITY} to ${MAX_QUANTITY} (default 1; svc-quantity)` }),
+  discountCode: t.string({ description: 'Matched ignoring case (svc-discount-code); without one the best automatic sale applies' }),
+}));
+
+builder.queryFields((t) => ({
+  checkoutQuote: t.field({
+    type: CheckoutQuotePayload,
+    description: 'What an order through the checkout element would cost now: lines, the discount applied (or why not), tax, total. Takes the body of createCheckoutOrder; email, customFields, method and card are not needed and are ignored',
+    args: {
+      ...saleArgs,
+      billingDetails: t.arg({ type: CheckoutBillingDetails, description: 'Optional here; checked when sent' }),
+      email: t.arg.string({ description: 'Ignored' }),
+      customFields: t.arg({ type: 'JSON', description: 'Ignored' }),
+      method: t.arg({ type: CheckoutPaymentMethod, description: 'Ignored' }),
+    },
+    resolve: async (_root, { checkoutElementId, ...request }, ctx) => ({ quote: await sale.quoteCheckout(ctx.prisma, checkoutElementId, request) }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createCheckoutOrder: t.field({
+    type: CheckoutOrderPayload,
+    description:
+      'Places an order through the checkout element and pays it: the order and its first payment as GET /v0/orders/{id} and GET /v0/payments/{id} show them. ' +
+      'A card payment is PAID, or PENDING while the card needs authentication; paypal and manual stay PENDING until confirmed; a total of 0 is PAID at once with no card. ' +
+      'A declined card is 402 (the FAILED order and payment stay). Idempotent with an Idempotency-Key header',
+    args: {
+      ...saleArgs,
+      email: t.arg.string({ required: true, description: "The buyer: the workspace's user with this email (any case), created when new" }),
+      billingDetails: t.arg({ type: CheckoutBillingDetails, required: true }),
+      customFields: t.arg({ type: 'JSON', description: 'Per cart item: {<offerId>: {<fieldId>: <string>}}' }),
+      method: t.arg({ type: CheckoutPaymentMethod, description: 'Default card' }),
+      card: t.arg({ type: CheckoutCard, description: 'Required for method card when the total is above 0' }),
+    },
+    resolve: async (_root, { checkoutElementId, ...request }, ctx, info) => {
+      const placed = await sale.createCheckoutOrder(ctx, checkoutElementId, request, ctx.idempotencyKey);
+      const [order, payment] = await Promise.all([
+        ctx.prisma.order.findUniqueOrThrow({ ...queryFromInfo({ context: ctx, info, path: ['order'] }), where: { id: placed.orderId } }),
+        ctx.prisma.payment.findUniqueOrThrow({ ...queryFromInfo({ context: ctx, info, path: ['payment'] }), where: { id: placed.paymentId } }),
+      ]);
+      return { order, payment };
+    },
   }),
 }));

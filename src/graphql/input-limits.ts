@@ -39,6 +39,8 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   tagName: 64,
   tags: 64,
   timezone: 64,
+  // A card's security code (3 or 4 digits).
+  cvc: 4,
   // Order, payment and subscription numbers (at most 32 characters, a `-n` suffix and a `#`).
   number: 64,
   orderIdOrNumber: 64,

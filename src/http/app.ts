@@ -7,19 +7,18 @@ import type { TemporalConnection } from '../temporal/client.js';
 import type { PaymentProcessor } from '../payments/processors/processor.js';
 import { ApiError } from '../errors.js';
 import { noPrincipal, principalResolver, type Context } from '../graphql/context.js';
-import { renderCheckoutPage } from '../checkout/page.js';
 import { queryLimits } from '../graphql/query-limits.js';
 import { logger } from '../logger.js';
 import { routeArguments } from '../rest/arguments.js';
 import { errorResponse, errorToResponse, successResponse } from '../rest/envelope.js';
 import { createOperations } from '../rest/operations.js';
-import { handleProcessorEvents } from '../payments/processor-callbacks.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from '../payments/processors/index.js';
-import { InvalidProcessorSignature } from '../payments/processors/processor.js';
+import { endpoints } from '../domains.js';
 import { createRouter } from '../rest/router.js';
 import { BASE_PATH } from '../rest/route.js';
 import { authenticate } from './auth.js';
-import { readJsonObject, readRawBody, type BodyLimits } from './body.js';
+import { readJsonObject, type BodyLimits } from './body.js';
+import { endpointMatcher } from './endpoint.js';
 import { requestIdFor } from './request-id.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -42,12 +41,6 @@ export interface AppDependencies {
   processor?: PaymentProcessor;
 }
 
-/** The processor webhook ingress: outside /v0, no API keys; the processor's signature on the raw body is the authentication. */
-export const PROCESSOR_WEBHOOKS_PATH = '/processor-webhooks/';
-/** The hosted checkout: its page (GET /checkout/{checkoutElementId}) and its buyer routes. */
-const CHECKOUT_PATH = '/checkout/';
-const CHECKOUT_PAGE = /^\/checkout\/([^/]+)$/;
-
 // Browsers may send only these headers cross-origin, and x-request-id stays unreadable to them.
 const CORS_HEADERS = {
   'access-control-allow-origin': '*',
@@ -59,15 +52,6 @@ const CORS_HEADERS = {
 interface GraphqlServerContext {
   requestId: string;
   params?: GraphQLParams;
-}
-
-/** A path segment decoded; a malformed escape stays as it is (and names nothing). */
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }
 
 function clientAddress(req: IncomingMessage | undefined, headers: Headers, trustProxy: boolean): string {
@@ -92,26 +76,7 @@ export async function createApp(deps: AppDependencies) {
   const router = createRouter(deps.schema);
   const executeRoute = await createOperations(deps.schema);
   const processor = deps.processor ?? createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
-
-  /** POST /processor-webhooks/{processor}: the raw body (within MAX_BODY_BYTES) verified by parseWebhook, then the same handler as every processor event. */
-  async function handleProcessorWebhook(request: Request, name: string, requestId: string, limits: BodyLimits): Promise<Response> {
-    if (name !== processor.name) return errorResponse(404, `No processor ${JSON.stringify(name)} takes webhooks here; this service uses ${processor.name}`);
-    if (request.method !== 'POST') return errorResponse(405, `Method ${request.method} is not allowed here; use POST`, { allow: 'POST' });
-    try {
-      const rawBody = Buffer.from(await readRawBody(request, limits));
-      let events;
-      try {
-        events = await processor.parseWebhook(rawBody, Object.fromEntries(request.headers));
-      } catch (error) {
-        if (error instanceof InvalidProcessorSignature) return errorResponse(400, `The webhook is not verified: ${error.message}`);
-        throw error;
-      }
-      await handleProcessorEvents(prisma, temporal, events);
-      return successResponse({ received: events.length });
-    } catch (error) {
-      return errorToResponse(error, requestId);
-    }
-  }
+  const matchEndpoint = endpointMatcher(endpoints);
 
   // graphql-yoga is loaded on the first /graphql request: a REST-only process stays smaller.
   let yoga: Promise<YogaServerInstance<GraphqlServerContext, Context>> | undefined;
@@ -199,24 +164,21 @@ export async function createApp(deps: AppDependencies) {
     if (pathname === `${BASE_PATH}/docs` && request.method === 'GET') {
       return { response: new Response(deps.documents.docsHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }), route: pathname };
     }
-    if (pathname.startsWith(PROCESSOR_WEBHOOKS_PATH)) {
-      const name = pathname.slice(PROCESSOR_WEBHOOKS_PATH.length);
-      return { response: await handleProcessorWebhook(request, name, requestId, limits), route: `${PROCESSOR_WEBHOOKS_PATH}{processor}` };
-    }
-    if (pathname === BASE_PATH || pathname.startsWith(`${BASE_PATH}/`)) return handleRest(request, url, requestId, limits);
-    if (pathname.startsWith(CHECKOUT_PATH)) {
-      const page = CHECKOUT_PAGE.exec(pathname);
-      if (page && request.method === 'GET') {
-        const { status, html, headers } = await renderCheckoutPage(prisma, safeDecode(page[1]!), url.searchParams);
-        return { response: new Response(html, { status, headers: { ...headers, 'content-type': 'text/html; charset=utf-8' } }), route: '/checkout/:checkoutElementId' };
+    const endpoint = matchEndpoint(pathname);
+    if (endpoint) {
+      const { path, methods, handle } = endpoint.endpoint;
+      if (!methods.includes(request.method as (typeof methods)[number])) {
+        const allow = methods.join(', ');
+        return { response: errorResponse(405, `Method ${request.method} is not allowed here; use ${allow}`, { allow }), route: path };
       }
-      return handleRest(request, url, requestId, limits);
+      return { response: await handle({ request, url, params: endpoint.params, requestId, limits, prisma, temporal, processor }), route: path };
     }
     if (pathname === '/graphql') {
       const params = await graphqlParams(request, limits);
       return { response: await (await graphqlServer()).fetch(request, { requestId, params }), route: pathname };
     }
-    return { response: errorResponse(404, `No route for ${request.method} ${pathname}`), route: 'unmatched' };
+    // /v0 and the buyer routes; anything else is 404 there.
+    return handleRest(request, url, requestId, limits);
   }
 
   return createServerAdapter<{ req?: IncomingMessage }>(async (request, serverContext) => {

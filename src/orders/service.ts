@@ -143,6 +143,31 @@ export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, in
   return { ...loaded, payment, subscription };
 }
 
+/**
+ * Gives back what the checkout reserved for an order (each item's quantity to its offer's
+ * soldItems, one use to its discount's timesUsed), in the caller's transaction: called when the
+ * order's first payment leaves PENDING unpaid (FAILED, EXPIRED, CANCELLED). Once per order:
+ * `releasedAt` is claimed by a conditional update (concurrent callers serialise on the order's
+ * row), and orders the checkout did not reserve for (`reservedAt` null) are left alone. Offers
+ * are updated in id order, then the discount, as the checkout locks them. Returns whether it released.
+ */
+export async function releaseOrderReservations(tx: Prisma.TransactionClient, orderId: string): Promise<boolean> {
+  const { count } = await tx.order.updateMany({ where: { id: orderId, reservedAt: { not: null }, releasedAt: null }, data: { releasedAt: new Date() } });
+  if (count === 0) return false;
+  const [order, items] = await Promise.all([
+    tx.order.findUniqueOrThrow({ where: { id: orderId }, select: { discountId: true } }),
+    tx.orderItem.findMany({ where: { orderId }, select: { offerId: true, quantity: true } }),
+  ]);
+  const units = new Map<string, number>();
+  for (const item of items) units.set(item.offerId, (units.get(item.offerId) ?? 0) + item.quantity);
+  for (const offerId of [...units.keys()].sort()) {
+    const quantity = units.get(offerId)!;
+    await tx.offer.updateMany({ where: { id: offerId, soldItems: { gte: quantity } }, data: { soldItems: { decrement: quantity } } });
+  }
+  if (order.discountId) await tx.discount.updateMany({ where: { id: order.discountId, timesUsed: { gt: 0 } }, data: { timesUsed: { decrement: 1 } } });
+  return true;
+}
+
 export type OrderListArgs = SaleListArgs;
 
 export async function listOrders(prisma: PrismaClient, scope: Scope, args: OrderListArgs, query: Query) {

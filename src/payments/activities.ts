@@ -6,7 +6,7 @@ import type { Charge } from '../generated/prisma/client.js';
 import type { PaymentStatus } from '../generated/prisma/enums.js';
 import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './processors/index.js';
-import { InvalidChargeState } from './processors/processor.js';
+import { InvalidChargeState, OperationNotSupported } from './processors/processor.js';
 import { markPaymentExpired } from './transitions.js';
 
 export function createPaymentActivities({ prisma }: ActivityDependencies) {
@@ -60,7 +60,9 @@ export function createPaymentActivities({ prisma }: ActivityDependencies) {
     /**
      * The wait is over: cancel the charge at the processor first, so that no money moves for a
      * payment we call EXPIRED, then expire it. PENDING when the charge could no longer be
-     * cancelled (its outcome is on its way).
+     * cancelled (its outcome is on its way). A method the processor cannot cancel (PayPal) expires
+     * all the same: its reservations must not stay held forever; a late approval then finds the
+     * payment EXPIRED (logged by the callbacks), as Stripe's expired sessions do.
      */
     async expirePayment(paymentId: string, attempt: number): Promise<PaymentStatus> {
       const { processorChargeId } = await chargeOf(paymentId, attempt);
@@ -68,7 +70,7 @@ export function createPaymentActivities({ prisma }: ActivityDependencies) {
         await processor.cancelCharge(processorChargeId ?? '');
       } catch (error) {
         if (error instanceof InvalidChargeState) return 'PENDING';
-        throw error;
+        if (!(error instanceof OperationNotSupported)) throw error;
       }
       return prisma.$transaction(async (tx) => (await markPaymentExpired(tx, paymentId)).payment.status);
     },

@@ -3,12 +3,21 @@ import type { DomainModule } from '../domain-module.js';
 import { createPaymentActivities } from './activities.js';
 import { events } from './events.js';
 import { routes } from './routes.js';
+import { startSandboxWebhookRelays } from './sandbox-webhook-relay.js';
 
 export const paymentsModule: DomainModule = {
   tag: { name: 'Payments', description: "Payments: an order's first payment, a subscription's renewals, their charges at the processor" },
   registerTypes: () => import('./types.js'),
   routes,
+  endpoints: [
+    {
+      path: '/processor-webhooks/:processor',
+      methods: ['POST'],
+      handle: async (endpoint) => (await import('./processor-webhook-endpoint.js')).handleProcessorWebhook(endpoint),
+    },
+  ],
   events,
   createActivities: createPaymentActivities,
+  startBackgroundTasks: startSandboxWebhookRelays,
   workflowModules: ['workflows/payment.ts'],
 };

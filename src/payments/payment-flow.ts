@@ -42,8 +42,11 @@ export async function startPayment(prisma: PrismaClient, temporal: TemporalConne
   if (!found.processor || !found.methodType) throw new ValidationFailed('This payment is not processed by a card processor');
   const attempt = 0;
   const charge = { processor: found.processor, amount: found.amount, currency: found.currency };
+  // A subscription's first card payment keeps the card, so that its renewals can be charged off-session.
+  const saveForRenewals = found.subscriptionId !== null && found.methodType === 'card' && processor.capabilities.savedPaymentMethods;
   try {
     const result = await processor.createCharge({
+      ...(saveForRenewals ? { savePaymentMethod: true } : {}),
       paymentId,
       idempotencyKey: chargeIdempotencyKey(paymentId, attempt),
       amount: found.amount,
@@ -58,6 +61,9 @@ export async function startPayment(prisma: PrismaClient, temporal: TemporalConne
     const card4 = { cardBrand: result.paymentMethod?.brand ?? null, cardLast4: result.paymentMethod?.last4 ?? null };
     await prisma.$transaction(async (tx) => {
       await recordCharge(tx, paymentId, attempt, { ...charge, ...card4, processorChargeId: result.chargeId, status: result.status, failureCode, failureMessage });
+      if (saveForRenewals && found.subscriptionId && result.status !== 'failed' && result.paymentMethod) {
+        await tx.subscription.update({ where: { id: found.subscriptionId }, data: { paymentMethodRef: result.paymentMethod.ref } });
+      }
       // Shown on the payment; the workflow's timer, started just after, is what expires it.
       if (result.status === 'pending') await tx.payment.update({ where: { id: paymentId }, data: { expiresAt: new Date(Date.now() + expireAfterMs) } });
     });

@@ -5,21 +5,19 @@
 // payment as Stripe's webhook would. An event is acknowledged only after it was applied; one that
 // fails stays in the outbox and comes back at the next round (the handlers are idempotent, so a
 // second delivery, from here or from another process on the same database, changes nothing).
+// It runs in worker processes, beside the webhook dispatcher.
+import type { ActivityDependencies, BackgroundTask } from '../domain-module.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { handleProcessorEvents } from './processor-callbacks.js';
-import type { SandboxProcessor } from './processors/sandbox.js';
+import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './processors/index.js';
+import { SandboxProcessor } from './processors/sandbox.js';
 
 const log = logger.child({ component: 'sandbox-webhook-relay' });
 
 /** SANDBOX_WEBHOOK_DELIVERY: `false` holds the sandbox's events in its outbox (tests that read it); delivered by default. */
 export const sandboxWebhookDeliveryFromEnv = (env: NodeJS.ProcessEnv = process.env) => env.SANDBOX_WEBHOOK_DELIVERY !== 'false';
-
-export interface SandboxWebhookRelay {
-  /** Waits for the round in progress, then stops. */
-  stop(): Promise<void>;
-}
 
 /** One round: every pending event, oldest first; returns how many were applied. */
 export async function relaySandboxWebhooks(prisma: PrismaClient, temporal: TemporalConnection, sandbox: SandboxProcessor): Promise<number> {
@@ -32,7 +30,13 @@ export async function relaySandboxWebhooks(prisma: PrismaClient, temporal: Tempo
   return applied;
 }
 
-export function startSandboxWebhookRelay(prisma: PrismaClient, temporal: TemporalConnection, sandbox: SandboxProcessor, intervalMs = 1000): SandboxWebhookRelay {
+/** The relay of a worker process: one when the processor is the sandbox and delivery is on (SANDBOX_WEBHOOK_DELIVERY). */
+export function startSandboxWebhookRelays({ prisma, temporal }: ActivityDependencies): BackgroundTask[] {
+  const processor = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
+  return processor instanceof SandboxProcessor && sandboxWebhookDeliveryFromEnv() ? [startSandboxWebhookRelay(prisma, temporal, processor)] : [];
+}
+
+export function startSandboxWebhookRelay(prisma: PrismaClient, temporal: TemporalConnection, sandbox: SandboxProcessor, intervalMs = 1000): BackgroundTask {
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> = Promise.resolve();
   let stopped = false;

@@ -16,7 +16,7 @@ import { NotFound, ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
 import { recordEvent } from '../events/event-service.js';
 import { orderItemResource } from '../orders/item-resource.js';
-import { loadOrderForEvent } from '../orders/service.js';
+import { loadOrderForEvent, releaseOrderReservations } from '../orders/service.js';
 import { subscriptionEventData } from '../subscriptions/events.js';
 import { userResource } from '../users/events.js';
 import { paymentEventData } from './events.js';
@@ -78,6 +78,8 @@ async function transition(tx: Tx, paymentId: string, t: Transition, data: Prisma
     // A cancelled order stays cancelled even when a charge still went through.
     await tx.order.updateMany({ where: { id: payment.orderId, status: 'PENDING' }, data: orderData });
     if (payment.subscriptionId) started = await startOrEndSubscription(tx, payment.subscriptionId, t.to === 'PAID', now);
+    // Ended unpaid: the checkout's reservations (offers' soldItems, the discount's use) go back.
+    if (t.to !== 'PAID') await releaseOrderReservations(tx, payment.orderId);
   }
   const { order, items } = await loadOrderForEvent(tx, payment.orderId);
   await recordEvent(tx, scope, t.event, paymentEventData(payment, order, items));

@@ -1,6 +1,7 @@
 // Temporal workers on the deployment's task queue: every domain's activities and workflows, as
 // src/domains.ts lists them (each domain's module.ts names its activity factory and its workflow
-// modules), plus the dispatcher that hands the event outbox to webhook delivery.
+// modules), plus the domains' background tasks (the dispatcher that hands the event outbox to
+// webhook delivery, the sandbox's webhook relay).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,7 +11,6 @@ import type { ActivityDependencies, ActivityFunctions } from '../domain-module.j
 import { domains } from '../domains.js';
 import { logger } from '../logger.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { startEventDispatcher } from '../webhooks/dispatcher.js';
 import type { TemporalConnection } from './client.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
 
@@ -72,14 +72,14 @@ export interface RunningWorker {
   taskQueue: string;
   /** Rejects when the worker stops without shutdown() (it failed); never resolves. */
   failure: Promise<never>;
-  /** Stops the dispatcher and polling, lets in-flight tasks finish, then closes the worker's connection. */
+  /** Stops the background tasks and polling, lets in-flight tasks finish, then closes the worker's connection. */
   shutdown(): Promise<void>;
 }
 
 /**
  * The worker side of a process (`npm run worker`, or the server unless WORKER_IN_PROCESS=false):
  * a Temporal worker running the activities on the cluster of `temporal` and, as in every worker
- * process, the dispatcher handing the event outbox to Temporal; until shutdown().
+ * process, the domains' background tasks (the event dispatcher, the sandbox's webhook relay); until shutdown().
  */
 export async function runWorker(prisma: PrismaClient, temporal: TemporalConnection, workflowBundle: WorkflowBundle): Promise<RunningWorker> {
   installRuntime();
@@ -100,7 +100,7 @@ export async function runWorker(prisma: PrismaClient, temporal: TemporalConnecti
     throw error;
   }
   const done = worker.run();
-  const dispatcher = startEventDispatcher(prisma, temporal);
+  const backgroundTasks = domains.flatMap((domain) => domain.startBackgroundTasks?.({ prisma, temporal }) ?? []);
   let stopped: Promise<void> | undefined;
   const failure = new Promise<never>((_, reject) => {
     done.then(
@@ -113,7 +113,7 @@ export async function runWorker(prisma: PrismaClient, temporal: TemporalConnecti
     failure,
     shutdown() {
       stopped ??= (async () => {
-        await dispatcher.stop();
+        await Promise.all(backgroundTasks.map((task) => task.stop()));
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await done.catch(() => undefined);
         await connection.close();

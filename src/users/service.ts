@@ -48,12 +48,12 @@ type Query = { select?: Prisma.UserSelect; include?: Prisma.UserInclude };
 type InventoryQuery = { select?: Prisma.OrderItemSelect; include?: Prisma.OrderItemInclude };
 
 /** Emails compare case-insensitively: this is the key of the per-workspace-mode unique index. */
-const normalizeEmail = (email: string) => email.trim().toLowerCase();
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 const DUPLICATE_EMAIL = 'a user with this email already exists';
 
 // Maximum lengths (email, password, texts) are checked for every input in one place (graphql/input-limits.ts).
-function checkEmail(email: string): string {
+export function checkEmail(email: string): string {
   const trimmed = email.trim();
   if (!EMAIL_PATTERN.test(trimmed)) throw new ValidationFailed('email must be a valid email address');
   return trimmed;

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 
 import { config } from '../config.js';
+import type { BackgroundTask } from '../domain-module.js';
 import type { Event, PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
 import type { TemporalConnection } from '../temporal/client.js';
@@ -60,13 +61,8 @@ export async function dispatchPendingEvents(prisma: PrismaClient, temporal: Temp
   });
 }
 
-export interface EventDispatcher {
-  /** Stops polling and waits for the batch in progress. */
-  stop(): Promise<void>;
-}
-
 /** Polls for pending events every intervalMs (at once on start), batch after batch while some remain. */
-export function startEventDispatcher(prisma: PrismaClient, temporal: TemporalConnection, intervalMs = config.webhooks.dispatchIntervalMs): EventDispatcher {
+export function startEventDispatcher(prisma: PrismaClient, temporal: TemporalConnection, intervalMs = config.webhooks.dispatchIntervalMs): BackgroundTask {
   const log = logger.child({ component: 'event-dispatcher' });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,7 @@
 // The webhooks domain: what it contributes to the service (see src/domain-module.ts).
 import type { DomainModule } from '../domain-module.js';
 import { createWebhookActivities } from './activities.js';
+import { startEventDispatcher } from './dispatcher.js';
 import { routes } from './routes.js';
 
 export const webhooksModule: DomainModule = {
@@ -8,5 +9,7 @@ export const webhooksModule: DomainModule = {
   registerTypes: async ({ events: known }) => (await import('./types.js')).registerWebhookTypes(known),
   routes,
   createActivities: createWebhookActivities,
+  // The dispatcher hands the event outbox to webhook delivery.
+  startBackgroundTasks: ({ prisma, temporal }) => [startEventDispatcher(prisma, temporal)],
   workflowModules: ['workflows/webhook-delivery.ts'],
 };

@@ -447,6 +447,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/checkout/{checkoutElementId}/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote an order through a checkout element (buyer route, no keys)
+         * @description What an order through the checkout element would cost now: lines, the discount applied (or why not), tax, total. Takes the body of createCheckoutOrder; email, customFields, method and card are not needed and are ignored
+         */
+        post: operations["checkoutQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/{checkoutElementId}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place and pay an order through a checkout element (buyer route, no keys)
+         * @description Places an order through the checkout element and pays it: the order and its first payment as GET /v0/orders/{id} and GET /v0/payments/{id} show them. A card payment is PAID, or PENDING while the card needs authentication; paypal and manual stay PENDING until confirmed; a total of 0 is PAID at once with no card. A declined card is 402 (the FAILED order and payment stay). Idempotent with an Idempotency-Key header
+         */
+        post: operations["createCheckoutOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/orders/list": {
         parameters: {
             query?: never;
@@ -850,6 +890,26 @@ export interface components {
         };
         /** @enum {string} */
         ChargeStatus: "cancelled" | "failed" | "pending" | "succeeded";
+        CheckoutBillingDetails: {
+            /** @description Two-letter ISO 3166-1 code (XK included) */
+            countryCode: string;
+            /** @description Required for the countries that need one (US, CA, GB, DE, FR, ...) */
+            postalCode?: string | null;
+            state?: string | null;
+        };
+        /** @description Card details: passed to the processor, never stored or logged */
+        CheckoutCard: {
+            cvc: string;
+            /** Format: int32 */
+            expMonth: number;
+            /**
+             * Format: int32
+             * @description Four digits, or two (20xx)
+             */
+            expYear: number;
+            /** @description Digits; spaces and dashes are ignored */
+            number: string;
+        };
         CheckoutElement: {
             createdAt: components["schemas"]["Timestamp"];
             id: string;
@@ -874,6 +934,86 @@ export interface components {
         };
         /** @enum {string} */
         CheckoutElementStatus: "ACTIVE" | "INACTIVE";
+        CheckoutOrderPayload: {
+            order: components["schemas"]["Order"];
+            payment: components["schemas"]["Payment"];
+        };
+        /**
+         * @description card (default), paypal (PayPal-type wallet, confirmed later), manual (bank transfer, confirmed when the money arrives)
+         * @enum {string}
+         */
+        CheckoutPaymentMethod: "card" | "manual" | "paypal";
+        CheckoutQuote: {
+            checkoutElementId: string;
+            currency: string;
+            /** @description The discount applied: the code sent, or else the best automatic sale */
+            discount: components["schemas"]["CheckoutQuoteDiscount"] | null;
+            /** @description Why the discountCode sent is not applied (paying with it is 400) */
+            discountRejection: string | null;
+            /** @description One per offer of the element, in the element's order */
+            lines: components["schemas"]["CheckoutQuoteLine"][];
+            livemode: boolean;
+            /** @description false when the total is 0: no card is needed */
+            requiresPayment: boolean;
+            /** Format: int32 */
+            subtotal: number;
+            /** Format: int32 */
+            tax: number;
+            /** Format: int32 */
+            total: number;
+        };
+        CheckoutQuoteDiscount: {
+            /** @description As the discount shows it: a percentage, or minor units */
+            amount: string;
+            /**
+             * Format: int32
+             * @description What it takes off this order, minor units
+             */
+            amountOff: number;
+            /** @description fixed or percentage */
+            amountType: string;
+            discountCode: string | null;
+            id: string;
+            name: string | null;
+            /** @description code or sale */
+            type: string;
+        };
+        CheckoutQuoteLine: {
+            /**
+             * Format: int32
+             * @description The line's share of the discount
+             */
+            discount: number;
+            /** @description The offer's name, or its product's */
+            name: string;
+            offerId: string;
+            productId: string;
+            /** Format: int32 */
+            quantity: number;
+            /**
+             * Format: int32
+             * @description unitPrice * quantity
+             */
+            subtotal: number;
+            /**
+             * Format: int32
+             * @description 0 until tax is calculated
+             */
+            tax: number;
+            /**
+             * Format: int32
+             * @description subtotal - discount + tax
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Minor units
+             */
+            unitPrice: number;
+        };
+        CheckoutQuotePayload: {
+            quote: components["schemas"]["CheckoutQuote"];
+        };
         Discount: {
             /** @description Percent (0 < x <= 100) or minor units of currency, as a decimal string */
             amount: string;
@@ -1593,6 +1733,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The payment was declined (the message says why); the order and its FAILED payment stay, and another card may be tried with a new request */
+        PaymentRequired: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description The resource does not exist or is not in the workspace (archived records are hidden) */
         NotFound: {
             headers: {
@@ -1657,6 +1807,16 @@ export interface components {
         };
         /** @description The request did not complete; retry with backoff */
         InternalServerError: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description A dependency did not answer; retry with backoff */
+        ServiceUnavailable: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -2901,6 +3061,120 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    checkoutQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                checkoutElementId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Optional here; checked when sent */
+                    billingDetails?: components["schemas"]["CheckoutBillingDetails"] | null;
+                    /** @description Ignored */
+                    customFields?: components["schemas"]["JSON"] | null;
+                    /** @description Matched ignoring case (svc-discount-code); without one the best automatic sale applies */
+                    discountCode?: string | null;
+                    /** @description Ignored */
+                    email?: string | null;
+                    /** @description Ignored */
+                    method?: components["schemas"]["CheckoutPaymentMethod"] | null;
+                    /**
+                     * Format: int32
+                     * @description Units of every offer of the element, 1 to 1000 (default 1; svc-quantity)
+                     */
+                    quantity?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["CheckoutQuotePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createCheckoutOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string of 1 to 255 printable ASCII characters: a repeat with the same key and body returns the first result instead of doing it again (retry after a timeout with the same key); the same key with another body is 400 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                checkoutElementId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    billingDetails: components["schemas"]["CheckoutBillingDetails"];
+                    /** @description Required for method card when the total is above 0 */
+                    card?: components["schemas"]["CheckoutCard"] | null;
+                    /** @description Per cart item: {<offerId>: {<fieldId>: <string>}} */
+                    customFields?: components["schemas"]["JSON"] | null;
+                    /** @description Matched ignoring case (svc-discount-code); without one the best automatic sale applies */
+                    discountCode?: string | null;
+                    /** @description The buyer: the workspace's user with this email (any case), created when new */
+                    email: string;
+                    /** @description Default card */
+                    method?: components["schemas"]["CheckoutPaymentMethod"] | null;
+                    /**
+                     * Format: int32
+                     * @description Units of every offer of the element, 1 to 1000 (default 1; svc-quantity)
+                     */
+                    quantity?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["CheckoutOrderPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            402: components["responses"]["PaymentRequired"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     orders: {

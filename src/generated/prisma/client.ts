@@ -107,6 +107,11 @@ export type Order = Prisma.OrderModel
  */
 export type OrderItem = Prisma.OrderItemModel
 /**
+ * Model CheckoutIdempotencyKey
+ * 
+ */
+export type CheckoutIdempotencyKey = Prisma.CheckoutIdempotencyKeyModel
+/**
  * Model Payment
  * 
  */

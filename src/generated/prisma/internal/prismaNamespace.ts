@@ -410,6 +410,7 @@ export const ModelName = {
   CheckoutElementOffer: 'CheckoutElementOffer',
   Order: 'Order',
   OrderItem: 'OrderItem',
+  CheckoutIdempotencyKey: 'CheckoutIdempotencyKey',
   Payment: 'Payment',
   Charge: 'Charge',
   Subscription: 'Subscription',
@@ -437,7 +438,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "sandboxEvent"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "checkoutIdempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "sandboxEvent"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1400,6 +1401,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.OrderItemCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.OrderItemCountAggregateOutputType> | number
+        }
+      }
+    }
+    CheckoutIdempotencyKey: {
+      payload: Prisma.$CheckoutIdempotencyKeyPayload<ExtArgs>
+      fields: Prisma.CheckoutIdempotencyKeyFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CheckoutIdempotencyKeyFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CheckoutIdempotencyKeyFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+        }
+        findFirst: {
+          args: Prisma.CheckoutIdempotencyKeyFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CheckoutIdempotencyKeyFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+        }
+        findMany: {
+          args: Prisma.CheckoutIdempotencyKeyFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>[]
+        }
+        create: {
+          args: Prisma.CheckoutIdempotencyKeyCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+        }
+        createMany: {
+          args: Prisma.CheckoutIdempotencyKeyCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CheckoutIdempotencyKeyCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>[]
+        }
+        delete: {
+          args: Prisma.CheckoutIdempotencyKeyDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+        }
+        update: {
+          args: Prisma.CheckoutIdempotencyKeyUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+        }
+        deleteMany: {
+          args: Prisma.CheckoutIdempotencyKeyDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CheckoutIdempotencyKeyUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CheckoutIdempotencyKeyUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>[]
+        }
+        upsert: {
+          args: Prisma.CheckoutIdempotencyKeyUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+        }
+        aggregate: {
+          args: Prisma.CheckoutIdempotencyKeyAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCheckoutIdempotencyKey>
+        }
+        groupBy: {
+          args: Prisma.CheckoutIdempotencyKeyGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CheckoutIdempotencyKeyGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CheckoutIdempotencyKeyCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CheckoutIdempotencyKeyCountAggregateOutputType> | number
         }
       }
     }
@@ -2558,6 +2633,8 @@ export const OrderScalarFieldEnum = {
   itemCustomFields: 'itemCustomFields',
   paidAt: 'paidAt',
   cancelledAt: 'cancelledAt',
+  reservedAt: 'reservedAt',
+  releasedAt: 'releasedAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -2581,6 +2658,21 @@ export const OrderItemScalarFieldEnum = {
 } as const
 
 export type OrderItemScalarFieldEnum = (typeof OrderItemScalarFieldEnum)[keyof typeof OrderItemScalarFieldEnum]
+
+
+export const CheckoutIdempotencyKeyScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  checkoutElementId: 'checkoutElementId',
+  key: 'key',
+  requestHash: 'requestHash',
+  orderId: 'orderId',
+  paymentId: 'paymentId',
+  createdAt: 'createdAt'
+} as const
+
+export type CheckoutIdempotencyKeyScalarFieldEnum = (typeof CheckoutIdempotencyKeyScalarFieldEnum)[keyof typeof CheckoutIdempotencyKeyScalarFieldEnum]
 
 
 export const PaymentScalarFieldEnum = {
@@ -3378,6 +3470,7 @@ export type GlobalOmitConfig = {
   checkoutElementOffer?: Prisma.CheckoutElementOfferOmit
   order?: Prisma.OrderOmit
   orderItem?: Prisma.OrderItemOmit
+  checkoutIdempotencyKey?: Prisma.CheckoutIdempotencyKeyOmit
   payment?: Prisma.PaymentOmit
   charge?: Prisma.ChargeOmit
   subscription?: Prisma.SubscriptionOmit

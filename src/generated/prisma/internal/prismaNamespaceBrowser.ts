@@ -64,6 +64,7 @@ export const ModelName = {
   CheckoutElementOffer: 'CheckoutElementOffer',
   Order: 'Order',
   OrderItem: 'OrderItem',
+  CheckoutIdempotencyKey: 'CheckoutIdempotencyKey',
   Payment: 'Payment',
   Charge: 'Charge',
   Subscription: 'Subscription',
@@ -322,6 +323,8 @@ export const OrderScalarFieldEnum = {
   itemCustomFields: 'itemCustomFields',
   paidAt: 'paidAt',
   cancelledAt: 'cancelledAt',
+  reservedAt: 'reservedAt',
+  releasedAt: 'releasedAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -345,6 +348,21 @@ export const OrderItemScalarFieldEnum = {
 } as const
 
 export type OrderItemScalarFieldEnum = (typeof OrderItemScalarFieldEnum)[keyof typeof OrderItemScalarFieldEnum]
+
+
+export const CheckoutIdempotencyKeyScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  checkoutElementId: 'checkoutElementId',
+  key: 'key',
+  requestHash: 'requestHash',
+  orderId: 'orderId',
+  paymentId: 'paymentId',
+  createdAt: 'createdAt'
+} as const
+
+export type CheckoutIdempotencyKeyScalarFieldEnum = (typeof CheckoutIdempotencyKeyScalarFieldEnum)[keyof typeof CheckoutIdempotencyKeyScalarFieldEnum]
 
 
 export const PaymentScalarFieldEnum = {

@@ -64,6 +64,8 @@ export type OrderMinAggregateOutputType = {
   disputed: boolean | null
   paidAt: Date | null
   cancelledAt: Date | null
+  reservedAt: Date | null
+  releasedAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -90,6 +92,8 @@ export type OrderMaxAggregateOutputType = {
   disputed: boolean | null
   paidAt: Date | null
   cancelledAt: Date | null
+  reservedAt: Date | null
+  releasedAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -117,6 +121,8 @@ export type OrderCountAggregateOutputType = {
   itemCustomFields: number
   paidAt: number
   cancelledAt: number
+  reservedAt: number
+  releasedAt: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -161,6 +167,8 @@ export type OrderMinAggregateInputType = {
   disputed?: true
   paidAt?: true
   cancelledAt?: true
+  reservedAt?: true
+  releasedAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -187,6 +195,8 @@ export type OrderMaxAggregateInputType = {
   disputed?: true
   paidAt?: true
   cancelledAt?: true
+  reservedAt?: true
+  releasedAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -214,6 +224,8 @@ export type OrderCountAggregateInputType = {
   itemCustomFields?: true
   paidAt?: true
   cancelledAt?: true
+  reservedAt?: true
+  releasedAt?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -328,6 +340,8 @@ export type OrderGroupByOutputType = {
   itemCustomFields: runtime.JsonValue
   paidAt: Date | null
   cancelledAt: Date | null
+  reservedAt: Date | null
+  releasedAt: Date | null
   createdAt: Date
   updatedAt: Date
   _count: OrderCountAggregateOutputType | null
@@ -378,6 +392,8 @@ export type OrderWhereInput = {
   itemCustomFields?: Prisma.JsonFilter<"Order">
   paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   cancelledAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
+  reservedAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
+  releasedAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
@@ -410,6 +426,8 @@ export type OrderOrderByWithRelationInput = {
   itemCustomFields?: Prisma.SortOrder
   paidAt?: Prisma.SortOrderInput | Prisma.SortOrder
   cancelledAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  reservedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  releasedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
@@ -446,6 +464,8 @@ export type OrderWhereUniqueInput = Prisma.AtLeast<{
   itemCustomFields?: Prisma.JsonFilter<"Order">
   paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   cancelledAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
+  reservedAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
+  releasedAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
@@ -478,6 +498,8 @@ export type OrderOrderByWithAggregationInput = {
   itemCustomFields?: Prisma.SortOrder
   paidAt?: Prisma.SortOrderInput | Prisma.SortOrder
   cancelledAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  reservedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  releasedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.OrderCountOrderByAggregateInput
@@ -513,6 +535,8 @@ export type OrderScalarWhereWithAggregatesInput = {
   itemCustomFields?: Prisma.JsonWithAggregatesFilter<"Order">
   paidAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Order"> | Date | string | null
   cancelledAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Order"> | Date | string | null
+  reservedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Order"> | Date | string | null
+  releasedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Order"> | Date | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Order"> | Date | string
 }
@@ -537,6 +561,8 @@ export type OrderCreateInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutOrdersInput
@@ -569,6 +595,8 @@ export type OrderUncheckedCreateInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   items?: Prisma.OrderItemUncheckedCreateNestedManyWithoutOrderInput
@@ -595,6 +623,8 @@ export type OrderUpdateInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutOrdersNestedInput
@@ -627,6 +657,8 @@ export type OrderUncheckedUpdateInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   items?: Prisma.OrderItemUncheckedUpdateManyWithoutOrderNestedInput
@@ -656,6 +688,8 @@ export type OrderCreateManyInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -680,6 +714,8 @@ export type OrderUpdateManyMutationInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -707,6 +743,8 @@ export type OrderUncheckedUpdateManyInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -750,6 +788,8 @@ export type OrderCountOrderByAggregateInput = {
   itemCustomFields?: Prisma.SortOrder
   paidAt?: Prisma.SortOrder
   cancelledAt?: Prisma.SortOrder
+  reservedAt?: Prisma.SortOrder
+  releasedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -784,6 +824,8 @@ export type OrderMaxOrderByAggregateInput = {
   disputed?: Prisma.SortOrder
   paidAt?: Prisma.SortOrder
   cancelledAt?: Prisma.SortOrder
+  reservedAt?: Prisma.SortOrder
+  releasedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -810,6 +852,8 @@ export type OrderMinOrderByAggregateInput = {
   disputed?: Prisma.SortOrder
   paidAt?: Prisma.SortOrder
   cancelledAt?: Prisma.SortOrder
+  reservedAt?: Prisma.SortOrder
+  releasedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -1004,6 +1048,8 @@ export type OrderCreateWithoutUserInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutOrdersInput
@@ -1034,6 +1080,8 @@ export type OrderUncheckedCreateWithoutUserInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   items?: Prisma.OrderItemUncheckedCreateNestedManyWithoutOrderInput
@@ -1092,6 +1140,8 @@ export type OrderScalarWhereInput = {
   itemCustomFields?: Prisma.JsonFilter<"Order">
   paidAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   cancelledAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
+  reservedAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
+  releasedAt?: Prisma.DateTimeNullableFilter<"Order"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Order"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Order"> | Date | string
 }
@@ -1116,6 +1166,8 @@ export type OrderCreateWithoutItemsInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutOrdersInput
@@ -1147,6 +1199,8 @@ export type OrderUncheckedCreateWithoutItemsInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutOrderInput
@@ -1188,6 +1242,8 @@ export type OrderUpdateWithoutItemsInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutOrdersNestedInput
@@ -1219,6 +1275,8 @@ export type OrderUncheckedUpdateWithoutItemsInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutOrderNestedInput
@@ -1244,6 +1302,8 @@ export type OrderCreateWithoutPaymentsInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutOrdersInput
@@ -1275,6 +1335,8 @@ export type OrderUncheckedCreateWithoutPaymentsInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   items?: Prisma.OrderItemUncheckedCreateNestedManyWithoutOrderInput
@@ -1305,6 +1367,8 @@ export type OrderCreateWithoutLastPaymentInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutOrdersInput
@@ -1335,6 +1399,8 @@ export type OrderUncheckedCreateWithoutLastPaymentInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   items?: Prisma.OrderItemUncheckedCreateNestedManyWithoutOrderInput
@@ -1377,6 +1443,8 @@ export type OrderUpdateWithoutPaymentsInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutOrdersNestedInput
@@ -1408,6 +1476,8 @@ export type OrderUncheckedUpdateWithoutPaymentsInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   items?: Prisma.OrderItemUncheckedUpdateManyWithoutOrderNestedInput
@@ -1444,6 +1514,8 @@ export type OrderUpdateWithoutLastPaymentInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutOrdersNestedInput
@@ -1474,6 +1546,8 @@ export type OrderUncheckedUpdateWithoutLastPaymentInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   items?: Prisma.OrderItemUncheckedUpdateManyWithoutOrderNestedInput
@@ -1500,6 +1574,8 @@ export type OrderCreateWithoutSubscriptionInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutOrdersInput
@@ -1530,6 +1606,8 @@ export type OrderUncheckedCreateWithoutSubscriptionInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   items?: Prisma.OrderItemUncheckedCreateNestedManyWithoutOrderInput
@@ -1584,6 +1662,8 @@ export type OrderCreateManyUserInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1608,6 +1688,8 @@ export type OrderUpdateWithoutUserInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   subscription?: Prisma.SubscriptionUpdateOneWithoutOrdersNestedInput
@@ -1638,6 +1720,8 @@ export type OrderUncheckedUpdateWithoutUserInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   items?: Prisma.OrderItemUncheckedUpdateManyWithoutOrderNestedInput
@@ -1666,6 +1750,8 @@ export type OrderUncheckedUpdateManyWithoutUserInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1692,6 +1778,8 @@ export type OrderCreateManySubscriptionInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Date | string | null
   cancelledAt?: Date | string | null
+  reservedAt?: Date | string | null
+  releasedAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1716,6 +1804,8 @@ export type OrderUpdateWithoutSubscriptionInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutOrdersNestedInput
@@ -1746,6 +1836,8 @@ export type OrderUncheckedUpdateWithoutSubscriptionInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   items?: Prisma.OrderItemUncheckedUpdateManyWithoutOrderNestedInput
@@ -1774,6 +1866,8 @@ export type OrderUncheckedUpdateManyWithoutSubscriptionInput = {
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  reservedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  releasedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1841,6 +1935,8 @@ export type OrderSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   itemCustomFields?: boolean
   paidAt?: boolean
   cancelledAt?: boolean
+  reservedAt?: boolean
+  releasedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
@@ -1874,6 +1970,8 @@ export type OrderSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   itemCustomFields?: boolean
   paidAt?: boolean
   cancelledAt?: boolean
+  reservedAt?: boolean
+  releasedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
@@ -1904,6 +2002,8 @@ export type OrderSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   itemCustomFields?: boolean
   paidAt?: boolean
   cancelledAt?: boolean
+  reservedAt?: boolean
+  releasedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
@@ -1934,11 +2034,13 @@ export type OrderSelectScalar = {
   itemCustomFields?: boolean
   paidAt?: boolean
   cancelledAt?: boolean
+  reservedAt?: boolean
+  releasedAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "type" | "status" | "userId" | "currency" | "value" | "tax" | "fee" | "discountId" | "discountAmount" | "totalItems" | "country" | "checkoutId" | "subscriptionId" | "lastPaymentId" | "disputed" | "itemCustomFields" | "paidAt" | "cancelledAt" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
+export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "type" | "status" | "userId" | "currency" | "value" | "tax" | "fee" | "discountId" | "discountAmount" | "totalItems" | "country" | "checkoutId" | "subscriptionId" | "lastPaymentId" | "disputed" | "itemCustomFields" | "paidAt" | "cancelledAt" | "reservedAt" | "releasedAt" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
 export type OrderInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
   subscription?: boolean | Prisma.Order$subscriptionArgs<ExtArgs>
@@ -1990,6 +2092,8 @@ export type $OrderPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     itemCustomFields: runtime.JsonValue
     paidAt: Date | null
     cancelledAt: Date | null
+    reservedAt: Date | null
+    releasedAt: Date | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["order"]>
@@ -2442,6 +2546,8 @@ export interface OrderFieldRefs {
   readonly itemCustomFields: Prisma.FieldRef<"Order", 'Json'>
   readonly paidAt: Prisma.FieldRef<"Order", 'DateTime'>
   readonly cancelledAt: Prisma.FieldRef<"Order", 'DateTime'>
+  readonly reservedAt: Prisma.FieldRef<"Order", 'DateTime'>
+  readonly releasedAt: Prisma.FieldRef<"Order", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"Order", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Order", 'DateTime'>
 }

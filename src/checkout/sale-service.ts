@@ -1,0 +1,301 @@
+// The hosted checkout's sale: the quote and the order a buyer places through a checkout element,
+// without API keys (the element id is public, like a payment link). The scope is the element's:
+// a test-mode element makes test-mode records only. The order is made in ONE transaction with row
+// locks (the element's offers FOR UPDATE in id order, then the discount), so an offer's limit is
+// never oversold and a discount's purchaseLimit never exceeded; the charge happens after the
+// commit (payment-flow.ts), and an order whose first payment ends unpaid gives its reservations
+// back (releaseOrderReservations, from the payment's transition). Rules: docs/decisions.md,
+// "Hosted checkout".
+import type { Discount, Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { DomainError, NotFound, PaymentDeclined, ValidationFailed } from '../core/errors.js';
+import { inScope, type Scope } from '../core/scope.js';
+import { recordEvent } from '../events/event-service.js';
+import { createOrder, type NewOrderItem } from '../orders/service.js';
+import { applyChargeOutcome } from '../payments/charge-outcomes.js';
+import { startPayment } from '../payments/payment-flow.js';
+import { ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
+import { markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import { formatAmount, timestampOrNull } from '../discounts/events.js';
+import { userEventData } from '../users/events.js';
+import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, requestHash, type Placed } from './idempotency.js';
+import { checkBillingDetails, checkOrderRequest, type CheckedOrderRequest, type CheckoutOrderRequest, type QuoteRequest } from './order-request.js';
+import { checkQuantity, normalizeDiscountCode, priceCheckout, type CheckoutPrice, type PricingDiscount, type PricingOffer } from './pricing.js';
+
+/** The processor is unreachable: the buyer is answered 503 and may retry (with the same Idempotency-Key). */
+export class CheckoutProcessorUnavailable extends DomainError {
+  readonly kind = 'unavailable';
+}
+
+export interface CheckoutDeps {
+  prisma: PrismaClient;
+  temporal: TemporalConnection;
+  processor: PaymentProcessor;
+}
+
+export type CheckoutQuote = CheckoutPrice & { checkoutElementId: string; livemode: boolean };
+
+type Tx = Prisma.TransactionClient;
+
+const withOffers = { offers: { orderBy: { position: 'asc' }, include: { offer: { include: { product: { select: { name: true, archivedAt: true } } } } } } } as const;
+type ElementOffer = Prisma.OfferGetPayload<{ include: { product: { select: { name: true; archivedAt: true } } } }>;
+
+/** The element a buyer may buy from: live (not archived), ACTIVE, of a workspace that sells in that mode; 404 otherwise. */
+async function sellingElement(prisma: PrismaClient | Tx, checkoutElementId: string) {
+  const element = await prisma.checkoutElement.findUnique({ where: { id: checkoutElementId }, include: withOffers });
+  if (!element || element.archivedAt || element.status !== 'ACTIVE') throw new NotFound('Checkout element');
+  const workspace = await prisma.workspace.findUnique({ where: { id: element.workspaceId }, select: { offline: true, testMode: true } });
+  // An offline workspace, or test mode not set up, cannot sell: the element is as good as absent.
+  if (!workspace || workspace.offline || (!element.livemode && !workspace.testMode)) throw new NotFound('Checkout element');
+  const scope: Scope = { workspaceId: element.workspaceId, livemode: element.livemode };
+  return { element, scope, offers: element.offers.map(({ offer }) => offer) };
+}
+
+/** Each offer can be sold now in that quantity (400 otherwise): live, ACTIVE, enough left under its limit. */
+function checkOffersSellable(offers: readonly ElementOffer[], quantity: number) {
+  for (const offer of offers) {
+    const label = `offer ${offer.id}`;
+    if (offer.archivedAt || offer.product.archivedAt) throw new ValidationFailed(`${label} is no longer available`);
+    if (offer.status !== 'ACTIVE') throw new ValidationFailed(`${label} is not on sale`);
+    if (offer.limit !== null && offer.limit - offer.soldItems < quantity) {
+      const left = Math.max(0, offer.limit - offer.soldItems);
+      throw new ValidationFailed(left === 0 ? `${label} is sold out` : `${label} is sold out for quantity ${quantity} (${left} left)`);
+    }
+  }
+}
+
+const pricingOffer = (offer: ElementOffer): PricingOffer => ({
+  id: offer.id,
+  productId: offer.productId,
+  variantId: offer.variantId,
+  name: offer.name ?? offer.product.name,
+  price: offer.price,
+  currency: offer.currency,
+});
+
+const pricingDiscount = (d: Discount): PricingDiscount => ({
+  id: d.id,
+  type: d.type,
+  name: d.name,
+  amount: formatAmount(d.amount),
+  amountType: d.amountType,
+  discountCode: d.discountCode,
+  validFrom: timestampOrNull(d.validFrom),
+  validUntil: timestampOrNull(d.validUntil),
+  purchaseLimit: d.purchaseLimit,
+  timesUsed: d.timesUsed,
+  status: d.status,
+  archived: d.archivedAt !== null,
+  currency: d.currency,
+  includedOfferIds: d.includedOfferIds,
+  excludedOfferIds: d.excludedOfferIds,
+  createdAt: d.createdAt.getTime(),
+});
+
+// Raw SQL: Prisma's insensitive equals is an unescaped ILIKE, where _ in a code would be a wildcard.
+/** The unarchived code discount of the scope whose code matches ignoring case (codes are unique that way), or null. */
+async function codeDiscountId(db: PrismaClient | Tx, scope: Scope, code: string): Promise<string | null> {
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    SELECT id FROM "Discount"
+    WHERE "workspaceId" = ${scope.workspaceId}::uuid AND livemode = ${scope.livemode} AND "archivedAt" IS NULL
+      AND type = 'code' AND lower("discountCode") = lower(${code})
+    ORDER BY id LIMIT 1`;
+  return rows[0]?.id ?? null;
+}
+
+const liveSales = (db: PrismaClient | Tx, scope: Scope) => db.discount.findMany({ where: { ...inScope(scope), type: 'sale', status: 'active', archivedAt: null } });
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** `POST /checkout/{id}/quote`: what the order would cost now (no locks, nothing written). */
+export async function quoteCheckout(prisma: PrismaClient, checkoutElementId: string, request: QuoteRequest): Promise<CheckoutQuote> {
+  const quantity = checkQuantity(request.quantity);
+  if (request.billingDetails) checkBillingDetails(request.billingDetails);
+  const { element, scope, offers } = await sellingElement(prisma, checkoutElementId);
+  checkOffersSellable(offers, quantity);
+  const sent = normalizeDiscountCode(request.discountCode);
+  let code: { sent: string; discount: PricingDiscount | null } | null = null;
+  let sales: PricingDiscount[] = [];
+  if (sent) {
+    const id = await codeDiscountId(prisma, scope, sent);
+    const discount = id ? await prisma.discount.findUnique({ where: { id } }) : null;
+    code = { sent, discount: discount && pricingDiscount(discount) };
+  } else {
+    sales = (await liveSales(prisma, scope)).map(pricingDiscount);
+  }
+  const price = priceCheckout({ offers: offers.map(pricingOffer), quantity, code, sales, nowSeconds: nowSeconds() });
+  return { checkoutElementId: element.id, livemode: element.livemode, ...price };
+}
+
+/** The element's offers, locked FOR UPDATE in id order (every checkout and release locks in this order), re-read under the lock. */
+async function lockOffers(tx: Tx, offerIds: readonly string[]): Promise<Map<string, ElementOffer>> {
+  const ids = [...offerIds].sort();
+  await tx.$queryRaw`SELECT id FROM "Offer" WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`;
+  const offers = await tx.offer.findMany({ where: { id: { in: ids } }, include: { product: { select: { name: true, archivedAt: true } } } });
+  return new Map(offers.map((offer) => [offer.id, offer]));
+}
+
+async function lockDiscounts(tx: Tx, ids: readonly string[]): Promise<Discount[]> {
+  if (ids.length === 0) return [];
+  const sorted = [...ids].sort();
+  await tx.$queryRaw`SELECT id FROM "Discount" WHERE id = ANY(${sorted}::uuid[]) ORDER BY id FOR UPDATE`;
+  return tx.discount.findMany({ where: { id: { in: sorted } } });
+}
+
+/**
+ * The discount of this order under its row lock: the code's (400 when it cannot be used), or the
+ * best usable sale. Sales that could apply are all locked (in id order) before choosing, so two
+ * checkouts never lock them in different orders.
+ */
+async function lockedPrice(tx: Tx, scope: Scope, offers: PricingOffer[], quantity: number, sent: string | null): Promise<CheckoutPrice> {
+  const now = nowSeconds();
+  if (sent) {
+    const id = await codeDiscountId(tx, scope, sent);
+    const [discount] = id ? await lockDiscounts(tx, [id]) : [];
+    const price = priceCheckout({ offers, quantity, code: { sent, discount: discount ? pricingDiscount(discount) : null }, sales: [], nowSeconds: now });
+    if (price.discountRejection) throw new ValidationFailed(price.discountRejection);
+    return price;
+  }
+  const unlocked = (await liveSales(tx, scope)).map(pricingDiscount);
+  const candidates = unlocked.filter((sale) => priceCheckout({ offers, quantity, code: null, sales: [sale], nowSeconds: now }).discount !== null);
+  const sales = (await lockDiscounts(tx, candidates.map((sale) => sale.id))).map(pricingDiscount);
+  return priceCheckout({ offers, quantity, code: null, sales, nowSeconds: now });
+}
+
+/** The scope's user with this email (any case, archived ones too: the address stays theirs), created when there is none. */
+async function buyerFor(tx: Tx, scope: Scope, email: string, billingDetails: CheckedOrderRequest['billingDetails']) {
+  const emailNormalized = email.toLowerCase();
+  const where = { ...inScope(scope), emailNormalized };
+  const found = await tx.user.findFirst({ where });
+  if (found) return found;
+  // ON CONFLICT DO NOTHING: a concurrent checkout creating the same buyer makes this wait, then find theirs.
+  const { count } = await tx.user.createMany({
+    data: [{ ...inScope(scope), email, emailNormalized, billingDetails: { ...billingDetails, city: null, line1: null, line2: null, name: null } }],
+    skipDuplicates: true,
+  });
+  const user = await tx.user.findFirstOrThrow({ where });
+  if (count === 1) await recordEvent(tx, scope, 'user_created', userEventData(user));
+  return user;
+}
+
+/** The order and its first payment, in one transaction; returns their ids. */
+async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, checkoutElementId: string, request: CheckedOrderRequest, key: { value: string; hash: string } | null): Promise<Placed> {
+  return prisma.$transaction(async (tx) => {
+    const { element, scope, offers: elementOffers } = await sellingElement(tx, checkoutElementId);
+    const keyRowId = key ? await claimKey(tx, scope, element.id, key.value, key.hash) : null;
+    const offerIds = elementOffers.map((offer) => offer.id);
+    for (const offerId of Object.keys(request.customFields)) {
+      if (!offerIds.includes(offerId)) throw new ValidationFailed(`customFields: ${offerId} is not an offer of this checkout element`);
+    }
+    const locked = await lockOffers(tx, offerIds);
+    const offers = offerIds.map((id) => locked.get(id)!);
+    checkOffersSellable(offers, request.quantity);
+    const price = await lockedPrice(tx, scope, offers.map(pricingOffer), request.quantity, request.discountCode);
+    if (price.requiresPayment && request.method === 'card' && !request.card) throw new ValidationFailed('card is required to pay with method card');
+    const user = await buyerFor(tx, scope, request.email, request.billingDetails);
+    const recurring = offers.find((offer) => offer.recurringInterval !== null);
+    const items: NewOrderItem[] = price.lines.map((line) => ({
+      offerId: line.offerId,
+      productId: line.productId,
+      variantId: line.variantId,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      discount: line.discount,
+      tax: line.tax,
+      customFields: request.customFields[line.offerId] ?? null,
+    }));
+    const created = await createOrder(tx, scope, {
+      userId: user.id,
+      currency: price.currency,
+      country: request.billingDetails.countryCode,
+      checkoutId: element.id,
+      discountId: price.discount?.id ?? null,
+      items,
+      payment: price.requiresPayment ? { processor: processor.name, methodType: request.method } : { processor: null, methodType: null },
+      subscription: recurring?.recurringInterval
+        ? {
+            recurringInterval: recurring.recurringInterval,
+            recurringIntervalCount: recurring.recurringIntervalCount,
+            trialInterval: recurring.trialInterval,
+            trialIntervalCount: recurring.trialIntervalCount,
+          }
+        : null,
+    });
+    // The reservations, given back by releaseOrderReservations if the first payment ends unpaid.
+    for (const line of price.lines) await tx.offer.update({ where: { id: line.offerId }, data: { soldItems: { increment: line.quantity } } });
+    if (price.discount) await tx.discount.update({ where: { id: price.discount.id }, data: { timesUsed: { increment: 1 } } });
+    await tx.order.update({ where: { id: created.order.id }, data: { reservedAt: new Date() } });
+    // A free order is paid at once: no processor, the same transition (and payment_success) as a charge.
+    if (!price.requiresPayment) await markPaymentPaid(tx, created.payment.id);
+    if (keyRowId) await tx.checkoutIdempotencyKey.update({ where: { id: keyRowId }, data: { orderId: created.order.id, paymentId: created.payment.id } });
+    return { orderId: created.order.id, paymentId: created.payment.id };
+  });
+}
+
+/**
+ * After the commit: charges a processor payment still PENDING without a charge (startPayment,
+ * idempotent by the payment's charge key), applies an immediate outcome so the answer shows it
+ * (the payment workflow applies the same, idempotently), and answers 402 for a decline.
+ */
+async function collectPayment(deps: CheckoutDeps, paymentId: string, card: CardDetails | null): Promise<void> {
+  const { prisma } = deps;
+  const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { charges: { where: { attempt: 0 } } } });
+  if (payment.processor && payment.status === 'PENDING' && payment.charges.length === 0) {
+    try {
+      await startPayment(prisma, deps.temporal, deps.processor, { paymentId, card: card ?? undefined });
+    } catch (error) {
+      // The charge may exist at the processor: the payment stays PENDING; a retry with the same
+      // Idempotency-Key (same charge key) or the processor's webhook settles it.
+      if (error instanceof ProcessorUnavailable) throw new CheckoutProcessorUnavailable('The payment processor is unavailable; retry with the same Idempotency-Key');
+      // Refused before any charge existed (a request the processor does not take): the order fails, its reservations go back.
+      if (error instanceof ProcessorError) {
+        const failure = { failureCode: error.code, failureMessage: error.message };
+        await prisma.$transaction((tx) => markPaymentFailed(tx, paymentId, failure));
+        throw new ValidationFailed(`The payment could not be made: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+  const charge = await prisma.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt: 0 } } });
+  const current = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true } });
+  if (charge?.processorChargeId && current.status === 'PENDING' && (charge.status === 'succeeded' || charge.status === 'failed')) {
+    const chargeId = charge.processorChargeId;
+    const outcome =
+      charge.status === 'succeeded'
+        ? ({ type: 'charge.succeeded', chargeId } as const)
+        : ({ type: 'charge.failed', chargeId, failureCode: charge.failureCode ?? 'failed', failureMessage: charge.failureMessage ?? 'The payment failed' } as const);
+    try {
+      await applyChargeOutcome(prisma, paymentId, outcome);
+    } catch (error) {
+      // The workflow (or a webhook) moved it first, otherwise: its outcome stands.
+      if (!(error instanceof PaymentTransitionRefused)) throw error;
+    }
+  }
+  const final = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true, failureMessage: true } });
+  if (final.status === 'FAILED') throw new PaymentDeclined(final.failureMessage ?? 'The payment was declined');
+}
+
+/**
+ * `POST /checkout/{id}/orders`: places the order (one transaction), then collects its payment.
+ * With an Idempotency-Key, a repeat of the same request gets the same order and payment back
+ * (and the payment is charged if the first attempt never reached the processor); another request
+ * body with that key is 400. A declined card throws PaymentDeclined (402) after the FAILED order
+ * and payment are stored.
+ */
+export async function createCheckoutOrder(deps: CheckoutDeps, checkoutElementId: string, request: CheckoutOrderRequest, idempotencyKey?: string): Promise<Placed> {
+  checkIdempotencyKey(idempotencyKey);
+  const checked = checkOrderRequest(request, deps.processor);
+  const key = idempotencyKey === undefined ? null : { value: idempotencyKey, hash: requestHash(checked) };
+  let placed = key ? await earlierOrder(deps.prisma, checkoutElementId, key.value, key.hash) : null;
+  if (!placed) {
+    try {
+      placed = await placeOrder(deps.prisma, deps.processor, checkoutElementId, checked, key);
+    } catch (error) {
+      if (!(error instanceof KeyTaken) || !key) throw error;
+      placed = await earlierOrder(deps.prisma, checkoutElementId, key.value, key.hash);
+      if (!placed) throw new ValidationFailed('Idempotency-Key is in use by a request that has not finished; retry');
+    }
+  }
+  await collectPayment(deps, placed.paymentId, checked.card);
+  return placed;
+}

@@ -1,0 +1,59 @@
+// An HTTP endpoint of a domain that is not a GraphQL-backed route: a page (the hosted checkout) or
+// an ingress with its own body rules (a processor's signed webhooks). Each domain lists its own
+// (module.ts); src/domains.ts assembles them and src/http/app.ts dispatches to them.
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { PaymentProcessor } from '../payments/processors/processor.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import type { BodyLimits } from './body.js';
+
+export interface EndpointRequest {
+  request: Request;
+  url: URL;
+  /** The path parameters by name, decoded (a malformed escape stays as sent). */
+  params: Record<string, string>;
+  requestId: string;
+  limits: BodyLimits;
+  prisma: PrismaClient;
+  temporal: TemporalConnection;
+  processor: PaymentProcessor;
+}
+
+export interface HttpEndpoint {
+  /** The path pattern, e.g. /checkout/:checkoutElementId; metrics label answers with it. */
+  path: string;
+  /** Other methods are 405 with Allow. */
+  methods: readonly ('GET' | 'POST')[];
+  handle(endpoint: EndpointRequest): Promise<Response>;
+}
+
+/** A path segment decoded; a malformed escape stays as it is (and names nothing). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The endpoint whose path a request's path matches, with its parameters. */
+export function endpointMatcher(endpoints: readonly HttpEndpoint[]) {
+  const compiled = endpoints.map((endpoint) => {
+    const names: string[] = [];
+    const source = endpoint.path
+      .split('/')
+      .map((segment) => {
+        if (!segment.startsWith(':')) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(segment.slice(1));
+        return '([^/]+)';
+      })
+      .join('/');
+    return { endpoint, names, pattern: new RegExp(`^${source}$`) };
+  });
+  return (pathname: string): { endpoint: HttpEndpoint; params: Record<string, string> } | undefined => {
+    for (const { endpoint, names, pattern } of compiled) {
+      const values = pattern.exec(pathname);
+      if (values) return { endpoint, params: Object.fromEntries(names.map((name, index) => [name, decodeSegment(values[index + 1]!)])) };
+    }
+    return undefined;
+  };
+}
