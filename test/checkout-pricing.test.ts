@@ -149,6 +149,12 @@ describe('sales', () => {
 
 describe('the whole price', () => {
   const offers = [offer('a', 1000), offer('b', 500)];
+  test('past the money range (2^31 - 1 minor units) it is refused, not computed', () => {
+    const price = (input: { offers: PricingOffer[]; quantity: number }) => () => priceCheckout({ ...input, code: null, sales: [], nowSeconds: NOW });
+    expect(price({ offers: [offer('a', 2_147_483_647)], quantity: 1 })).not.toThrow();
+    expect(price({ offers: [offer('a', 2_147_483_647)], quantity: 2 })).toThrow(ValidationFailed);
+    expect(price({ offers: [offer('a', 1_073_741_824), offer('b', 1_073_741_824)], quantity: 1 })).toThrow(ValidationFailed);
+  });
   test('a code applies; the totals add up', () => {
     const price = priceCheckout({ offers, quantity: 2, code: { sent: 'ten', discount: discount() }, sales: [], nowSeconds: NOW });
     expect(price).toMatchObject({ currency: 'USD', subtotal: 3000, tax: 0, total: 2700, requiresPayment: true, discountRejection: null });

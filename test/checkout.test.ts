@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import createClient from 'openapi-fetch';
 import type { paths } from './generated/openapi.js';
-import { baseUrl, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
-import { restClient } from './support/client.js';
-import { checkResponse } from './support/openapi.js';
+import { newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
+import { buyerClient, restClient } from './support/client.js';
 import { ERROR, failure, ok } from './support/responses.js';
 import { eventsAbout, newCatalogue, salesDb } from './support/sales.js';
 
@@ -12,19 +10,6 @@ import { eventsAbout, newCatalogue, salesDb } from './support/sales.js';
 
 const SLOW = 60_000;
 const TEST: KeyChoice = { mode: 'test' };
-
-/** A client for the buyer routes: no key headers at all; every answer checked against the document. */
-function buyerClient(headers: Record<string, string> = {}) {
-  const client = createClient<paths>({ baseUrl: baseUrl(), headers });
-  client.use({
-    async onResponse({ request, response }) {
-      const body: unknown = await response.clone().json().catch(() => undefined);
-      checkResponse(request.method, request.url, response.status, body);
-      return undefined;
-    },
-  });
-  return client;
-}
 
 type OrderBody = paths['/checkout/{checkoutElementId}/orders']['post']['requestBody'] extends { content: { 'application/json': infer B } } | undefined ? B : never;
 type QuoteBody = paths['/checkout/{checkoutElementId}/quote']['post']['requestBody'] extends { content: { 'application/json': infer B } } | undefined ? B : never;

@@ -9,7 +9,7 @@ import { startPayment } from '../src/payments/payment-flow.js';
 import { cancelOrder } from '../src/orders/service.js';
 import { handleProcessorEvents, signalCancelRequested, signalOrderCancelRequests } from '../src/payments/processor-callbacks.js';
 import { requestPaymentCancel } from '../src/payments/service.js';
-import type { ProcessorEvent } from '../src/payments/processors/processor.js';
+import { ProcessorUnavailable, type PaymentProcessor, type ProcessorEvent } from '../src/payments/processors/processor.js';
 import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
 import { bundleWorkflows } from '../src/temporal/worker.js';
@@ -177,6 +177,28 @@ test('a pending PayPal payment, which the processor cannot cancel, still expires
   const workflowId = await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, expireAfterMs: 2_000 });
   expect(await client.workflow.getHandle(workflowId).result()).toBe('EXPIRED');
   expect(await paymentOf(payment.id)).toMatchObject({ status: 'EXPIRED', order: { status: 'EXPIRED' } });
+}, SLOW);
+
+/** The sandbox as seen while its API cannot be reached: every charge attempt fails before reaching it. */
+const unreachable = (): PaymentProcessor =>
+  Object.assign(Object.create(sandbox) as PaymentProcessor, {
+    createCharge: () => Promise.reject(new ProcessorUnavailable('connect ECONNREFUSED')),
+  });
+
+test('a payment whose charge never reached the processor still expires (its workflow starts before the charge)', async () => {
+  const { payment } = await seedOrder(ws, { payment: { processor: 'sandbox', methodType: 'card' } });
+  const started = startPayment(salesDb(), temporal, unreachable(), { paymentId: payment.id, card: card('4242424242424242'), expireAfterMs: 2_000 });
+  await expect(started).rejects.toBeInstanceOf(ProcessorUnavailable);
+  expect(await client.workflow.getHandle(`payment-${payment.id}`).result()).toBe('EXPIRED');
+  expect(await paymentOf(payment.id)).toMatchObject({ status: 'EXPIRED', charges: [], order: { status: 'EXPIRED' } });
+}, SLOW);
+
+test('a retry after the processor was unreachable charges once and the waiting workflow ends PAID', async () => {
+  const { payment } = await seedOrder(ws, { payment: { processor: 'sandbox', methodType: 'card' } });
+  await expect(startPayment(salesDb(), temporal, unreachable(), { paymentId: payment.id, card: card('4242424242424242') })).rejects.toBeInstanceOf(ProcessorUnavailable);
+  const workflowId = await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, card: card('4242424242424242') });
+  expect(await client.workflow.getHandle(workflowId).result()).toBe('PAID');
+  expect(await paymentOf(payment.id)).toMatchObject({ status: 'PAID', charges: [{ status: 'succeeded' }] });
 }, SLOW);
 
 test('a confirmation after the workflow ended is applied directly', async () => {

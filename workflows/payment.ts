@@ -15,6 +15,8 @@ export interface PaymentInput {
 export const processorEventSignal = defineSignal<[ChargeOutcome]>('processorEvent');
 /** PATCH /v0/payments/{id}/cancel was accepted: ask the processor, then wait for its confirmation. */
 export const cancelRequestedSignal = defineSignal('cancelRequested');
+/** The checkout recorded the charge it made (startPayment starts this workflow before charging). */
+export const chargeRecordedSignal = defineSignal('chargeRecorded');
 
 // The processor's errors that retrying cannot fix, and a transition our records refuse. Only
 // ProcessorUnavailable (and infrastructure errors: database, a lost worker) is retried.
@@ -23,7 +25,10 @@ const NON_RETRYABLE = ['CardDeclined', 'InvalidProcessorRequest', 'InvalidCharge
 /**
  * One payment (workflow id payment-<paymentId>): records the checkout's charge result and, while
  * the charge is pending, waits for the processor's confirmation, a cancel request or the timeout.
- * Returns the payment's status when the workflow ends.
+ * It starts before the charge is made, so that a payment whose charge never happens (the
+ * processor unreachable, the process gone) still expires and gives its reservations back; the
+ * checkout signals chargeRecorded once it has recorded the charge. Returns the payment's status
+ * when the workflow ends.
  */
 export async function paymentWorkflow(input: PaymentInput): Promise<string> {
   const activities = proxyActivities<PaymentActivities>({
@@ -34,12 +39,16 @@ export async function paymentWorkflow(input: PaymentInput): Promise<string> {
   let outcome: ChargeOutcome | undefined;
   let cancelWanted = false;
   let cancelAsked = false;
+  let chargeRecorded = false;
   // Registered before the first await: a confirmation that arrives while the result is being recorded is kept.
   setHandler(processorEventSignal, (event) => {
     outcome ??= event;
   });
   setHandler(cancelRequestedSignal, () => {
     cancelWanted = true;
+  });
+  setHandler(chargeRecordedSignal, () => {
+    chargeRecorded = true;
   });
   // Workflow time is deterministic: replays compute the same deadline.
   let deadline: number | undefined = Date.now() + input.expireAfterMs;
@@ -48,9 +57,18 @@ export async function paymentWorkflow(input: PaymentInput): Promise<string> {
   if (status !== 'PENDING') return status;
   cancelWanted ||= cancelRequested;
   for (;;) {
-    const wanted = () => outcome !== undefined || (cancelWanted && !cancelAsked);
+    const wanted = () => outcome !== undefined || chargeRecorded || (cancelWanted && !cancelAsked);
     const woke = deadline === undefined ? (await condition(wanted), true) : await condition(wanted, Math.max(deadline - Date.now(), 0));
     if (outcome) return activities.applyChargeOutcome(paymentId, outcome);
+    if (chargeRecorded) {
+      chargeRecorded = false;
+      const recorded = await activities.recordChargeResult(paymentId, attempt);
+      if (recorded.status !== 'PENDING') return recorded.status;
+      // A cancel asked before the charge existed had nothing to cancel: ask again now.
+      cancelAsked = false;
+      cancelWanted ||= recorded.cancelRequested;
+      continue;
+    }
     if (woke) {
       cancelAsked = true;
       // Stays PENDING until the processor confirms the cancellation (or reports that the charge settled first).

@@ -3,13 +3,14 @@
 // the script calls the checkout JSON API (POST /checkout/{id}/quote and /orders). Every value
 // written into the page is escaped: element, offer, product and workspace names are merchant input.
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { PaymentMethodType } from '../generated/prisma/enums.js';
 import { isUuid } from '../core/uuid.js';
 import { COUNTRIES, POSTAL_CODE_REQUIRED } from '../reference/countries.js';
+import { CHECKOUT_PAGE_HEADERS, PAGE_CSS } from './page-assets.js';
+import { PAGE_SCRIPT } from './page-script.js';
 import { currencyDecimals } from '../reference/currencies.js';
-import { CHECKOUT_PAGE_HEADERS, PAGE_CSS, PAGE_SCRIPT } from './page-assets.js';
+import { escapeHtml, formatMoney, plural, scriptJson, TEST_CARDS } from './page-format.js';
 import { MAX_QUANTITY, MIN_QUANTITY } from './pricing.js';
-
-export { CHECKOUT_PAGE_HEADERS } from './page-assets.js';
 
 export interface CheckoutPage {
   status: number;
@@ -18,39 +19,6 @@ export interface CheckoutPage {
   headers: Readonly<Record<string, string>>;
 }
 
-
-/** The sandbox's test cards shown on a test-mode page (README, "Payments: sandbox processor"). */
-export const TEST_CARDS: readonly { number: string; outcome: string }[] = [
-  { number: '4242424242424242', outcome: 'succeeds' },
-  { number: '4000000000000002', outcome: 'is declined' },
-  { number: '4000000000009995', outcome: 'is declined (insufficient funds)' },
-  { number: '4000002760003184', outcome: 'needs 3-D Secure: stays pending until settled' },
-];
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text for HTML content and quoted attribute values. */
-export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-
-/** JSON for a `<script type="application/json">` block: nothing in it can close the element or start a comment. */
-const scriptJson = (value: unknown) =>
-  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
-/** Minor units as the currency writes them, with the currency's own number of decimals (JPY 0, BHD 3). */
-export function formatMoney(minor: number, currency: string): string {
-  const decimals = currencyDecimals(currency) ?? 2;
-  const digits = String(Math.abs(Math.trunc(minor))).padStart(decimals + 1, '0');
-  const amount = decimals > 0 ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
-  let formatted: string;
-  try {
-    // A decimal string keeps exact digits (no binary fractions).
-    const format = new Intl.NumberFormat('en', { style: 'currency', currency, minimumFractionDigits: decimals, maximumFractionDigits: decimals });
-    formatted = format.format(amount as unknown as number);
-  } catch {
-    formatted = `${amount} ${currency}`;
-  }
-  return minor < 0 ? `\u2212${formatted}` : formatted;
-}
 
 let countryOptions: { code: string; name: string }[] | undefined;
 /** The contract's countries (XK included), by English name. */
@@ -110,8 +78,6 @@ type Element = NonNullable<Awaited<ReturnType<typeof loadElement>>>;
 type Offer = Element['offers'][number]['offer'];
 
 const offerName = (offer: Offer) => offer.name?.trim() || offer.product.name;
-
-const plural = (count: number, unit: string) => (count === 1 ? unit : `${count} ${unit}s`);
 
 /** "per month", "every 3 months"; empty for a one-time offer. */
 function recurrence(offer: Offer): string {
@@ -268,7 +234,9 @@ ${items}
 </details>`;
 }
 
-function checkoutPage(element: Element, merchant: string | null, params: URLSearchParams): CheckoutPage {
+const METHOD_LABELS: Record<PaymentMethodType, string> = { card: 'Card', paypal: 'PayPal', manual: 'Bank transfer' };
+
+function checkoutPage(element: Element, merchant: string | null, params: URLSearchParams, methods: readonly PaymentMethodType[]): CheckoutPage {
   const offers = element.offers.map((o) => o.offer);
   const currency = offers[0]!.currency;
   const quantity = quantityFrom(params);
@@ -321,9 +289,7 @@ ${customFieldInputs(offers)}
 <section class="card" id="payment" aria-labelledby="payment-heading"${requiresPayment ? '' : ' hidden'}>
 <h2 id="payment-heading">Payment</h2>
 <fieldset class="methods"><legend>Payment method</legend>
-<label><input type="radio" name="method" value="card" checked> Card</label>
-<label><input type="radio" name="method" value="paypal"> PayPal</label>
-<label><input type="radio" name="method" value="manual"> Bank transfer</label>
+${methods.map((method, index) => `<label><input type="radio" name="method" value="${method}"${index === 0 ? ' checked' : ''}> ${METHOD_LABELS[method]}</label>`).join('\n')}
 </fieldset>
 <div id="card-fields">
 <label for="card-number">Card number</label><input id="card-number" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234">
@@ -348,8 +314,15 @@ ${customFieldInputs(offers)}
  * The page for GET /checkout/{checkoutElementId}: 200 the checkout; 404 an unknown, archived or
  * inactive element (or one of a workspace that cannot sell: offline, or test mode switched off for
  * a test element); 410 an element with an offer that is no longer sold; 200 a sold-out page.
+ * `methods` are the payment methods the processor takes (the sandbox: card, PayPal, bank
+ * transfer; Stripe: card), offered in that order.
  */
-export async function renderCheckoutPage(prisma: PrismaClient, checkoutElementId: string, searchParams: URLSearchParams): Promise<CheckoutPage> {
+export async function renderCheckoutPage(
+  prisma: PrismaClient,
+  checkoutElementId: string,
+  searchParams: URLSearchParams,
+  methods: readonly PaymentMethodType[],
+): Promise<CheckoutPage> {
   if (!isUuid(checkoutElementId)) return notFoundPage();
   const element = await loadElement(prisma, checkoutElementId.toLowerCase());
   if (!element || element.archivedAt || element.status !== 'ACTIVE' || element.offers.length === 0) return notFoundPage();
@@ -358,5 +331,5 @@ export async function renderCheckoutPage(prisma: PrismaClient, checkoutElementId
   const merchant = workspace.name.trim() || null;
   const problems = element.offers.map(({ offer }) => unavailable(offer)).filter((p) => p !== null);
   if (problems.length) return unavailablePage(element, merchant, problems);
-  return checkoutPage(element, merchant, searchParams);
+  return checkoutPage(element, merchant, searchParams, methods);
 }

@@ -4,6 +4,7 @@
 // here: sale-service.ts reads (and locks) the rows and calls these, so the quote and the order
 // compute exactly the same numbers. Money is integer minor units (docs/decisions.md).
 import { ValidationFailed } from '../core/errors.js';
+import { isMoney, MAX_MONEY } from '../core/money.js';
 
 /** Units of every offer line a checkout may buy (svc-quantity); docs/decisions.md "Hosted checkout". */
 export const MIN_QUANTITY = 1;
@@ -224,6 +225,8 @@ export function priceCheckout(input: PriceInput): CheckoutPrice {
   } else {
     discount = bestSale(input.sales, lines, currency, input.nowSeconds);
   }
+  // Past the money range the order could not be stored nor its answer written: refused (400).
+  if (!isMoney(lines.reduce((sum, line) => sum + line.subtotal, 0))) throw new ValidationFailed(`an order's value is at most ${MAX_MONEY} minor units`);
   const priced = applyDiscount(lines, discount);
   const subtotal = priced.reduce((sum, line) => sum + line.subtotal, 0);
   const off = priced.reduce((sum, line) => sum + line.discount, 0);

@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { Prisma, type Discount, type DiscountAmountType, type DiscountStatus, type DiscountType, type PrismaClient } from '../generated/prisma/client.js';
 import type { Db } from '../db/client.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
+import { MAX_MONEY } from '../core/money.js';
 import { recordEvent } from '../events/event-service.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../core/list.js';
@@ -15,7 +16,6 @@ const DISCOUNT_LIST_TAKE = 20;
 // The column is Decimal(18, 4): at most four decimal places are stored, so more are refused.
 const AMOUNT_DECIMAL_PLACES = 4;
 // Fixed amounts are minor units like offer prices, which are 32-bit integers.
-const FIXED_AMOUNT_MAX = 2_147_483_647;
 const CODE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 // Generated codes avoid look-alike characters (0/O, 1/I/L) so buyers can type them.
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -139,8 +139,8 @@ function checkAmount(amount: number, amountType: DiscountAmountType) {
     if (new Prisma.Decimal(amount).decimalPlaces() > AMOUNT_DECIMAL_PLACES) {
       throw new ValidationFailed(`a percentage amount has at most ${AMOUNT_DECIMAL_PLACES} decimal places`);
     }
-  } else if (!Number.isInteger(amount) || amount < 1 || amount > FIXED_AMOUNT_MAX) {
-    throw new ValidationFailed(`a fixed amount is a whole number of minor currency units from 1 to ${FIXED_AMOUNT_MAX}`);
+  } else if (!Number.isInteger(amount) || amount < 1 || amount > MAX_MONEY) {
+    throw new ValidationFailed(`a fixed amount is a whole number of minor currency units from 1 to ${MAX_MONEY}`);
   }
 }
 

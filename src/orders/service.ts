@@ -4,6 +4,7 @@ import type { Offer, OrderItem, Prisma, PrismaClient, Product, Subscription } fr
 import type { OrderStatus, PaymentMethodType, PaymentProcessor, RecurringInterval } from '../generated/prisma/enums.js';
 import type { Db } from '../db/client.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
+import { isMoney, MAX_MONEY } from '../core/money.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { direction, offsetPage } from '../core/list.js';
 import { recordEvent } from '../events/event-service.js';
@@ -20,8 +21,6 @@ import { newOrderNumber, parseOrderRef } from './numbers.js';
 /** What a buyer owns: the items of their paid orders in this scope. */
 export const ownedItemsWhere = (scope: Scope, userId: string): Prisma.OrderItemWhereInput => ({ order: { userId, ...inScope(scope), status: 'PAID' } });
 
-/** The project's money range (docs/decisions.md): integer minor units up to 2^31 - 1. */
-const MAX_MONEY = 2_147_483_647;
 /** An order that can still be called off: not yet settled one way or the other, or paid (no refund is made). */
 export const CANCELLABLE: readonly OrderStatus[] = ['PENDING', 'PAID', 'PARTIALLY_REFUNDED'];
 
@@ -63,8 +62,6 @@ export interface CreatedOrder {
   items: OrderItem[];
   subscription: Subscription | null;
 }
-
-const isMoney = (value: number) => Number.isInteger(value) && value >= 0 && value <= MAX_MONEY;
 
 function checkNewOrder(input: NewOrder) {
   if (!isCurrency(input.currency)) throw new ValidationFailed(`currency ${input.currency} is not a listed currency code`);

@@ -12,9 +12,9 @@ import { markPaymentExpired } from './transitions.js';
 export function createPaymentActivities({ prisma }: ActivityDependencies) {
   const processor = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
 
-  /** The processor's charge id of the attempt, recorded by the checkout before the workflow started. */
+  /** The attempt's charge as the checkout recorded it; null while it is not made (the workflow starts first). */
   async function chargeOf(paymentId: string, attempt: number) {
-    return prisma.charge.findUniqueOrThrow({ where: { paymentId_attempt: { paymentId, attempt } } });
+    return prisma.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt } } });
   }
 
   /** The payment as the checkout's charge left it. */
@@ -32,7 +32,7 @@ export function createPaymentActivities({ prisma }: ActivityDependencies) {
     /** Applies the checkout's charge result: PAID, FAILED, or PENDING to wait for the processor. */
     async recordChargeResult(paymentId: string, attempt: number): Promise<{ status: PaymentStatus; cancelRequested: boolean }> {
       const charge = await chargeOf(paymentId, attempt);
-      const status = await applyChargeResult(paymentId, charge);
+      const status = charge ? await applyChargeResult(paymentId, charge) : (await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true } })).status;
       // A cancel requested before the workflow could receive the signal.
       const { cancelRequestedAt } = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { cancelRequestedAt: true } });
       return { status, cancelRequested: cancelRequestedAt !== null };
@@ -47,9 +47,11 @@ export function createPaymentActivities({ prisma }: ActivityDependencies) {
      * settled or failed meanwhile: that event is on its way and decides the payment).
      */
     async cancelCharge(paymentId: string, attempt: number): Promise<boolean> {
-      const { processorChargeId } = await chargeOf(paymentId, attempt);
+      const charge = await chargeOf(paymentId, attempt);
+      // No charge yet: nothing to cancel at the processor; asked again once it is recorded.
+      if (!charge?.processorChargeId) return false;
       try {
-        await processor.cancelCharge(processorChargeId ?? '');
+        await processor.cancelCharge(charge.processorChargeId);
         return true;
       } catch (error) {
         if (error instanceof InvalidChargeState) return false;
@@ -65,12 +67,18 @@ export function createPaymentActivities({ prisma }: ActivityDependencies) {
      * payment EXPIRED (logged by the callbacks), as Stripe's expired sessions do.
      */
     async expirePayment(paymentId: string, attempt: number): Promise<PaymentStatus> {
-      const { processorChargeId } = await chargeOf(paymentId, attempt);
-      try {
-        await processor.cancelCharge(processorChargeId ?? '');
-      } catch (error) {
-        if (error instanceof InvalidChargeState) return 'PENDING';
-        if (!(error instanceof OperationNotSupported)) throw error;
+      // Decided meanwhile without the workflow hearing of it (a checkout that failed the payment after a processor error).
+      const { status } = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true } });
+      if (status !== 'PENDING') return status;
+      const charge = await chargeOf(paymentId, attempt);
+      // Without a recorded charge (never made, or its answer lost) there is nothing of ours to cancel.
+      if (charge?.processorChargeId) {
+        try {
+          await processor.cancelCharge(charge.processorChargeId);
+        } catch (error) {
+          if (error instanceof InvalidChargeState) return 'PENDING';
+          if (!(error instanceof OperationNotSupported)) throw error;
+        }
       }
       return prisma.$transaction(async (tx) => (await markPaymentExpired(tx, paymentId)).payment.status);
     },

@@ -1,12 +1,13 @@
-// Starting a payment at checkout. The checkout makes the first charge itself, then hands the
-// payment to its workflow (workflows/payment.ts). Why not charge in an activity: an activity's
-// input is written to the workflow's history (stored, replayed, shown in the UI and the CLI), and
-// card details must never be stored or logged. Here the card lives only in this call's memory;
-// the workflow gets the payment id and reads the charge from our records. The charge's
-// idempotency key comes from the payment, so a checkout retried after ProcessorUnavailable gets
-// the same charge back. If the process dies between the charge and the workflow's start, the
-// processor's webhook still settles the payment (handleProcessorEvents applies it directly).
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+// Starting a payment at checkout. The payment's workflow (workflows/payment.ts) is started first,
+// with the payment id only; then the checkout makes the first charge itself and signals the
+// workflow that it is recorded. Why not charge in an activity: an activity's input is written to
+// the workflow's history (stored, replayed, shown in the UI and the CLI), and card details must
+// never be stored or logged. Here the card lives only in this call's memory; the workflow reads
+// the charge from our records. Why start the workflow first: a payment whose charge never happens
+// (the processor unreachable, this process gone) still has its timeout, so it expires and gives
+// its reservations back. The charge's idempotency key comes from the payment, so a checkout
+// retried after ProcessorUnavailable gets the same charge back.
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 
 import { ValidationFailed } from '../core/errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
@@ -16,6 +17,9 @@ import { CardDeclined, chargeIdempotencyKey, type CardDetails, type PaymentProce
 import { markPaymentFailed, recordCharge } from './transitions.js';
 
 export const paymentWorkflowId = (paymentId: string) => `payment-${paymentId}`;
+
+// The signal of workflows/payment.ts by name: the compiled service cannot load workflow modules.
+const CHARGE_RECORDED = 'chargeRecorded';
 
 const DEFAULT_EXPIRY_SECONDS = 24 * 60 * 60;
 
@@ -34,13 +38,20 @@ export interface StartPayment {
   expireAfterMs?: number;
 }
 
-/** Charges the payment's first attempt and starts its workflow; returns the workflow id. */
+/** Starts the payment's workflow (once) and charges the payment's first attempt; returns the workflow id. */
 export async function startPayment(prisma: PrismaClient, temporal: TemporalConnection, processor: PaymentProcessor, request: StartPayment): Promise<string> {
   const { paymentId, card } = request;
   const expireAfterMs = request.expireAfterMs ?? paymentExpiryMsFromEnv();
   const found = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { user: { select: { email: true } } } });
   if (!found.processor || !found.methodType) throw new ValidationFailed('This payment is not processed by a card processor');
   const attempt = 0;
+  const workflowId = paymentWorkflowId(paymentId);
+  try {
+    await temporal.client.workflow.start<typeof paymentWorkflow>('paymentWorkflow', { taskQueue: temporal.taskQueue, workflowId, args: [{ paymentId, attempt, expireAfterMs }] });
+  } catch (error) {
+    // A repeated checkout call: the payment already has its workflow.
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
   const charge = { processor: found.processor, amount: found.amount, currency: found.currency };
   // A subscription's first card payment keeps the card, so that its renewals can be charged off-session.
   const saveForRenewals = found.subscriptionId !== null && found.methodType === 'card' && processor.capabilities.savedPaymentMethods;
@@ -64,7 +75,7 @@ export async function startPayment(prisma: PrismaClient, temporal: TemporalConne
       if (saveForRenewals && found.subscriptionId && result.status !== 'failed' && result.paymentMethod) {
         await tx.subscription.update({ where: { id: found.subscriptionId }, data: { paymentMethodRef: result.paymentMethod.ref } });
       }
-      // Shown on the payment; the workflow's timer, started just after, is what expires it.
+      // Shown on the payment; the workflow's timer, started just before, is what expires it.
       if (result.status === 'pending') await tx.payment.update({ where: { id: paymentId }, data: { expiresAt: new Date(Date.now() + expireAfterMs) } });
     });
   } catch (error) {
@@ -75,12 +86,11 @@ export async function startPayment(prisma: PrismaClient, temporal: TemporalConne
       await markPaymentFailed(tx, paymentId, { failureCode: error.code, failureMessage: error.message });
     });
   }
-  const workflowId = paymentWorkflowId(paymentId);
   try {
-    await temporal.client.workflow.start<typeof paymentWorkflow>('paymentWorkflow', { taskQueue: temporal.taskQueue, workflowId, args: [{ paymentId, attempt, expireAfterMs }] });
+    await temporal.client.workflow.getHandle(workflowId).signal(CHARGE_RECORDED);
   } catch (error) {
-    // A repeated checkout call: the payment already has its workflow.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    // It ended already (a repeated call after the payment was decided): nothing to tell it.
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
   return workflowId;
 }

@@ -6,12 +6,12 @@ import { baseUrl, keyHeaders, type KeyChoice, type Workspace } from './api.js';
 import { checkResponse } from './openapi.js';
 
 /**
- * The REST client typed from the published OpenAPI document: a test that calls a path, a
- * parameter or a field the document lacks stops compiling, so document and server cannot drift.
+ * A client typed from the published OpenAPI document (a test that calls a path, a parameter or a
+ * field the document lacks stops compiling, so document and server cannot drift), whose every
+ * answer is checked against the document at run time too.
  */
-export function restClient(ws: Workspace, key: KeyChoice = {}) {
-  const client = createClient<paths>({ baseUrl: baseUrl(), headers: keyHeaders(ws, key) });
-  // Checked at run time too: every answer must match the document.
+function checkedClient(headers: Record<string, string>) {
+  const client = createClient<paths>({ baseUrl: baseUrl(), headers });
   client.use({
     async onResponse({ request, response }) {
       const body: unknown = await response.clone().json().catch(() => undefined);
@@ -21,6 +21,15 @@ export function restClient(ws: Workspace, key: KeyChoice = {}) {
   });
   return client;
 }
+
+/** The /v0 client with the workspace's keys. */
+export const restClient = (ws: Workspace, key: KeyChoice = {}) => checkedClient(keyHeaders(ws, key));
+
+/**
+ * The client for the buyer routes (the hosted checkout's JSON API under /checkout): no keys, as a
+ * buyer's browser or a shop's own front end calls them; `headers` such as an Idempotency-Key.
+ */
+export const buyerClient = (headers: Record<string, string> = {}) => checkedClient(headers);
 
 export interface GraphQLResult<TData> {
   status: number;

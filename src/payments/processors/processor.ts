@@ -1,6 +1,7 @@
 // The card processor boundary: one interface that orders, payments, refunds and subscription
 // renewals use, whichever processor is behind it (the embedded sandbox or Stripe). Plain types
 // and errors only: no HTTP or GraphQL here, so workflows' activities and services can use it.
+import { MAX_MONEY } from '../../core/money.js';
 
 export type ProcessorName = 'sandbox' | 'stripe';
 
@@ -144,8 +145,7 @@ export function chargeIdempotencyKey(paymentId: string, attempt = 0): string {
 }
 
 /** The project's money range (docs/decisions.md): integer minor units up to 2^31 - 1. */
-const MAX_AMOUNT = 2_147_483_647;
-const isAmount = (amount: number) => Number.isInteger(amount) && amount >= 1 && amount <= MAX_AMOUNT;
+const isAmount = (amount: number) => Number.isInteger(amount) && amount >= 1 && amount <= MAX_MONEY;
 
 /** What every processor refuses before calling anyone: the caller's mistakes, not the card's. */
 export function checkChargeRequest(request: ChargeRequest, capabilities: ProcessorCapabilities): void {
