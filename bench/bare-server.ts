@@ -1,9 +1,11 @@
-// The baseline for bench/products-list.ts: `GET /v0/products/list?take=20` as a bare node:http
-// handler over a pg pool. It runs the two statements Prisma sends for that request (the key
+// The baseline for bench/products-list.ts and bench/orders-list.ts: `GET /v0/products/list?take=20`
+// and `GET /v0/orders/list?take=20&statuses=…&currency=…` (bench/bare-orders.ts) as a bare
+// node:http handler over a pg pool. It runs the statements Prisma sends for that request (the key
 // lookup with its workspace, then the page) and writes the same bytes as the full stack.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { listOrders } from './bare-orders.js';
 
 // Copied from PostgreSQL's statement log of the full stack serving the same request.
 const KEY_SQL = `SELECT "t0"."id", "t0"."workspaceId", "t0"."mode"::text, "t0"."publicKey", "t0"."secretKeyHash", "t0"."createdAt", "t0"."revokedAt", "ApiKey_workspace"."__prisma_data__" AS "workspace" FROM "public"."ApiKey" AS "t0" LEFT JOIN LATERAL (SELECT JSONB_BUILD_OBJECT('id', "t1"."id", 'name', "t1"."name", 'testMode', "t1"."testMode", 'offline', "t1"."offline", 'productLimit', "t1"."productLimit", 'portalEnabled', "t1"."portalEnabled", 'refundsEnabled', "t1"."refundsEnabled", 'embeddedPaymentMethodUpdate', "t1"."embeddedPaymentMethodUpdate", 'customSubscriptionManagementUrl', "t1"."customSubscriptionManagementUrl", 'contactEmail', "t1"."contactEmail", 'createdAt', "t1"."createdAt", 'updatedAt', "t1"."updatedAt") AS "__prisma_data__" FROM "public"."Workspace" AS "t1" WHERE "t0"."workspaceId" = "t1"."id" LIMIT $1) AS "ApiKey_workspace" ON true WHERE ("t0"."publicKey" = $2 AND 1=1) LIMIT $3`;
@@ -66,13 +68,14 @@ function send(res: http.ServerResponse, status: number, body: string) {
 
 async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  if (url.pathname !== '/v0/products/list') return send(res, 404, '{"status":"error","error":{"message":"Not found"}}');
+  if (url.pathname !== '/v0/products/list' && url.pathname !== '/v0/orders/list') return send(res, 404, '{"status":"error","error":{"message":"Not found"}}');
   const publicKey = req.headers['x-svc-public-key'];
   const { rows: keys } = await pool.query(KEY_SQL, [1, publicKey, 1]);
   const key = keys[0];
   if (!key || key.revokedAt || key.workspace.offline || (key.mode === 'test' && !key.workspace.testMode)) {
     return send(res, 401, '{"status":"error","error":{"message":"Invalid or revoked public key"}}');
   }
+  if (url.pathname === '/v0/orders/list') return send(res, 200, await listOrders(pool, key, url.searchParams));
   const take = Math.min(100, Math.max(1, Number(url.searchParams.get('take') ?? 20)));
   const { rows } = await pool.query<ProductRow>(LIST_SQL, [key.workspaceId, key.mode === 'live', take, 0]);
   send(res, 200, JSON.stringify({ status: 'success', data: { count: null, products: rows.map(productJson) } }));

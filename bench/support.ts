@@ -169,3 +169,32 @@ export function machineCpu(): { busy: number; total: number } {
   const busy = user! + nice! + system! + irq! + softirq! + steal!;
   return { busy, total: busy + idle! + iowait! };
 }
+
+/** Runs task(0..count-1) with at most `concurrency` of them in flight. */
+export async function inParallel(count: number, concurrency: number, task: (index: number) => Promise<void>) {
+  let next = 0;
+  const lane = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(count, concurrency) }, lane));
+}
+
+/** POSTs `body` as JSON: the envelope's `data` of a 200 answer, an error otherwise. */
+export async function post<T>(url: string, headers: Record<string, string>, body: unknown): Promise<T> {
+  const response = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`POST ${url}: ${response.status} ${text}`);
+  return (JSON.parse(text) as { data: T }).data;
+}
+
+/** A workspace as `cli workspace create` prints it (the live keys). */
+export interface BenchWorkspace {
+  workspaceId: string;
+  projectId: string;
+  publicKey: string;
+  secretKey: string;
+}
+
+/** The headers of the workspace's live keys: the public key alone reads, with the secret key it writes too. */
+export const keyHeaders = (ws: BenchWorkspace, { write = true } = {}): Record<string, string> =>
+  write ? { 'x-svc-public-key': ws.publicKey, 'x-svc-secret-key': ws.secretKey } : { 'x-svc-public-key': ws.publicKey };

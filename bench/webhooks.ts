@@ -17,9 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 
-import { keyHeaders, type Workspace } from '../test/support/api.js';
 import { runCli, startServerProcess, startWorkerProcess } from '../test/support/processes.js';
-import { machineCpu, postgresCpuSeconds, postgresCpuSince, quantile, treeCpuSeconds, withBenchEnvironment } from './support.js';
+import { inParallel, keyHeaders, machineCpu, post, postgresCpuSeconds, postgresCpuSince, quantile, treeCpuSeconds, withBenchEnvironment, type BenchWorkspace } from './support.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 // The spec's limit of webhooks per workspace.
@@ -127,22 +126,6 @@ class Receivers {
   }
 }
 
-/** Runs task(0..count-1) with at most `concurrency` of them in flight. */
-async function inParallel(count: number, concurrency: number, task: (index: number) => Promise<void>) {
-  let next = 0;
-  const lane = async () => {
-    while (next < count) await task(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(count, concurrency) }, lane));
-}
-
-async function post<T>(url: string, headers: Record<string, string>, body: unknown): Promise<T> {
-  const response = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`POST ${url}: ${response.status} ${text}`);
-  return (JSON.parse(text) as { data: T }).data;
-}
-
 /** CPU seconds per part of the system, to see where a phase spends its time. */
 interface CpuSample {
   worker: number;
@@ -185,7 +168,7 @@ await withBenchEnvironment(async ({ env, databaseName, temporalPid, stopLater })
   stopLater(worker);
   const taskQueue = worker.ready[1]!;
 
-  const ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Webhook bench'], env);
+  const ws = await runCli<BenchWorkspace>(['workspace', 'create', '--name', 'Webhook bench'], env);
   await runCli(['workspace', 'set', ws.workspaceId, `productLimit=${ROUNDS * EVENTS + WARMUP_EVENTS + SINGLE_EVENTS}`], env);
   const headers = keyHeaders(ws);
   const webhooks: Webhook[] = [];

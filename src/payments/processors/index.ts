@@ -1,7 +1,18 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { PrismaClient } from '../../generated/prisma/client.js';
-import type { PaymentProcessor } from './processor.js';
+import type {
+  ChargeRequest,
+  ChargeResult,
+  DisputeInfo,
+  PaymentProcessor,
+  ProcessorCapabilities,
+  ProcessorEvent,
+  RefundRequest,
+  RefundResult,
+  WebhookHeaders,
+} from './processor.js';
 import { SandboxProcessor } from './sandbox.js';
-import { StripeProcessor } from './stripe.js';
+import type { StripeProcessorConfig } from './stripe.js';
 
 // Which processor the service uses. Read from the environment here rather than in src/config.ts:
 // the choice decides which other variables are required, and the Stripe secrets stay out of the
@@ -31,6 +42,71 @@ export function paymentProcessorConfigFromEnv(env: NodeJS.ProcessEnv = process.e
 }
 
 export function createPaymentProcessor(config: PaymentProcessorConfig, deps: PaymentProcessorDeps): PaymentProcessor {
-  if (config.processor === 'stripe') return new StripeProcessor(config, deps.now);
+  if (config.processor === 'stripe') return new LazyStripeProcessor(config, deps.now);
   return new SandboxProcessor(deps);
+}
+
+/** StripeProcessor's own, known before its module loads; checked against it when it does. */
+const STRIPE_CAPABILITIES: ProcessorCapabilities = {
+  methods: ['card'],
+  refunds: { card: true, paypal: false, manual: false },
+  cancel: { card: true, paypal: false, manual: false },
+  savedPaymentMethods: true,
+};
+
+/**
+ * The Stripe adapter, its module (and with it the Stripe SDK, about 35 MB of memory) imported
+ * only in a service that uses Stripe: the import starts when the processor is created and each
+ * call awaits it. Every call of the interface is asynchronous already, so nothing else changes.
+ */
+class LazyStripeProcessor implements PaymentProcessor {
+  readonly name = 'stripe';
+  readonly capabilities = STRIPE_CAPABILITIES;
+  private loading: Promise<PaymentProcessor> | undefined;
+
+  constructor(
+    private readonly config: StripeProcessorConfig,
+    private readonly now?: () => Date,
+  ) {
+    // Started now, so the first charge does not wait for it; a failure is thrown by that call.
+    this.processor().catch(() => undefined);
+  }
+
+  private processor(): Promise<PaymentProcessor> {
+    this.loading ??= import('./stripe.js').then(
+      ({ StripeProcessor }) => {
+        const processor = new StripeProcessor(this.config, this.now);
+        if (!isDeepStrictEqual(processor.capabilities, this.capabilities)) {
+          throw new Error('StripeProcessor.capabilities differ from STRIPE_CAPABILITIES in src/payments/processors/index.ts: make them equal');
+        }
+        return processor;
+      },
+      (error: unknown) => {
+        // Tried again by the next call.
+        this.loading = undefined;
+        throw error;
+      },
+    );
+    return this.loading;
+  }
+
+  async createCharge(request: ChargeRequest): Promise<ChargeResult> {
+    return (await this.processor()).createCharge(request);
+  }
+
+  async cancelCharge(chargeId: string): Promise<void> {
+    return (await this.processor()).cancelCharge(chargeId);
+  }
+
+  async refund(request: RefundRequest): Promise<RefundResult> {
+    return (await this.processor()).refund(request);
+  }
+
+  async disputeState(chargeId: string): Promise<DisputeInfo | null> {
+    return (await this.processor()).disputeState(chargeId);
+  }
+
+  async parseWebhook(rawBody: string | Buffer, headers: WebhookHeaders): Promise<ProcessorEvent[]> {
+    return (await this.processor()).parseWebhook(rawBody, headers);
+  }
 }
