@@ -3,8 +3,10 @@
 // a list's query planned by the identity of those path objects (a WeakMap keyed by `info.path`),
 // so under graphql-jit the plan beneath a list's rows is never found and every page reloads its
 // nested relations by id (on GET /v0/orders/list: 4 statements instead of 2, and half the
-// throughput; README, "Orders list at 100,000 orders"). Each resolver of the schema /v0 runs on is
-// therefore given one path object per response position and request, as graphql-js would give.
+// throughput; README, "Orders list at 100,000 orders"). The resolvers that record or read those
+// plans (the root fields, which plan the query, and the prisma plugin's relation and `select`
+// fields beneath) are therefore given one path object per response position and request, as
+// graphql-js would give; the others never look at the path and are left alone.
 import { isObjectType, type GraphQLFieldResolver, type GraphQLSchema, type ResponsePath } from 'graphql';
 
 type PathKey = string | number;
@@ -35,15 +37,19 @@ function stablePath(table: PathTable, path: ResponsePath | undefined): ResponseP
 
 const wrapped = new WeakSet<GraphQLSchema>();
 
-/** Wraps every field resolver of `schema` (once) so that `info.path` is the request's stable object for its position. */
+/** Whether the prisma plugin keys a plan by this field's path: a relation, or a field with a `select`. */
+const readsPlans = (extensions: Readonly<Record<string, unknown>>) => Boolean(extensions.pothosPrismaRelationField || extensions.pothosPrismaSelect);
+
+/** Wraps the resolvers that record or read query plans (once) so that `info.path` is the request's stable object for its position. */
 export function withStablePaths(schema: GraphQLSchema): GraphQLSchema {
   if (wrapped.has(schema)) return schema;
   wrapped.add(schema);
+  const roots = new Set([schema.getQueryType(), schema.getMutationType()]);
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const resolve: GraphQLFieldResolver<unknown, object> | undefined = field.resolve;
-      if (!resolve) continue;
+      if (!resolve || !(roots.has(type) || readsPlans(field.extensions))) continue;
       field.resolve = (source, args, context, info) => {
         let table = tables.get(context);
         if (!table) {
