@@ -1,12 +1,14 @@
 // Runs a route's GraphQL document (sofa.ts) with the arguments of one request (arguments.ts).
 // Each document is compiled once, at its first use, with graphql-jit, which runs it several times
-// faster than graphql-js; a document graphql-jit cannot compile runs on graphql-js.
+// faster than graphql-js; a document graphql-jit cannot compile runs on graphql-js. Resolvers see
+// stable response paths (stable-paths.ts), as under graphql-js.
 import { execute, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Context } from '../graphql/context.js';
 import type { Arguments } from './arguments.js';
 import type { ServedRoute } from './router.js';
 import { routeDocuments } from './sofa.js';
+import { withStablePaths } from './stable-paths.js';
 
 interface Operation {
   document: DocumentNode;
@@ -15,6 +17,7 @@ interface Operation {
 }
 
 export async function createOperations(schema: GraphQLSchema) {
+  withStablePaths(schema);
   const operations = new Map<string, Operation>();
   for (const [field, document] of await routeDocuments(schema)) operations.set(field, { document });
 
