@@ -16,7 +16,7 @@ import { startPayment } from '../payments/payment-flow.js';
 import { ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
 import { markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
 import type { TemporalConnection } from '../temporal/client.js';
-import { formatAmount, timestampOrNull } from '../discounts/events.js';
+import { discountResource } from '../discounts/events.js';
 import { userEventData } from '../users/events.js';
 import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, requestHash, type Placed } from './idempotency.js';
 import { checkBillingDetails, checkOrderRequest, type CheckedOrderRequest, type CheckoutOrderRequest, type QuoteRequest } from './order-request.js';
@@ -73,24 +73,12 @@ const pricingOffer = (offer: ElementOffer): PricingOffer => ({
   currency: offer.currency,
 });
 
-const pricingDiscount = (d: Discount): PricingDiscount => ({
-  id: d.id,
-  type: d.type,
-  name: d.name,
-  amount: formatAmount(d.amount),
-  amountType: d.amountType,
-  discountCode: d.discountCode,
-  validFrom: timestampOrNull(d.validFrom),
-  validUntil: timestampOrNull(d.validUntil),
-  purchaseLimit: d.purchaseLimit,
-  timesUsed: d.timesUsed,
-  status: d.status,
-  archived: d.archivedAt !== null,
-  currency: d.currency,
-  includedOfferIds: d.includedOfferIds,
-  excludedOfferIds: d.excludedOfferIds,
-  createdAt: d.createdAt.getTime(),
-});
+/** The discount as pricing reads it: its API fields (discountResource) plus what availability needs. */
+function pricingDiscount(d: Discount): PricingDiscount {
+  const { id, type, name, amount, amountType, discountCode, validFrom, validUntil, purchaseLimit, timesUsed, status, currency } = discountResource(d);
+  const { includedOfferIds, excludedOfferIds } = d;
+  return { id, type, name, amount, amountType, discountCode, validFrom, validUntil, purchaseLimit, timesUsed, status, currency, includedOfferIds, excludedOfferIds, archived: d.archivedAt !== null, createdAt: d.createdAt.getTime() };
+}
 
 // Raw SQL: Prisma's insensitive equals is an unescaped ILIKE, where _ in a code would be a wildcard.
 /** The unarchived code discount of the scope whose code matches ignoring case (codes are unique that way), or null. */
