@@ -5,7 +5,7 @@ import { isCountry } from '../reference/countries.js';
 import { isCurrency } from '../reference/currencies.js';
 import { parseNumber } from './numbers.js';
 import type { OrderStatus, OrderType } from '../generated/prisma/enums.js';
-import type { OffsetListArgs } from '../core/list.js';
+import { direction, type OffsetListArgs } from '../core/list.js';
 
 /** The query parameters of GET /v0/orders/list (payments: the same, statuses are payment statuses). */
 export interface SaleListArgs<Status extends string = OrderStatus> extends OffsetListArgs {
@@ -97,4 +97,20 @@ export function readSaleFilters(args: SaleListArgs<string>): SaleFilters {
   }
   filters.created = createdRange(args.createdFrom, args.createdTo);
   return filters;
+}
+
+/** From this skip on, a sales list page's relations are loaded by separate queries (salePage). */
+const DEEP_PAGE = 500;
+
+/**
+ * The ordering and relation loading of a sales list page (orders, payments): newest first, by
+ * number, or by the money column (`value` of an order, `amount` of a payment), the id breaking
+ * ties. Joined relations are computed for every skipped row too (about 40 µs each): deep pages
+ * load them in separate queries instead (3.8 s against 0.2 s at skip=90000, 100,000 orders).
+ */
+export function salePage<Money extends string>(args: SaleListArgs<string>, skip: number, money: Money) {
+  const dir = direction(args);
+  const first = args.orderBy === 'orderNumber' ? [{ number: dir }] : args.orderBy === 'value' ? [{ [money]: dir }, { createdAt: dir }] : [{ createdAt: dir }];
+  const orderBy = [...first, { id: dir }] as Partial<Record<'number' | 'createdAt' | 'id' | Money, 'asc' | 'desc'>>[];
+  return { orderBy, relationLoadStrategy: skip >= DEEP_PAGE ? ('query' as const) : ('join' as const) };
 }

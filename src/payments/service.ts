@@ -4,10 +4,10 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { PaymentStatus } from '../generated/prisma/enums.js';
 import type { Db } from '../db/client.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
-import { direction, offsetPage } from '../core/list.js';
+import { offsetPage } from '../core/list.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { isUuid } from '../core/uuid.js';
-import { readSaleFilters, type SaleFilters, type SaleListArgs } from '../orders/filters.js';
+import { readSaleFilters, salePage, type SaleFilters, type SaleListArgs } from '../orders/filters.js';
 import { amountRange, customFieldsWhere, termBuyers, termNumbers, type TermBuyers } from '../orders/list-where.js';
 
 type Query = { select?: Prisma.PaymentSelect; include?: Prisma.PaymentInclude };
@@ -53,12 +53,8 @@ export async function listPayments(prisma: PrismaClient, scope: Scope, args: Pay
   // Payments are never archived: archived=true asks for none of them.
   if (args.archived) return { payments: [], count: args.returnCount ? 0 : null };
   const where = paymentListWhere(scope, args, filters, filters.term ? await termBuyers(prisma, scope, filters.term) : undefined);
-  const dir = direction(args);
-  const orderBy: Prisma.PaymentOrderByWithRelationInput[] =
-    args.orderBy === 'orderNumber' ? [{ number: dir }] : args.orderBy === 'value' ? [{ amount: dir }, { createdAt: dir }] : [{ createdAt: dir }];
-  orderBy.push({ id: dir });
   const [payments, count] = await Promise.all([
-    prisma.payment.findMany({ ...query, where, orderBy, skip, take }),
+    prisma.payment.findMany({ ...query, where, ...salePage(args, skip, 'amount'), skip, take }),
     args.returnCount ? prisma.payment.count({ where }) : null,
   ]);
   return { payments, count };
