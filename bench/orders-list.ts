@@ -5,32 +5,22 @@
 // uses: the newest paid orders in one currency (settlements and payouts are per currency).
 // Targets: the full stack reaches 40% of the bare handler's throughput, and the server's RSS
 // stays under 250 MB. Output as `npm run bench` prints it (bench/side-by-side.ts).
-import { runCli, startServerProcess } from '../test/support/processes.js';
-import type { Workspace } from './products-load.js';
 import { ORDERS, seedOrders } from './orders-seed.js';
-import { compareSideBySide, startBareServer, WORKER_IN_PROCESS } from './side-by-side.js';
+import { listSideBySide } from './side-by-side.js';
 import { withBenchEnvironment } from './support.js';
 
 // BENCH_ORDERS_FILTERS tries other values of these two (the bare handler serves no other filter).
 const ORDERS_PATH = `/v0/orders/list?take=20&${process.env.BENCH_ORDERS_FILTERS ?? 'statuses=PAID&currency=USD'}`;
 
-await withBenchEnvironment(async ({ env, stopLater }) => {
-  // The full stack as in production: request logging on, no edge limit in the way, HTTP only
-  // (WORKER_IN_PROCESS=true measures it with the Temporal worker inside).
-  const fullServer = await startServerProcess({ ...env, LOG_LEVEL: 'info', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS });
-  stopLater(fullServer);
-  const ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Bench'], env);
-  const started = Date.now();
-  await seedOrders(env.DATABASE_URL, ws);
-  console.log(`seeded ${ORDERS.toLocaleString('en')} orders (items, first payments, buyers, subscriptions) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const bareServer = await startBareServer(env, stopLater);
-  const { ratioOk, rssOk } = await compareSideBySide({
-    full: fullServer,
-    bare: bareServer,
+await withBenchEnvironment(async (environment) => {
+  const { ratioOk, rssOk } = await listSideBySide(environment, {
+    seed: async (databaseUrl, ws) => {
+      const started = Date.now();
+      await seedOrders(databaseUrl, ws);
+      console.log(`seeded ${ORDERS.toLocaleString('en')} orders (items, first payments, buyers, subscriptions) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    },
     path: ORDERS_PATH,
-    headers: { 'x-svc-public-key': ws.publicKey },
     listKey: 'orders',
-    rows: 20,
     describe: `${ORDERS.toLocaleString('en')} orders (90% live), newest paid USD orders`,
   });
   if (!ratioOk || !rssOk) process.exitCode = 1;

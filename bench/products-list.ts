@@ -7,29 +7,14 @@ import path from 'node:path';
 import { embeddedDatabaseUrl } from '../test/support/database.js';
 import { runCli, startServerProcess } from '../test/support/processes.js';
 import { autocannon, PATH, PRODUCTS, seedProducts, type Workspace } from './products-load.js';
-import { compareSideBySide, CONNECTIONS, DURATION_S, ROUNDS, startBareServer, WORKER_IN_PROCESS } from './side-by-side.js';
+import { CONNECTIONS, DURATION_S, listSideBySide, ROUNDS } from './side-by-side.js';
 import { sampleMemory, withBenchEnvironment } from './support.js';
 
 const TARGET_TREE_MB = 600;
 
-await withBenchEnvironment(async ({ env, stopLater }) => {
-  // The full stack as in production: request logging on, no edge limit in the way. It serves
-  // HTTP only, as an API process next to `npm run worker` processes does (WORKER_IN_PROCESS=true
-  // measures it with the Temporal worker inside).
-  const fullServer = await startServerProcess({ ...env, LOG_LEVEL: 'info', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS });
-  stopLater(fullServer);
-  const ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Bench'], env);
-  await seedProducts(env.DATABASE_URL, ws);
-  const bareServer = await startBareServer(env, stopLater);
-  const { ratioOk, rssOk } = await compareSideBySide({
-    full: fullServer,
-    bare: bareServer,
-    path: PATH,
-    headers: { 'x-svc-public-key': ws.publicKey },
-    listKey: 'products',
-    rows: 20,
-    describe: `${PRODUCTS} products`,
-  });
+await withBenchEnvironment(async (environment) => {
+  const { env, stopLater } = environment;
+  const { ratioOk, rssOk } = await listSideBySide(environment, { seed: seedProducts, path: PATH, listKey: 'products', describe: `${PRODUCTS} products` });
 
   const tree = await measureDefaultTree(path.join(env.DATA_DIR, 'default-tree'), stopLater);
   const treeOk = tree.treePss < TARGET_TREE_MB;

@@ -3,9 +3,9 @@
 // to answer with the same bytes, then measured with autocannon in alternating rounds; printed as
 // req/s, latency, server CPU per request, the throughput ratio and the full stack's peak RSS.
 import { nodeFlags } from '../src/node-flags.js';
-import { startProcess, type StartedProcess } from '../test/support/processes.js';
-import { autocannon, LOADGEN_CPU, pin, pinning, SERVER_CPU } from './products-load.js';
-import { cpuSeconds, sampleMemory } from './support.js';
+import { runCli, startProcess, startServerProcess, type StartedProcess } from '../test/support/processes.js';
+import { autocannon, LOADGEN_CPU, pin, pinning, SERVER_CPU, type Workspace } from './products-load.js';
+import { cpuSeconds, sampleMemory, type BenchEnvironment } from './support.js';
 
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 export const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3);
@@ -141,4 +141,21 @@ export async function compareSideBySide(options: {
   console.log(`server CPU per request bare/full: ${((bareSummary.cpuMsPerRequest / fullSummary.cpuMsPerRequest) * 100).toFixed(1)}% (for information)`);
   console.log(`full stack peak RSS: ${peakRssMb.toFixed(1)} MB (target < ${TARGET_RSS_MB} MB) ${rssOk ? 'PASS' : 'FAIL'}`);
   return { ratio, peakRssMb, ratioOk, rssOk };
+}
+
+/**
+ * A list benchmark's setup and run: the full stack as in production (request logging on, no edge
+ * limit in the way, HTTP only unless WORKER_IN_PROCESS=true), a workspace, the rows `seed` writes
+ * for it, the bare handler, then compareSideBySide on `path` (20 rows under data[listKey]).
+ */
+export async function listSideBySide(
+  { env, stopLater }: BenchEnvironment,
+  options: { seed: (databaseUrl: string, ws: Workspace) => Promise<unknown>; path: string; listKey: string; describe: string },
+): Promise<SideBySideResult> {
+  const full = await startServerProcess({ ...env, LOG_LEVEL: 'info', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS });
+  stopLater(full);
+  const ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Bench'], env);
+  await options.seed(env.DATABASE_URL, ws);
+  const bare = await startBareServer(env, stopLater);
+  return compareSideBySide({ full, bare, path: options.path, headers: { 'x-svc-public-key': ws.publicKey }, listKey: options.listKey, rows: 20, describe: options.describe });
 }
