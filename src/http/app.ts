@@ -12,7 +12,6 @@ import { logger } from '../logger.js';
 import { routeArguments } from '../rest/arguments.js';
 import { errorResponse, errorToResponse, successResponse } from '../rest/envelope.js';
 import { createOperations } from '../rest/operations.js';
-import { createPaymentProcessor, paymentProcessorConfigFromEnv } from '../payments/processors/index.js';
 import { endpoints } from '../domains.js';
 import { createRouter } from '../rest/router.js';
 import { BASE_PATH } from '../rest/route.js';
@@ -37,8 +36,8 @@ export interface AppDependencies {
   documents: { openApi: () => unknown; docsHtml: () => string };
   /** Request bodies past this size are refused with 413 (MAX_BODY_BYTES). */
   maxBodyBytes: number;
-  /** The processor whose webhooks POST /processor-webhooks/{processor} takes (PAYMENT_PROCESSOR by default). */
-  processor?: PaymentProcessor;
+  /** The card processor (PAYMENT_PROCESSOR): checkout charges through it, its webhooks come in at POST /processor-webhooks/{processor}. */
+  processor: PaymentProcessor;
 }
 
 // Browsers may send only these headers cross-origin, and x-request-id stays unreadable to them.
@@ -75,7 +74,7 @@ export async function createApp(deps: AppDependencies) {
   const { prisma, temporal, metrics, rateLimiter } = deps;
   const router = createRouter(deps.schema);
   const executeRoute = await createOperations(deps.schema);
-  const processor = deps.processor ?? createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
+  const { processor } = deps;
   const matchEndpoint = endpointMatcher(endpoints);
 
   // graphql-yoga is loaded on the first /graphql request: a REST-only process stays smaller.
