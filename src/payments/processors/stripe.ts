@@ -22,6 +22,7 @@ import {
   type RefundResult,
   type WebhookHeaders,
 } from './processor.js';
+import { STRIPE_CAPABILITIES } from './stripe-capabilities.js';
 import { disputeInfo, failureOf, normalizeStripeEvent } from './stripe-events.js';
 import { TEST_CARDS, checkCard, isExpired, normalizeCardNumber } from './test-cards.js';
 
@@ -44,13 +45,7 @@ const REQUEST_TIMEOUT_MS = 20_000;
 
 export class StripeProcessor implements PaymentProcessor {
   readonly name = 'stripe';
-  // Only cards go through this adapter; PayPal and transfers would need redirects and instructions.
-  readonly capabilities: ProcessorCapabilities = {
-    methods: ['card'],
-    refunds: { card: true, paypal: false, manual: false },
-    cancel: { card: true, paypal: false, manual: false },
-    savedPaymentMethods: true,
-  };
+  readonly capabilities: ProcessorCapabilities = STRIPE_CAPABILITIES;
   private readonly stripe: Stripe;
   private readonly livemode: boolean;
   private readonly webhookSecret: string;
