@@ -11,7 +11,7 @@ import { DomainError, NotFound, PaymentDeclined, ValidationFailed } from '../cor
 import { inScope, type Scope } from '../core/scope.js';
 import { recordEvent } from '../events/event-service.js';
 import { createOrder, type NewOrderItem } from '../orders/service.js';
-import { applyChargeOutcome } from '../payments/charge-outcomes.js';
+import { applyRecordedCharge } from '../payments/charge-outcomes.js';
 import { startPayment } from '../payments/payment-flow.js';
 import { ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
 import { markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
@@ -245,15 +245,9 @@ async function collectPayment(deps: CheckoutDeps, paymentId: string, card: CardD
     }
   }
   const charge = await prisma.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt: 0 } } });
-  const current = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true } });
-  if (charge?.processorChargeId && current.status === 'PENDING' && (charge.status === 'succeeded' || charge.status === 'failed')) {
-    const chargeId = charge.processorChargeId;
-    const outcome =
-      charge.status === 'succeeded'
-        ? ({ type: 'charge.succeeded', chargeId } as const)
-        : ({ type: 'charge.failed', chargeId, failureCode: charge.failureCode ?? 'failed', failureMessage: charge.failureMessage ?? 'The payment failed' } as const);
+  if (charge) {
     try {
-      await applyChargeOutcome(prisma, paymentId, outcome);
+      await applyRecordedCharge(prisma, paymentId, charge);
     } catch (error) {
       // The workflow (or a webhook) moved it first, otherwise: its outcome stands.
       if (!(error instanceof PaymentTransitionRefused)) throw error;

@@ -2,9 +2,8 @@
 // transitions are idempotent and the processor calls either change nothing twice (cancel) or
 // are keyed by our records.
 import type { ActivityDependencies } from '../domain-module.js';
-import type { Charge } from '../generated/prisma/client.js';
 import type { PaymentStatus } from '../generated/prisma/enums.js';
-import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
+import { applyChargeOutcome, applyRecordedCharge, type ChargeOutcome } from './charge-outcomes.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './processors/index.js';
 import { InvalidChargeState, OperationNotSupported } from './processors/processor.js';
 import { markPaymentExpired } from './transitions.js';
@@ -17,25 +16,14 @@ export function createPaymentActivities({ prisma }: ActivityDependencies) {
     return prisma.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt } } });
   }
 
-  /** The payment as the checkout's charge left it. */
-  async function applyChargeResult(paymentId: string, charge: Charge): Promise<PaymentStatus> {
-    const chargeId = charge.processorChargeId ?? '';
-    if (charge.status === 'succeeded') return applyChargeOutcome(prisma, paymentId, { type: 'charge.succeeded', chargeId });
-    if (charge.status === 'failed') {
-      return applyChargeOutcome(prisma, paymentId, { type: 'charge.failed', chargeId, failureCode: charge.failureCode ?? 'failed', failureMessage: charge.failureMessage ?? '' });
-    }
-    if (charge.status === 'cancelled') return applyChargeOutcome(prisma, paymentId, { type: 'charge.cancelled', chargeId });
-    return 'PENDING';
-  }
-
   return {
     /** Applies the checkout's charge result: PAID, FAILED, or PENDING to wait for the processor. */
     async recordChargeResult(paymentId: string, attempt: number): Promise<{ status: PaymentStatus; cancelRequested: boolean }> {
       const charge = await chargeOf(paymentId, attempt);
-      const status = charge ? await applyChargeResult(paymentId, charge) : (await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true } })).status;
-      // A cancel requested before the workflow could receive the signal.
-      const { cancelRequestedAt } = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { cancelRequestedAt: true } });
-      return { status, cancelRequested: cancelRequestedAt !== null };
+      const applied = charge ? await applyRecordedCharge(prisma, paymentId, charge) : null;
+      // The status when no charge is recorded yet, and a cancel requested before the workflow could receive the signal.
+      const { status, cancelRequestedAt } = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true, cancelRequestedAt: true } });
+      return { status: applied ?? status, cancelRequested: cancelRequestedAt !== null };
     },
 
     async applyChargeOutcome(paymentId: string, outcome: ChargeOutcome): Promise<PaymentStatus> {
