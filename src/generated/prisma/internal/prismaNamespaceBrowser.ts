@@ -343,6 +343,7 @@ export const OrderItemScalarFieldEnum = {
   unitPrice: 'unitPrice',
   discount: 'discount',
   tax: 'tax',
+  refundedQuantity: 'refundedQuantity',
   customFields: 'customFields',
   createdAt: 'createdAt'
 } as const

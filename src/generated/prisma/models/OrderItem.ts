@@ -32,6 +32,7 @@ export type OrderItemAvgAggregateOutputType = {
   unitPrice: number | null
   discount: number | null
   tax: number | null
+  refundedQuantity: number | null
 }
 
 export type OrderItemSumAggregateOutputType = {
@@ -40,6 +41,7 @@ export type OrderItemSumAggregateOutputType = {
   unitPrice: number | null
   discount: number | null
   tax: number | null
+  refundedQuantity: number | null
 }
 
 export type OrderItemMinAggregateOutputType = {
@@ -53,6 +55,7 @@ export type OrderItemMinAggregateOutputType = {
   unitPrice: number | null
   discount: number | null
   tax: number | null
+  refundedQuantity: number | null
   createdAt: Date | null
 }
 
@@ -67,6 +70,7 @@ export type OrderItemMaxAggregateOutputType = {
   unitPrice: number | null
   discount: number | null
   tax: number | null
+  refundedQuantity: number | null
   createdAt: Date | null
 }
 
@@ -81,6 +85,7 @@ export type OrderItemCountAggregateOutputType = {
   unitPrice: number
   discount: number
   tax: number
+  refundedQuantity: number
   customFields: number
   createdAt: number
   _all: number
@@ -93,6 +98,7 @@ export type OrderItemAvgAggregateInputType = {
   unitPrice?: true
   discount?: true
   tax?: true
+  refundedQuantity?: true
 }
 
 export type OrderItemSumAggregateInputType = {
@@ -101,6 +107,7 @@ export type OrderItemSumAggregateInputType = {
   unitPrice?: true
   discount?: true
   tax?: true
+  refundedQuantity?: true
 }
 
 export type OrderItemMinAggregateInputType = {
@@ -114,6 +121,7 @@ export type OrderItemMinAggregateInputType = {
   unitPrice?: true
   discount?: true
   tax?: true
+  refundedQuantity?: true
   createdAt?: true
 }
 
@@ -128,6 +136,7 @@ export type OrderItemMaxAggregateInputType = {
   unitPrice?: true
   discount?: true
   tax?: true
+  refundedQuantity?: true
   createdAt?: true
 }
 
@@ -142,6 +151,7 @@ export type OrderItemCountAggregateInputType = {
   unitPrice?: true
   discount?: true
   tax?: true
+  refundedQuantity?: true
   customFields?: true
   createdAt?: true
   _all?: true
@@ -244,6 +254,7 @@ export type OrderItemGroupByOutputType = {
   unitPrice: number
   discount: number
   tax: number
+  refundedQuantity: number
   customFields: runtime.JsonValue | null
   createdAt: Date
   _count: OrderItemCountAggregateOutputType | null
@@ -282,6 +293,7 @@ export type OrderItemWhereInput = {
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
   discount?: Prisma.IntFilter<"OrderItem"> | number
   tax?: Prisma.IntFilter<"OrderItem"> | number
+  refundedQuantity?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
@@ -298,6 +310,7 @@ export type OrderItemOrderByWithRelationInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  refundedQuantity?: Prisma.SortOrder
   customFields?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   order?: Prisma.OrderOrderByWithRelationInput
@@ -317,6 +330,7 @@ export type OrderItemWhereUniqueInput = Prisma.AtLeast<{
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
   discount?: Prisma.IntFilter<"OrderItem"> | number
   tax?: Prisma.IntFilter<"OrderItem"> | number
+  refundedQuantity?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
@@ -333,6 +347,7 @@ export type OrderItemOrderByWithAggregationInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  refundedQuantity?: Prisma.SortOrder
   customFields?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.OrderItemCountOrderByAggregateInput
@@ -356,6 +371,7 @@ export type OrderItemScalarWhereWithAggregatesInput = {
   unitPrice?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   discount?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   tax?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
+  refundedQuantity?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableWithAggregatesFilter<"OrderItem">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"OrderItem"> | Date | string
 }
@@ -370,6 +386,7 @@ export type OrderItemCreateInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   order: Prisma.OrderCreateNestedOneWithoutItemsInput
@@ -386,6 +403,7 @@ export type OrderItemUncheckedCreateInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -400,6 +418,7 @@ export type OrderItemUpdateInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   order?: Prisma.OrderUpdateOneRequiredWithoutItemsNestedInput
@@ -416,6 +435,7 @@ export type OrderItemUncheckedUpdateInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -431,6 +451,7 @@ export type OrderItemCreateManyInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -445,6 +466,7 @@ export type OrderItemUpdateManyMutationInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -460,6 +482,7 @@ export type OrderItemUncheckedUpdateManyInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -485,6 +508,7 @@ export type OrderItemCountOrderByAggregateInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  refundedQuantity?: Prisma.SortOrder
   customFields?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -495,6 +519,7 @@ export type OrderItemAvgOrderByAggregateInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  refundedQuantity?: Prisma.SortOrder
 }
 
 export type OrderItemMaxOrderByAggregateInput = {
@@ -508,6 +533,7 @@ export type OrderItemMaxOrderByAggregateInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  refundedQuantity?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -522,6 +548,7 @@ export type OrderItemMinOrderByAggregateInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  refundedQuantity?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -531,6 +558,7 @@ export type OrderItemSumOrderByAggregateInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  refundedQuantity?: Prisma.SortOrder
 }
 
 export type OrderItemCreateNestedManyWithoutOrderInput = {
@@ -585,6 +613,7 @@ export type OrderItemCreateWithoutOrderInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -599,6 +628,7 @@ export type OrderItemUncheckedCreateWithoutOrderInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -643,6 +673,7 @@ export type OrderItemScalarWhereInput = {
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
   discount?: Prisma.IntFilter<"OrderItem"> | number
   tax?: Prisma.IntFilter<"OrderItem"> | number
+  refundedQuantity?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
 }
@@ -657,6 +688,7 @@ export type OrderItemCreateManyOrderInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
 }
@@ -671,6 +703,7 @@ export type OrderItemUpdateWithoutOrderInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -685,6 +718,7 @@ export type OrderItemUncheckedUpdateWithoutOrderInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -699,6 +733,7 @@ export type OrderItemUncheckedUpdateManyWithoutOrderInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -716,6 +751,7 @@ export type OrderItemSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   unitPrice?: boolean
   discount?: boolean
   tax?: boolean
+  refundedQuantity?: boolean
   customFields?: boolean
   createdAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -732,6 +768,7 @@ export type OrderItemSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   unitPrice?: boolean
   discount?: boolean
   tax?: boolean
+  refundedQuantity?: boolean
   customFields?: boolean
   createdAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -748,6 +785,7 @@ export type OrderItemSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   unitPrice?: boolean
   discount?: boolean
   tax?: boolean
+  refundedQuantity?: boolean
   customFields?: boolean
   createdAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -764,11 +802,12 @@ export type OrderItemSelectScalar = {
   unitPrice?: boolean
   discount?: boolean
   tax?: boolean
+  refundedQuantity?: boolean
   customFields?: boolean
   createdAt?: boolean
 }
 
-export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "position" | "quantity" | "unitPrice" | "discount" | "tax" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
+export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "position" | "quantity" | "unitPrice" | "discount" | "tax" | "refundedQuantity" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
 export type OrderItemInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
 }
@@ -795,6 +834,7 @@ export type $OrderItemPayload<ExtArgs extends runtime.Types.Extensions.InternalA
     unitPrice: number
     discount: number
     tax: number
+    refundedQuantity: number
     customFields: runtime.JsonValue | null
     createdAt: Date
   }, ExtArgs["result"]["orderItem"]>
@@ -1231,6 +1271,7 @@ export interface OrderItemFieldRefs {
   readonly unitPrice: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly discount: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly tax: Prisma.FieldRef<"OrderItem", 'Int'>
+  readonly refundedQuantity: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly customFields: Prisma.FieldRef<"OrderItem", 'Json'>
   readonly createdAt: Prisma.FieldRef<"OrderItem", 'DateTime'>
 }
