@@ -9,10 +9,12 @@ import { offersModule } from './offers/module.js';
 import { ordersModule } from './orders/module.js';
 import { paymentsModule } from './payments/module.js';
 import { platformModule } from './platform/module.js';
+import { portalModule } from './portal/module.js';
 import { productsModule } from './products/module.js';
 import type { HttpEndpoint } from './http/endpoint.js';
 import type { TaggedRoute } from './rest/route.js';
 import { subscriptionsModule } from './subscriptions/module.js';
+import { taxModule } from './tax/module.js';
 import { usersModule } from './users/module.js';
 import { webhooksModule } from './webhooks/module.js';
 
@@ -27,6 +29,8 @@ export const domains: readonly DomainModule[] = [
   subscriptionsModule,
   webhooksModule,
   platformModule,
+  taxModule,
+  portalModule,
 ];
 
 /** Every /v0 route, tagged with its domain. */

@@ -12,6 +12,7 @@ export const WORKSPACE_SETTINGS = {
   refundsEnabled: 'boolean',
   embeddedPaymentMethodUpdate: 'boolean',
   customSubscriptionManagementUrl: 'string',
+  pricesIncludeTax: 'boolean',
   contactEmail: 'string',
   name: 'string',
 } as const satisfies Record<string, SettingKind>;

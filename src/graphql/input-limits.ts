@@ -39,11 +39,15 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   tagName: 64,
   tags: 64,
   timezone: 64,
+  // Tax and portal (src/tax, src/portal): a VAT number, a portal link type.
+  taxId: 64,
+  type: 64,
   // A card's security code (3 or 4 digits).
   cvc: 4,
   // Order, payment and subscription numbers (at most 32 characters, a `-n` suffix and a `#`).
   number: 64,
   orderIdOrNumber: 64,
+  orderNumber: 64,
   subscriptionId: 64,
   subscriptionNumber: 64,
   // Chosen by the client; a copy appends "-copy".
@@ -52,6 +56,9 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   city: 255,
   developer: 255,
   internalId: 255,
+  // Portal links pass these through unchecked (the contract), bounded.
+  cartOfferId: 255,
+  offerId: 255,
   line1: 255,
   line2: 255,
   name: 255,

@@ -19,7 +19,8 @@ export function orderItemResource(item: OrderItem) {
     subtotal,
     discount: item.discount,
     tax: item.tax,
-    total: subtotal - item.discount + item.tax,
+    // With a tax-inclusive price the tax is within the subtotal.
+    total: subtotal - item.discount + (item.taxInclusive ? 0 : item.tax),
     customFields: item.customFields,
     createdAt: unixSeconds(item.createdAt),
   };
@@ -38,7 +39,7 @@ export function sampleItems(now: Date, hints: Array<Record<string, unknown> & { 
     const unitPrice = typeof hint.unitPrice === 'number' ? hint.unitPrice : 1999;
     const row: OrderItem = {
       id: hint.id, orderId, position: 0, productId: randomUUID(), offerId: randomUUID(), variantId: null, quantity, unitPrice, discount: 0, tax: 0,
-      customFields: null, createdAt: now,
+      taxInclusive: false, refundedQuantity: 0, customFields: null, createdAt: now,
     };
     return { ...orderItemResource(row), ...hint };
   });

@@ -815,6 +815,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/tax/calculate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Calculate the tax on a product or offer for a location
+         * @description The tax on a product or offer for a buyer's location, before purchase. 400 for malformed input, 422 when tax cannot be determined for the country, state and postal code (a US or Canadian address without a state, an unknown state, a postal code not in that state), 404 for an unknown product or offer
+         */
+        post: operations["calculateTax"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/portal/url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resolve a customer-portal deep link
+         * @description The deep link into the buyer portal for a link type. Only computes where the buyer lands: no authentication of the buyer, no token. 401 for a test-mode key and while the portal is disabled, except that subscriptions-* types return the custom subscription-management URL when one is set, before any other rule
+         */
+        get: operations["portalUrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1481,6 +1521,10 @@ export interface components {
         PlanPayload: {
             plan: components["schemas"]["Variant"];
         };
+        PortalUrl: {
+            /** @description Where the buyer lands; the custom subscription-management URL for subscriptions-* types when the workspace has one */
+            url: string;
+        };
         Product: {
             createdAt: components["schemas"]["Timestamp"];
             customFields: components["schemas"]["JSON"] | null;
@@ -1586,6 +1630,70 @@ export interface components {
         SuccessPayload: {
             success: boolean;
         };
+        TaxCalculation: {
+            /**
+             * Format: int32
+             * @description The amount calculated on, minor units
+             */
+            amount: number;
+            components: components["schemas"]["TaxComponent"][];
+            country: string;
+            currency: string;
+            /** @description Why no tax is charged (null when some is) */
+            exemption: string | null;
+            jurisdiction: string;
+            /**
+             * Format: int32
+             * @description Without tax, minor units
+             */
+            netAmount: number;
+            object: string;
+            offerId: string | null;
+            postalCode: string | null;
+            /** @description Whether amount includes the tax (the workspace setting pricesIncludeTax unless sent) */
+            priceIncludesTax: boolean;
+            productId: string;
+            productType: components["schemas"]["ProductType"];
+            /** @description The sum of the components' rates */
+            rate: number;
+            /** @description A business buyer with a well-formed EU or UK VAT number accounts for the VAT itself */
+            reverseCharge: boolean;
+            /** @description US state or Canadian province; null elsewhere */
+            state: string | null;
+            /**
+             * Format: int32
+             * @description Minor units, rounded half up to the currency's smallest unit
+             */
+            taxAmount: number;
+            /** @description The main tax; null when none is charged */
+            taxType: components["schemas"]["TaxType"] | null;
+            /**
+             * Format: int32
+             * @description netAmount + taxAmount: what the buyer pays
+             */
+            totalAmount: number;
+        };
+        TaxCalculationPayload: {
+            tax: components["schemas"]["TaxCalculation"];
+        };
+        /** @description One tax of the calculation (Canada: the GST and the province's PST or QST) */
+        TaxComponent: {
+            /**
+             * Format: int32
+             * @description Minor units
+             */
+            amount: number;
+            /** @description DE, GB, CA, CA-QC, US-WA */
+            jurisdiction: string;
+            /** @description 0.19 for 19% */
+            rate: number;
+            type: components["schemas"]["TaxType"];
+        };
+        /**
+         * @description VAT (EU, UK, NO, CH), GST (AU, NZ, Canada federal), HST (harmonized Canadian provinces), PST or QST (Canadian provinces), SALES_TAX (US states)
+         * @enum {string}
+         */
+        TaxType: "GST" | "HST" | "PST" | "QST" | "SALES_TAX" | "VAT";
         TestEventPayload: {
             /**
              * Format: int32
@@ -1775,6 +1883,16 @@ export interface components {
         };
         /** @description The request has a body that is not JSON: send content-type: application/json (UTF-8) */
         UnsupportedMediaType: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description A well-formed request that cannot be fulfilled */
+        UnprocessableEntity: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -3914,6 +4032,105 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    calculateTax: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description Minor units; default the offer's price
+                     */
+                    amount?: number | null;
+                    /** @description The buyer's two-letter ISO 3166-1 country code */
+                    country: string;
+                    /** @description Default the offer's currency */
+                    currency?: string | null;
+                    /** @description The offer sold: its product, price and currency (amount overrides the price) */
+                    offerId?: components["schemas"]["UUID"] | null;
+                    /** @description Checked against the country's format and, in the US and Canada, against the state */
+                    postalCode?: string | null;
+                    /** @description Default the workspace setting pricesIncludeTax */
+                    priceIncludesTax?: boolean | null;
+                    /** @description The product sold (with amount and currency); or send offerId */
+                    productId?: components["schemas"]["UUID"] | null;
+                    /** @description Required in the US and Canada: the state or province code (WA, QC) */
+                    state?: string | null;
+                    /** @description A business buyer's EU or UK VAT number: reverse charge when well formed */
+                    taxId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["TaxCalculationPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    portalUrl: {
+        parameters: {
+            query: {
+                /** @description Passed into the link as is, not checked */
+                cartOfferId?: string;
+                /** @description Passed into the link as is, not checked */
+                offerId?: string;
+                /** @description Order number or order id in the workspace (404 when unknown); required by the types that link to one order or subscription */
+                orderNumber?: string;
+                /** @description One of subscriptions-list, subscriptions-manage, subscriptions-update-payment-method, subscriptions-cancel, orders-list, orders-view, orders-downloads */
+                type: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["PortalUrl"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];

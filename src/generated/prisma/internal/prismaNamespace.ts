@@ -2416,6 +2416,7 @@ export const WorkspaceScalarFieldEnum = {
   embeddedPaymentMethodUpdate: 'embeddedPaymentMethodUpdate',
   customSubscriptionManagementUrl: 'customSubscriptionManagementUrl',
   contactEmail: 'contactEmail',
+  pricesIncludeTax: 'pricesIncludeTax',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -2626,6 +2627,9 @@ export const OrderScalarFieldEnum = {
   discountAmount: 'discountAmount',
   totalItems: 'totalItems',
   country: 'country',
+  billingState: 'billingState',
+  billingPostalCode: 'billingPostalCode',
+  taxInclusive: 'taxInclusive',
   checkoutId: 'checkoutId',
   subscriptionId: 'subscriptionId',
   lastPaymentId: 'lastPaymentId',
@@ -2653,6 +2657,7 @@ export const OrderItemScalarFieldEnum = {
   unitPrice: 'unitPrice',
   discount: 'discount',
   tax: 'tax',
+  taxInclusive: 'taxInclusive',
   refundedQuantity: 'refundedQuantity',
   customFields: 'customFields',
   createdAt: 'createdAt'

@@ -58,6 +58,9 @@ export type OrderMinAggregateOutputType = {
   discountAmount: number | null
   totalItems: number | null
   country: string | null
+  billingState: string | null
+  billingPostalCode: string | null
+  taxInclusive: boolean | null
   checkoutId: string | null
   subscriptionId: string | null
   lastPaymentId: string | null
@@ -86,6 +89,9 @@ export type OrderMaxAggregateOutputType = {
   discountAmount: number | null
   totalItems: number | null
   country: string | null
+  billingState: string | null
+  billingPostalCode: string | null
+  taxInclusive: boolean | null
   checkoutId: string | null
   subscriptionId: string | null
   lastPaymentId: string | null
@@ -114,6 +120,9 @@ export type OrderCountAggregateOutputType = {
   discountAmount: number
   totalItems: number
   country: number
+  billingState: number
+  billingPostalCode: number
+  taxInclusive: number
   checkoutId: number
   subscriptionId: number
   lastPaymentId: number
@@ -161,6 +170,9 @@ export type OrderMinAggregateInputType = {
   discountAmount?: true
   totalItems?: true
   country?: true
+  billingState?: true
+  billingPostalCode?: true
+  taxInclusive?: true
   checkoutId?: true
   subscriptionId?: true
   lastPaymentId?: true
@@ -189,6 +201,9 @@ export type OrderMaxAggregateInputType = {
   discountAmount?: true
   totalItems?: true
   country?: true
+  billingState?: true
+  billingPostalCode?: true
+  taxInclusive?: true
   checkoutId?: true
   subscriptionId?: true
   lastPaymentId?: true
@@ -217,6 +232,9 @@ export type OrderCountAggregateInputType = {
   discountAmount?: true
   totalItems?: true
   country?: true
+  billingState?: true
+  billingPostalCode?: true
+  taxInclusive?: true
   checkoutId?: true
   subscriptionId?: true
   lastPaymentId?: true
@@ -333,6 +351,9 @@ export type OrderGroupByOutputType = {
   discountAmount: number
   totalItems: number
   country: string | null
+  billingState: string | null
+  billingPostalCode: string | null
+  taxInclusive: boolean
   checkoutId: string | null
   subscriptionId: string | null
   lastPaymentId: string | null
@@ -385,6 +406,9 @@ export type OrderWhereInput = {
   discountAmount?: Prisma.IntFilter<"Order"> | number
   totalItems?: Prisma.IntFilter<"Order"> | number
   country?: Prisma.StringNullableFilter<"Order"> | string | null
+  billingState?: Prisma.StringNullableFilter<"Order"> | string | null
+  billingPostalCode?: Prisma.StringNullableFilter<"Order"> | string | null
+  taxInclusive?: Prisma.BoolFilter<"Order"> | boolean
   checkoutId?: Prisma.UuidNullableFilter<"Order"> | string | null
   subscriptionId?: Prisma.UuidNullableFilter<"Order"> | string | null
   lastPaymentId?: Prisma.UuidNullableFilter<"Order"> | string | null
@@ -419,6 +443,9 @@ export type OrderOrderByWithRelationInput = {
   discountAmount?: Prisma.SortOrder
   totalItems?: Prisma.SortOrder
   country?: Prisma.SortOrderInput | Prisma.SortOrder
+  billingState?: Prisma.SortOrderInput | Prisma.SortOrder
+  billingPostalCode?: Prisma.SortOrderInput | Prisma.SortOrder
+  taxInclusive?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrderInput | Prisma.SortOrder
   subscriptionId?: Prisma.SortOrderInput | Prisma.SortOrder
   lastPaymentId?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -458,6 +485,9 @@ export type OrderWhereUniqueInput = Prisma.AtLeast<{
   discountAmount?: Prisma.IntFilter<"Order"> | number
   totalItems?: Prisma.IntFilter<"Order"> | number
   country?: Prisma.StringNullableFilter<"Order"> | string | null
+  billingState?: Prisma.StringNullableFilter<"Order"> | string | null
+  billingPostalCode?: Prisma.StringNullableFilter<"Order"> | string | null
+  taxInclusive?: Prisma.BoolFilter<"Order"> | boolean
   checkoutId?: Prisma.UuidNullableFilter<"Order"> | string | null
   subscriptionId?: Prisma.UuidNullableFilter<"Order"> | string | null
   disputed?: Prisma.BoolFilter<"Order"> | boolean
@@ -491,6 +521,9 @@ export type OrderOrderByWithAggregationInput = {
   discountAmount?: Prisma.SortOrder
   totalItems?: Prisma.SortOrder
   country?: Prisma.SortOrderInput | Prisma.SortOrder
+  billingState?: Prisma.SortOrderInput | Prisma.SortOrder
+  billingPostalCode?: Prisma.SortOrderInput | Prisma.SortOrder
+  taxInclusive?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrderInput | Prisma.SortOrder
   subscriptionId?: Prisma.SortOrderInput | Prisma.SortOrder
   lastPaymentId?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -528,6 +561,9 @@ export type OrderScalarWhereWithAggregatesInput = {
   discountAmount?: Prisma.IntWithAggregatesFilter<"Order"> | number
   totalItems?: Prisma.IntWithAggregatesFilter<"Order"> | number
   country?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
+  billingState?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
+  billingPostalCode?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
+  taxInclusive?: Prisma.BoolWithAggregatesFilter<"Order"> | boolean
   checkoutId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
   subscriptionId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
   lastPaymentId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
@@ -556,6 +592,9 @@ export type OrderCreateInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -588,6 +627,9 @@ export type OrderUncheckedCreateInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -618,6 +660,9 @@ export type OrderUpdateInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -650,6 +695,9 @@ export type OrderUncheckedUpdateInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -681,6 +729,9 @@ export type OrderCreateManyInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -709,6 +760,9 @@ export type OrderUpdateManyMutationInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -736,6 +790,9 @@ export type OrderUncheckedUpdateManyInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -781,6 +838,9 @@ export type OrderCountOrderByAggregateInput = {
   discountAmount?: Prisma.SortOrder
   totalItems?: Prisma.SortOrder
   country?: Prisma.SortOrder
+  billingState?: Prisma.SortOrder
+  billingPostalCode?: Prisma.SortOrder
+  taxInclusive?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrder
   subscriptionId?: Prisma.SortOrder
   lastPaymentId?: Prisma.SortOrder
@@ -818,6 +878,9 @@ export type OrderMaxOrderByAggregateInput = {
   discountAmount?: Prisma.SortOrder
   totalItems?: Prisma.SortOrder
   country?: Prisma.SortOrder
+  billingState?: Prisma.SortOrder
+  billingPostalCode?: Prisma.SortOrder
+  taxInclusive?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrder
   subscriptionId?: Prisma.SortOrder
   lastPaymentId?: Prisma.SortOrder
@@ -846,6 +909,9 @@ export type OrderMinOrderByAggregateInput = {
   discountAmount?: Prisma.SortOrder
   totalItems?: Prisma.SortOrder
   country?: Prisma.SortOrder
+  billingState?: Prisma.SortOrder
+  billingPostalCode?: Prisma.SortOrder
+  taxInclusive?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrder
   subscriptionId?: Prisma.SortOrder
   lastPaymentId?: Prisma.SortOrder
@@ -1043,6 +1109,9 @@ export type OrderCreateWithoutUserInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1073,6 +1142,9 @@ export type OrderUncheckedCreateWithoutUserInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -1133,6 +1205,9 @@ export type OrderScalarWhereInput = {
   discountAmount?: Prisma.IntFilter<"Order"> | number
   totalItems?: Prisma.IntFilter<"Order"> | number
   country?: Prisma.StringNullableFilter<"Order"> | string | null
+  billingState?: Prisma.StringNullableFilter<"Order"> | string | null
+  billingPostalCode?: Prisma.StringNullableFilter<"Order"> | string | null
+  taxInclusive?: Prisma.BoolFilter<"Order"> | boolean
   checkoutId?: Prisma.UuidNullableFilter<"Order"> | string | null
   subscriptionId?: Prisma.UuidNullableFilter<"Order"> | string | null
   lastPaymentId?: Prisma.UuidNullableFilter<"Order"> | string | null
@@ -1161,6 +1236,9 @@ export type OrderCreateWithoutItemsInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1192,6 +1270,9 @@ export type OrderUncheckedCreateWithoutItemsInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -1237,6 +1318,9 @@ export type OrderUpdateWithoutItemsInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1268,6 +1352,9 @@ export type OrderUncheckedUpdateWithoutItemsInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1297,6 +1384,9 @@ export type OrderCreateWithoutPaymentsInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1328,6 +1418,9 @@ export type OrderUncheckedCreateWithoutPaymentsInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -1362,6 +1455,9 @@ export type OrderCreateWithoutLastPaymentInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1393,6 +1489,9 @@ export type OrderUncheckedCreateWithoutLastPaymentInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   subscriptionId?: string | null
   disputed?: boolean
@@ -1438,6 +1537,9 @@ export type OrderUpdateWithoutPaymentsInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1469,6 +1571,9 @@ export type OrderUncheckedUpdateWithoutPaymentsInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1509,6 +1614,9 @@ export type OrderUpdateWithoutLastPaymentInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1540,6 +1648,9 @@ export type OrderUncheckedUpdateWithoutLastPaymentInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1569,6 +1680,9 @@ export type OrderCreateWithoutSubscriptionInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1600,6 +1714,9 @@ export type OrderUncheckedCreateWithoutSubscriptionInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   lastPaymentId?: string | null
   disputed?: boolean
@@ -1655,6 +1772,9 @@ export type OrderCreateManyUserInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -1683,6 +1803,9 @@ export type OrderUpdateWithoutUserInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1713,6 +1836,9 @@ export type OrderUncheckedUpdateWithoutUserInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1743,6 +1869,9 @@ export type OrderUncheckedUpdateManyWithoutUserInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1772,6 +1901,9 @@ export type OrderCreateManySubscriptionInput = {
   discountAmount?: number
   totalItems?: number
   country?: string | null
+  billingState?: string | null
+  billingPostalCode?: string | null
+  taxInclusive?: boolean
   checkoutId?: string | null
   lastPaymentId?: string | null
   disputed?: boolean
@@ -1799,6 +1931,9 @@ export type OrderUpdateWithoutSubscriptionInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1830,6 +1965,9 @@ export type OrderUncheckedUpdateWithoutSubscriptionInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1860,6 +1998,9 @@ export type OrderUncheckedUpdateManyWithoutSubscriptionInput = {
   discountAmount?: Prisma.IntFieldUpdateOperationsInput | number
   totalItems?: Prisma.IntFieldUpdateOperationsInput | number
   country?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1928,6 +2069,9 @@ export type OrderSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   discountAmount?: boolean
   totalItems?: boolean
   country?: boolean
+  billingState?: boolean
+  billingPostalCode?: boolean
+  taxInclusive?: boolean
   checkoutId?: boolean
   subscriptionId?: boolean
   lastPaymentId?: boolean
@@ -1963,6 +2107,9 @@ export type OrderSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   discountAmount?: boolean
   totalItems?: boolean
   country?: boolean
+  billingState?: boolean
+  billingPostalCode?: boolean
+  taxInclusive?: boolean
   checkoutId?: boolean
   subscriptionId?: boolean
   lastPaymentId?: boolean
@@ -1995,6 +2142,9 @@ export type OrderSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   discountAmount?: boolean
   totalItems?: boolean
   country?: boolean
+  billingState?: boolean
+  billingPostalCode?: boolean
+  taxInclusive?: boolean
   checkoutId?: boolean
   subscriptionId?: boolean
   lastPaymentId?: boolean
@@ -2027,6 +2177,9 @@ export type OrderSelectScalar = {
   discountAmount?: boolean
   totalItems?: boolean
   country?: boolean
+  billingState?: boolean
+  billingPostalCode?: boolean
+  taxInclusive?: boolean
   checkoutId?: boolean
   subscriptionId?: boolean
   lastPaymentId?: boolean
@@ -2040,7 +2193,7 @@ export type OrderSelectScalar = {
   updatedAt?: boolean
 }
 
-export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "type" | "status" | "userId" | "currency" | "value" | "tax" | "fee" | "discountId" | "discountAmount" | "totalItems" | "country" | "checkoutId" | "subscriptionId" | "lastPaymentId" | "disputed" | "itemCustomFields" | "paidAt" | "cancelledAt" | "reservedAt" | "releasedAt" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
+export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "type" | "status" | "userId" | "currency" | "value" | "tax" | "fee" | "discountId" | "discountAmount" | "totalItems" | "country" | "billingState" | "billingPostalCode" | "taxInclusive" | "checkoutId" | "subscriptionId" | "lastPaymentId" | "disputed" | "itemCustomFields" | "paidAt" | "cancelledAt" | "reservedAt" | "releasedAt" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
 export type OrderInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
   subscription?: boolean | Prisma.Order$subscriptionArgs<ExtArgs>
@@ -2085,6 +2238,9 @@ export type $OrderPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     discountAmount: number
     totalItems: number
     country: string | null
+    billingState: string | null
+    billingPostalCode: string | null
+    taxInclusive: boolean
     checkoutId: string | null
     subscriptionId: string | null
     lastPaymentId: string | null
@@ -2539,6 +2695,9 @@ export interface OrderFieldRefs {
   readonly discountAmount: Prisma.FieldRef<"Order", 'Int'>
   readonly totalItems: Prisma.FieldRef<"Order", 'Int'>
   readonly country: Prisma.FieldRef<"Order", 'String'>
+  readonly billingState: Prisma.FieldRef<"Order", 'String'>
+  readonly billingPostalCode: Prisma.FieldRef<"Order", 'String'>
+  readonly taxInclusive: Prisma.FieldRef<"Order", 'Boolean'>
   readonly checkoutId: Prisma.FieldRef<"Order", 'String'>
   readonly subscriptionId: Prisma.FieldRef<"Order", 'String'>
   readonly lastPaymentId: Prisma.FieldRef<"Order", 'String'>

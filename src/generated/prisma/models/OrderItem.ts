@@ -55,6 +55,7 @@ export type OrderItemMinAggregateOutputType = {
   unitPrice: number | null
   discount: number | null
   tax: number | null
+  taxInclusive: boolean | null
   refundedQuantity: number | null
   createdAt: Date | null
 }
@@ -70,6 +71,7 @@ export type OrderItemMaxAggregateOutputType = {
   unitPrice: number | null
   discount: number | null
   tax: number | null
+  taxInclusive: boolean | null
   refundedQuantity: number | null
   createdAt: Date | null
 }
@@ -85,6 +87,7 @@ export type OrderItemCountAggregateOutputType = {
   unitPrice: number
   discount: number
   tax: number
+  taxInclusive: number
   refundedQuantity: number
   customFields: number
   createdAt: number
@@ -121,6 +124,7 @@ export type OrderItemMinAggregateInputType = {
   unitPrice?: true
   discount?: true
   tax?: true
+  taxInclusive?: true
   refundedQuantity?: true
   createdAt?: true
 }
@@ -136,6 +140,7 @@ export type OrderItemMaxAggregateInputType = {
   unitPrice?: true
   discount?: true
   tax?: true
+  taxInclusive?: true
   refundedQuantity?: true
   createdAt?: true
 }
@@ -151,6 +156,7 @@ export type OrderItemCountAggregateInputType = {
   unitPrice?: true
   discount?: true
   tax?: true
+  taxInclusive?: true
   refundedQuantity?: true
   customFields?: true
   createdAt?: true
@@ -254,6 +260,7 @@ export type OrderItemGroupByOutputType = {
   unitPrice: number
   discount: number
   tax: number
+  taxInclusive: boolean
   refundedQuantity: number
   customFields: runtime.JsonValue | null
   createdAt: Date
@@ -293,6 +300,7 @@ export type OrderItemWhereInput = {
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
   discount?: Prisma.IntFilter<"OrderItem"> | number
   tax?: Prisma.IntFilter<"OrderItem"> | number
+  taxInclusive?: Prisma.BoolFilter<"OrderItem"> | boolean
   refundedQuantity?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
@@ -310,6 +318,7 @@ export type OrderItemOrderByWithRelationInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  taxInclusive?: Prisma.SortOrder
   refundedQuantity?: Prisma.SortOrder
   customFields?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -330,6 +339,7 @@ export type OrderItemWhereUniqueInput = Prisma.AtLeast<{
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
   discount?: Prisma.IntFilter<"OrderItem"> | number
   tax?: Prisma.IntFilter<"OrderItem"> | number
+  taxInclusive?: Prisma.BoolFilter<"OrderItem"> | boolean
   refundedQuantity?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
@@ -347,6 +357,7 @@ export type OrderItemOrderByWithAggregationInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  taxInclusive?: Prisma.SortOrder
   refundedQuantity?: Prisma.SortOrder
   customFields?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -371,6 +382,7 @@ export type OrderItemScalarWhereWithAggregatesInput = {
   unitPrice?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   discount?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   tax?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
+  taxInclusive?: Prisma.BoolWithAggregatesFilter<"OrderItem"> | boolean
   refundedQuantity?: Prisma.IntWithAggregatesFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableWithAggregatesFilter<"OrderItem">
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"OrderItem"> | Date | string
@@ -386,6 +398,7 @@ export type OrderItemCreateInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  taxInclusive?: boolean
   refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -403,6 +416,7 @@ export type OrderItemUncheckedCreateInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  taxInclusive?: boolean
   refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -418,6 +432,7 @@ export type OrderItemUpdateInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -435,6 +450,7 @@ export type OrderItemUncheckedUpdateInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -451,6 +467,7 @@ export type OrderItemCreateManyInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  taxInclusive?: boolean
   refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -466,6 +483,7 @@ export type OrderItemUpdateManyMutationInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -482,6 +500,7 @@ export type OrderItemUncheckedUpdateManyInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -508,6 +527,7 @@ export type OrderItemCountOrderByAggregateInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  taxInclusive?: Prisma.SortOrder
   refundedQuantity?: Prisma.SortOrder
   customFields?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
@@ -533,6 +553,7 @@ export type OrderItemMaxOrderByAggregateInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  taxInclusive?: Prisma.SortOrder
   refundedQuantity?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -548,6 +569,7 @@ export type OrderItemMinOrderByAggregateInput = {
   unitPrice?: Prisma.SortOrder
   discount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
+  taxInclusive?: Prisma.SortOrder
   refundedQuantity?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
@@ -613,6 +635,7 @@ export type OrderItemCreateWithoutOrderInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  taxInclusive?: boolean
   refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -628,6 +651,7 @@ export type OrderItemUncheckedCreateWithoutOrderInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  taxInclusive?: boolean
   refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -673,6 +697,7 @@ export type OrderItemScalarWhereInput = {
   unitPrice?: Prisma.IntFilter<"OrderItem"> | number
   discount?: Prisma.IntFilter<"OrderItem"> | number
   tax?: Prisma.IntFilter<"OrderItem"> | number
+  taxInclusive?: Prisma.BoolFilter<"OrderItem"> | boolean
   refundedQuantity?: Prisma.IntFilter<"OrderItem"> | number
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
@@ -688,6 +713,7 @@ export type OrderItemCreateManyOrderInput = {
   unitPrice: number
   discount?: number
   tax?: number
+  taxInclusive?: boolean
   refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
@@ -703,6 +729,7 @@ export type OrderItemUpdateWithoutOrderInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -718,6 +745,7 @@ export type OrderItemUncheckedUpdateWithoutOrderInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -733,6 +761,7 @@ export type OrderItemUncheckedUpdateManyWithoutOrderInput = {
   unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
   discount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -751,6 +780,7 @@ export type OrderItemSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   unitPrice?: boolean
   discount?: boolean
   tax?: boolean
+  taxInclusive?: boolean
   refundedQuantity?: boolean
   customFields?: boolean
   createdAt?: boolean
@@ -768,6 +798,7 @@ export type OrderItemSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   unitPrice?: boolean
   discount?: boolean
   tax?: boolean
+  taxInclusive?: boolean
   refundedQuantity?: boolean
   customFields?: boolean
   createdAt?: boolean
@@ -785,6 +816,7 @@ export type OrderItemSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   unitPrice?: boolean
   discount?: boolean
   tax?: boolean
+  taxInclusive?: boolean
   refundedQuantity?: boolean
   customFields?: boolean
   createdAt?: boolean
@@ -802,12 +834,13 @@ export type OrderItemSelectScalar = {
   unitPrice?: boolean
   discount?: boolean
   tax?: boolean
+  taxInclusive?: boolean
   refundedQuantity?: boolean
   customFields?: boolean
   createdAt?: boolean
 }
 
-export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "position" | "quantity" | "unitPrice" | "discount" | "tax" | "refundedQuantity" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
+export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "position" | "quantity" | "unitPrice" | "discount" | "tax" | "taxInclusive" | "refundedQuantity" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
 export type OrderItemInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
 }
@@ -834,6 +867,7 @@ export type $OrderItemPayload<ExtArgs extends runtime.Types.Extensions.InternalA
     unitPrice: number
     discount: number
     tax: number
+    taxInclusive: boolean
     refundedQuantity: number
     customFields: runtime.JsonValue | null
     createdAt: Date
@@ -1271,6 +1305,7 @@ export interface OrderItemFieldRefs {
   readonly unitPrice: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly discount: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly tax: Prisma.FieldRef<"OrderItem", 'Int'>
+  readonly taxInclusive: Prisma.FieldRef<"OrderItem", 'Boolean'>
   readonly refundedQuantity: Prisma.FieldRef<"OrderItem", 'Int'>
   readonly customFields: Prisma.FieldRef<"OrderItem", 'Json'>
   readonly createdAt: Prisma.FieldRef<"OrderItem", 'DateTime'>

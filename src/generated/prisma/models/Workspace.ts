@@ -45,6 +45,7 @@ export type WorkspaceMinAggregateOutputType = {
   embeddedPaymentMethodUpdate: boolean | null
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
+  pricesIncludeTax: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -60,6 +61,7 @@ export type WorkspaceMaxAggregateOutputType = {
   embeddedPaymentMethodUpdate: boolean | null
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
+  pricesIncludeTax: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -75,6 +77,7 @@ export type WorkspaceCountAggregateOutputType = {
   embeddedPaymentMethodUpdate: number
   customSubscriptionManagementUrl: number
   contactEmail: number
+  pricesIncludeTax: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -100,6 +103,7 @@ export type WorkspaceMinAggregateInputType = {
   embeddedPaymentMethodUpdate?: true
   customSubscriptionManagementUrl?: true
   contactEmail?: true
+  pricesIncludeTax?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -115,6 +119,7 @@ export type WorkspaceMaxAggregateInputType = {
   embeddedPaymentMethodUpdate?: true
   customSubscriptionManagementUrl?: true
   contactEmail?: true
+  pricesIncludeTax?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -130,6 +135,7 @@ export type WorkspaceCountAggregateInputType = {
   embeddedPaymentMethodUpdate?: true
   customSubscriptionManagementUrl?: true
   contactEmail?: true
+  pricesIncludeTax?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -232,6 +238,7 @@ export type WorkspaceGroupByOutputType = {
   embeddedPaymentMethodUpdate: boolean
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
+  pricesIncludeTax: boolean
   createdAt: Date
   updatedAt: Date
   _count: WorkspaceCountAggregateOutputType | null
@@ -270,6 +277,7 @@ export type WorkspaceWhereInput = {
   embeddedPaymentMethodUpdate?: Prisma.BoolFilter<"Workspace"> | boolean
   customSubscriptionManagementUrl?: Prisma.StringNullableFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  pricesIncludeTax?: Prisma.BoolFilter<"Workspace"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   projects?: Prisma.ProjectListRelationFilter
@@ -287,6 +295,7 @@ export type WorkspaceOrderByWithRelationInput = {
   embeddedPaymentMethodUpdate?: Prisma.SortOrder
   customSubscriptionManagementUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   contactEmail?: Prisma.SortOrderInput | Prisma.SortOrder
+  pricesIncludeTax?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   projects?: Prisma.ProjectOrderByRelationAggregateInput
@@ -307,6 +316,7 @@ export type WorkspaceWhereUniqueInput = Prisma.AtLeast<{
   embeddedPaymentMethodUpdate?: Prisma.BoolFilter<"Workspace"> | boolean
   customSubscriptionManagementUrl?: Prisma.StringNullableFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  pricesIncludeTax?: Prisma.BoolFilter<"Workspace"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   projects?: Prisma.ProjectListRelationFilter
@@ -324,6 +334,7 @@ export type WorkspaceOrderByWithAggregationInput = {
   embeddedPaymentMethodUpdate?: Prisma.SortOrder
   customSubscriptionManagementUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   contactEmail?: Prisma.SortOrderInput | Prisma.SortOrder
+  pricesIncludeTax?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.WorkspaceCountOrderByAggregateInput
@@ -347,6 +358,7 @@ export type WorkspaceScalarWhereWithAggregatesInput = {
   embeddedPaymentMethodUpdate?: Prisma.BoolWithAggregatesFilter<"Workspace"> | boolean
   customSubscriptionManagementUrl?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
+  pricesIncludeTax?: Prisma.BoolWithAggregatesFilter<"Workspace"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Workspace"> | Date | string
 }
@@ -362,6 +374,7 @@ export type WorkspaceCreateInput = {
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
+  pricesIncludeTax?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectCreateNestedManyWithoutWorkspaceInput
@@ -379,6 +392,7 @@ export type WorkspaceUncheckedCreateInput = {
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
+  pricesIncludeTax?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -396,6 +410,7 @@ export type WorkspaceUpdateInput = {
   embeddedPaymentMethodUpdate?: Prisma.BoolFieldUpdateOperationsInput | boolean
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUpdateManyWithoutWorkspaceNestedInput
@@ -413,6 +428,7 @@ export type WorkspaceUncheckedUpdateInput = {
   embeddedPaymentMethodUpdate?: Prisma.BoolFieldUpdateOperationsInput | boolean
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -430,6 +446,7 @@ export type WorkspaceCreateManyInput = {
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
+  pricesIncludeTax?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -445,6 +462,7 @@ export type WorkspaceUpdateManyMutationInput = {
   embeddedPaymentMethodUpdate?: Prisma.BoolFieldUpdateOperationsInput | boolean
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -460,6 +478,7 @@ export type WorkspaceUncheckedUpdateManyInput = {
   embeddedPaymentMethodUpdate?: Prisma.BoolFieldUpdateOperationsInput | boolean
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -475,6 +494,7 @@ export type WorkspaceCountOrderByAggregateInput = {
   embeddedPaymentMethodUpdate?: Prisma.SortOrder
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
+  pricesIncludeTax?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -494,6 +514,7 @@ export type WorkspaceMaxOrderByAggregateInput = {
   embeddedPaymentMethodUpdate?: Prisma.SortOrder
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
+  pricesIncludeTax?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -509,6 +530,7 @@ export type WorkspaceMinOrderByAggregateInput = {
   embeddedPaymentMethodUpdate?: Prisma.SortOrder
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
+  pricesIncludeTax?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -585,6 +607,7 @@ export type WorkspaceCreateWithoutProjectsInput = {
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
+  pricesIncludeTax?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
@@ -601,6 +624,7 @@ export type WorkspaceUncheckedCreateWithoutProjectsInput = {
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
+  pricesIncludeTax?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -633,6 +657,7 @@ export type WorkspaceUpdateWithoutProjectsInput = {
   embeddedPaymentMethodUpdate?: Prisma.BoolFieldUpdateOperationsInput | boolean
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
@@ -649,6 +674,7 @@ export type WorkspaceUncheckedUpdateWithoutProjectsInput = {
   embeddedPaymentMethodUpdate?: Prisma.BoolFieldUpdateOperationsInput | boolean
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -665,6 +691,7 @@ export type WorkspaceCreateWithoutApiKeysInput = {
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
+  pricesIncludeTax?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectCreateNestedManyWithoutWorkspaceInput
@@ -681,6 +708,7 @@ export type WorkspaceUncheckedCreateWithoutApiKeysInput = {
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
+  pricesIncludeTax?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -713,6 +741,7 @@ export type WorkspaceUpdateWithoutApiKeysInput = {
   embeddedPaymentMethodUpdate?: Prisma.BoolFieldUpdateOperationsInput | boolean
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUpdateManyWithoutWorkspaceNestedInput
@@ -729,6 +758,7 @@ export type WorkspaceUncheckedUpdateWithoutApiKeysInput = {
   embeddedPaymentMethodUpdate?: Prisma.BoolFieldUpdateOperationsInput | boolean
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -785,6 +815,7 @@ export type WorkspaceSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
+  pricesIncludeTax?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
@@ -803,6 +834,7 @@ export type WorkspaceSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
+  pricesIncludeTax?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["workspace"]>
@@ -818,6 +850,7 @@ export type WorkspaceSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
+  pricesIncludeTax?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["workspace"]>
@@ -833,11 +866,12 @@ export type WorkspaceSelectScalar = {
   embeddedPaymentMethodUpdate?: boolean
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
+  pricesIncludeTax?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
+export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
 export type WorkspaceInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
   apiKeys?: boolean | Prisma.Workspace$apiKeysArgs<ExtArgs>
@@ -863,6 +897,7 @@ export type $WorkspacePayload<ExtArgs extends runtime.Types.Extensions.InternalA
     embeddedPaymentMethodUpdate: boolean
     customSubscriptionManagementUrl: string | null
     contactEmail: string | null
+    pricesIncludeTax: boolean
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["workspace"]>
@@ -1300,6 +1335,7 @@ export interface WorkspaceFieldRefs {
   readonly embeddedPaymentMethodUpdate: Prisma.FieldRef<"Workspace", 'Boolean'>
   readonly customSubscriptionManagementUrl: Prisma.FieldRef<"Workspace", 'String'>
   readonly contactEmail: Prisma.FieldRef<"Workspace", 'String'>
+  readonly pricesIncludeTax: Prisma.FieldRef<"Workspace", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"Workspace", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Workspace", 'DateTime'>
 }
