@@ -5,7 +5,7 @@
 // 2. a test-mode key: 401;  3. the portal disabled: 401;
 // 4. an unknown type: 400;  5. an orderNumber not in the workspace: 404 (a subscription link to an
 //    order that started none: 400); offerId and cartOfferId pass through unchecked.
-import { Unauthenticated, ValidationFailed } from '../core/errors.js';
+import { NotFound, Unauthenticated, ValidationFailed } from '../core/errors.js';
 import type { Principal } from '../core/scope.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { findOrder } from '../orders/service.js';
@@ -44,7 +44,10 @@ export async function portalUrl(prisma: PrismaClient, principal: Principal, requ
   const reference = request.orderNumber?.trim() || null;
   let number: string | null = null;
   if (reference !== null) {
-    const order = await findOrder(prisma, principal, reference, { select: { number: true, subscriptionId: true } });
+    // Any value that names no order of the workspace is 404, one that could not be a number too.
+    const order = await findOrder(prisma, principal, reference, { select: { number: true, subscriptionId: true } }).catch((error: unknown) => {
+      throw error instanceof ValidationFailed ? new NotFound('Order') : error;
+    });
     if (needs === 'subscription' && !order.subscriptionId) throw new ValidationFailed(`order ${order.number} did not start a subscription`);
     number = order.number;
   }
