@@ -319,7 +319,7 @@ async function pay(page: Page) {
 
 async function ordersOf(ws: Workspace, checkoutId: string) {
   const { orders } = await ok(restClient(ws, { mode: 'test', write: false }).GET('/v0/orders/list', { params: { query: { checkoutIds: [checkoutId], orderBy: 'createdAt', orderDirection: 'ASC' } } }));
-  return orders as { id: string; number: string; status: string; value: number; user: { email: string } | null; checkoutId: string | null }[];
+  return orders as { id: string; number: string; status: string; value: number; tax: number; user: { email: string } | null; checkoutId: string | null }[];
 }
 
 describe('checkout page: headless Chromium', () => {
@@ -402,6 +402,54 @@ describe('checkout page: headless Chromium', () => {
       expect(byField.orders.map((o: { id: string }) => o.id)).toEqual([orders[0]!.id]);
       expect(tab.orderKeys).toHaveLength(1);
       expect(tab.orderKeys[0]).toMatch(/^[0-9a-f]{32}$/);
+      expect(tab.problems).toEqual([]);
+      await page.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  test(
+    'the tax line follows the country, state and postal code; an address tax cannot be determined for is a clear message; the order records its tax',
+    async () => {
+      const element = await newElement(ws, [offerId], { name: 'Taxed checkout' }, TEST);
+      const tab = await openTab(browser!.context);
+      const { page } = tab;
+      const totals = () => page.textContent('#summary-totals');
+      const until = (pattern: RegExp) => page.waitForFunction((source) => new RegExp(source).test(document.getElementById('summary-totals')!.textContent!), pattern.source);
+      await openCheckout(tab, element.id);
+      expect(await totals()).toContain('Taxcalculated from your country');
+      await page.selectOption('#country', 'DE');
+      await page.fill('#postal-code', '10115');
+      // $25.00 at 19%: $4.75 on top.
+      await until(/VAT 19% \(DE\)\$4\.75/);
+      expect(await totals()).toContain('Total$29.75');
+      expect(await page.textContent('#pay')).toBe('Pay $29.75');
+      // A US address: no tax can be determined without the state, and the page says why.
+      await page.selectOption('#country', 'US');
+      await page.fill('#postal-code', '98101');
+      await page.waitForFunction(() => !document.getElementById('quote-error')!.hidden);
+      expect(await page.textContent('#quote-error')).toMatch(/without a state/);
+      await page.fill('#state', 'WA');
+      await until(/Sales tax 6\.5% \(US-WA\)\$1\.63/);
+      expect(await page.isHidden('#quote-error')).toBe(true);
+      // A ZIP code of another state: 422, said on the page.
+      await page.fill('#state', 'CA');
+      await page.waitForFunction(() => /not in state CA/.test(document.getElementById('quote-error')!.textContent!));
+      await page.fill('#postal-code', '94107');
+      await until(/Tax\$0\.00/);
+      expect(await totals()).toContain('Total$25.00');
+      // Quebec: GST and QST, each on its own line.
+      await page.selectOption('#country', 'CA');
+      await page.fill('#postal-code', 'H2X 1Y4');
+      await page.fill('#state', 'QC');
+      await until(/QST 9\.975% \(CA-QC\)\$2\.49/);
+      expect(await totals()).toContain('GST 5% (CA)$1.25');
+      expect(await totals()).toContain('Total$28.74');
+      await page.fill('#email', `taxed-${randomUUID()}@example.com`);
+      await fillCard(page, '4242424242424242');
+      expect((await pay(page)).kind).toBe('paid');
+      const [order] = await ordersOf(ws, element.id);
+      expect(order).toMatchObject({ status: 'PAID', value: 2874, tax: 374, country: 'CA', billingState: 'QC', billingPostalCode: 'H2X 1Y4' });
       expect(tab.problems).toEqual([]);
       await page.close();
     },

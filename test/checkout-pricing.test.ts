@@ -14,7 +14,9 @@ import {
 
 // The checkout's pricing as pure functions: no server, no database.
 
-const offer = (id: string, price: number, currency = 'USD'): PricingOffer => ({ id, productId: `p-${id}`, variantId: null, name: `Offer ${id}`, price, currency });
+const offer = (id: string, price: number, currency = 'USD', productType: PricingOffer['productType'] = 'DigitalDownload'): PricingOffer => ({
+  id, productId: `p-${id}`, variantId: null, name: `Offer ${id}`, price, currency, productType,
+});
 
 const discount = (fields: Partial<PricingDiscount> = {}): PricingDiscount => ({
   id: 'd1',
@@ -150,34 +152,51 @@ describe('sales', () => {
 describe('the whole price', () => {
   const offers = [offer('a', 1000), offer('b', 500)];
   test('past the money range (2^31 - 1 minor units) it is refused, not computed', () => {
-    const price = (input: { offers: PricingOffer[]; quantity: number }) => () => priceCheckout({ ...input, code: null, sales: [], nowSeconds: NOW });
+    const price = (input: { offers: PricingOffer[]; quantity: number }) => () => priceCheckout({ ...input, code: null, sales: [], nowSeconds: NOW, tax: null });
     expect(price({ offers: [offer('a', 2_147_483_647)], quantity: 1 })).not.toThrow();
     expect(price({ offers: [offer('a', 2_147_483_647)], quantity: 2 })).toThrow(ValidationFailed);
     expect(price({ offers: [offer('a', 1_073_741_824), offer('b', 1_073_741_824)], quantity: 1 })).toThrow(ValidationFailed);
   });
   test('a code applies; the totals add up', () => {
-    const price = priceCheckout({ offers, quantity: 2, code: { sent: 'ten', discount: discount() }, sales: [], nowSeconds: NOW });
+    const price = priceCheckout({ offers, quantity: 2, code: { sent: 'ten', discount: discount() }, sales: [], nowSeconds: NOW, tax: null });
     expect(price).toMatchObject({ currency: 'USD', subtotal: 3000, tax: 0, total: 2700, requiresPayment: true, discountRejection: null });
     expect(price.discount).toEqual({ id: 'd1', type: 'code', name: 'Ten off', amountType: 'percentage', amount: '10', discountCode: 'TEN', amountOff: 300 });
     expect(price.lines.map((l) => [l.discount, l.total])).toEqual([[200, 1800], [100, 900]]);
   });
   test('an unknown or unusable code is reported, and no sale replaces it', () => {
     const sales = [discount({ id: 's', type: 'sale', discountCode: null })];
-    expect(priceCheckout({ offers, quantity: 1, code: { sent: 'NOPE', discount: null }, sales, nowSeconds: NOW })).toMatchObject({
+    expect(priceCheckout({ offers, quantity: 1, code: { sent: 'NOPE', discount: null }, sales, nowSeconds: NOW, tax: null })).toMatchObject({
       discount: null,
       discountRejection: 'discount code NOPE does not exist',
       total: 1500,
     });
-    const expired = priceCheckout({ offers, quantity: 1, code: { sent: 'TEN', discount: discount({ validUntil: NOW - 10 }) }, sales, nowSeconds: NOW });
+    const expired = priceCheckout({ offers, quantity: 1, code: { sent: 'TEN', discount: discount({ validUntil: NOW - 10 }) }, sales, nowSeconds: NOW, tax: null });
     expect(expired).toMatchObject({ discount: null, discountRejection: 'discount code TEN has expired' });
   });
   test('without a code, the best sale applies', () => {
-    const price = priceCheckout({ offers, quantity: 1, code: null, sales: [discount({ id: 's', type: 'sale', discountCode: null, amount: '100' })], nowSeconds: NOW });
+    const price = priceCheckout({ offers, quantity: 1, code: null, sales: [discount({ id: 's', type: 'sale', discountCode: null, amount: '100' })], nowSeconds: NOW, tax: null });
     expect(price).toMatchObject({ total: 0, requiresPayment: false, discountRejection: null });
     expect(price.discount?.amountOff).toBe(1500);
   });
   test('a free offer needs no payment', () => {
-    expect(priceCheckout({ offers: [offer('f', 0)], quantity: 3, code: null, sales: [], nowSeconds: NOW })).toMatchObject({ total: 0, requiresPayment: false });
+    expect(priceCheckout({ offers: [offer('f', 0)], quantity: 3, code: null, sales: [], nowSeconds: NOW, tax: null })).toMatchObject({ total: 0, requiresPayment: false });
+  });
+  test('tax per line on what it costs after its discount, exclusive: added to the total', () => {
+    const tax = { location: { country: 'DE', state: null, postalCode: null }, pricesIncludeTax: false, at: new Date(NOW * 1000) };
+    const price = priceCheckout({ offers, quantity: 1, code: { sent: 'ten', discount: discount() }, sales: [], nowSeconds: NOW, tax });
+    // 900 and 450 after 10% off; 19% VAT: 171 and 85.5 -> 86.
+    expect(price.lines.map((l) => [l.discount, l.tax, l.total, l.taxInclusive])).toEqual([[100, 171, 1071, false], [50, 86, 536, false]]);
+    expect(price).toMatchObject({ subtotal: 1500, tax: 257, total: 1607, taxInclusive: false, taxCalculated: true, taxes: [{ type: 'VAT', rate: 0.19, jurisdiction: 'DE', amount: 257 }] });
+  });
+  test('tax inclusive: within the price, the total unchanged; a gift card line untaxed', () => {
+    const tax = { location: { country: 'CA', state: 'QC', postalCode: null }, pricesIncludeTax: true, at: new Date(NOW * 1000) };
+    const price = priceCheckout({ offers: [offer('a', 114_975), offer('g', 50_000, 'USD', 'GiftCard')], quantity: 1, code: null, sales: [], nowSeconds: NOW, tax });
+    expect(price.lines.map((l) => [l.subtotal, l.tax, l.total])).toEqual([[114975, 14975, 114975], [50000, 0, 50000]]);
+    expect(price).toMatchObject({ tax: 14975, total: 164975, taxInclusive: true });
+    expect(price.taxes).toEqual([{ type: 'GST', rate: 0.05, jurisdiction: 'CA', amount: 5000 }, { type: 'QST', rate: 0.09975, jurisdiction: 'CA-QC', amount: 9975 }]);
+  });
+  test('no location yet: no tax, and the quote says so', () => {
+    expect(priceCheckout({ offers, quantity: 1, code: null, sales: [], nowSeconds: NOW, tax: null })).toMatchObject({ tax: 0, taxCalculated: false, taxes: [], total: 1500 });
   });
   test('applyDiscount without a discount changes nothing', () => {
     const lines = priceLines(offers, 1);

@@ -6,6 +6,7 @@ import { CardDeclined, type CardDetails, type PaymentProcessor } from '../paymen
 import { checkCard } from '../payments/processors/test-cards.js';
 import { isCountry, postalCodeRequired } from '../reference/countries.js';
 import { checkEmail } from '../users/service.js';
+import { checkTaxLocation } from '../tax/location.js';
 import { checkQuantity, normalizeDiscountCode } from './pricing.js';
 
 /** Custom fields per cart item: at most this many, ids of 1..64 of [A-Za-z0-9_.-], values strings of at most 1,000 characters. */
@@ -50,7 +51,9 @@ export function checkBillingDetails(details: CheckoutBillingDetails) {
   const postalCode = details.postalCode?.trim() || null;
   const state = details.state?.trim() || null;
   if (!postalCode && postalCodeRequired(countryCode)) throw new ValidationFailed(`billingDetails.postalCode is required for country ${countryCode}`);
-  return { countryCode, postalCode, state };
+  // The address must be one tax can be determined for (400 malformed, 422 not), before anything is written or charged.
+  const location = checkTaxLocation({ country: countryCode, state, postalCode });
+  return { countryCode, postalCode: location.postalCode, state: location.state };
 }
 
 function checkCustomFields(value: unknown): Record<string, Record<string, string>> {

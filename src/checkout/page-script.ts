@@ -126,7 +126,7 @@ export const PAGE_SCRIPT = `
       const name = d.discountCode ? 'Discount (' + d.discountCode + ')' : 'Discount' + (d.name ? ' (' + d.name + ')' : '');
       totals.append(row(name, '\\u2212' + fmt(d.amountOff), 'discount'));
     }
-    totals.append(row('Tax', fmt(quote.tax)));
+    for (const tax of taxRows(quote)) totals.append(tax);
     totals.append(row('Total', fmt(quote.total), 'total'));
     const rejection = $('discount-rejection');
     rejection.textContent = quote.discountRejection ? 'Discount code not applied: ' + quote.discountRejection : '';
@@ -134,6 +134,22 @@ export const PAGE_SCRIPT = `
     requiresPayment = quote.requiresPayment;
     payButton.textContent = requiresPayment ? 'Pay ' + fmt(quote.total) : 'Get it for free';
     showPaymentSection();
+  };
+
+  const TAX_NAMES = { VAT: 'VAT', GST: 'GST', HST: 'HST', PST: 'PST', QST: 'QST', SALES_TAX: 'Sales tax' };
+  /** One row per tax ("VAT 19% (DE)"), "Includes ..." when the prices include it; before a country is chosen, a hint. */
+  const taxRows = (quote) => {
+    if (!quote.taxCalculated) {
+      const hint = row('Tax', '', 'tax');
+      hint.lastChild.textContent = 'calculated from your country';
+      hint.lastChild.className = 'amount muted';
+      return [hint];
+    }
+    if (quote.taxes.length === 0) return [row('Tax', fmt(0), 'tax')];
+    return quote.taxes.map((tax) => {
+      const label = (TAX_NAMES[tax.type] || tax.type) + ' ' + String(Math.round(tax.rate * 100000) / 1000) + '% (' + tax.jurisdiction + ')';
+      return row((quote.taxInclusive ? 'Includes ' : '') + label, fmt(tax.amount), 'tax');
+    });
   };
 
   const refreshQuote = async () => {

@@ -214,7 +214,7 @@ function initialSummary(offers: Offer[], quantity: number, currency: string): st
 ${lines}
 </tbody>
 <tbody id="summary-totals">
-<tr><th>Tax</th><td class="amount muted">calculated from your country</td></tr>
+<tr class="tax"><th>Tax</th><td class="amount muted">calculated from your country</td></tr>
 <tr class="total"><th>Total</th><td class="amount" id="total">${escapeHtml(formatMoney(total, currency))}</td></tr>
 </tbody>
 </table>`;
@@ -282,7 +282,7 @@ ${initialSummary(offers, quantity, currency)}
 <label for="country">Country</label><select id="country" autocomplete="country" required><option value="">Choose your country</option>${countryList}</select>
 <div class="row">
 <div><label for="postal-code">Postal code</label><input id="postal-code" autocomplete="postal-code" maxlength="64"></div>
-<div><label for="state">State or region <span class="hint">(optional)</span></label><input id="state" autocomplete="address-level1" maxlength="255"></div>
+<div><label for="state">State or province <span class="hint">(required in the US and Canada, e.g. WA, QC)</span></label><input id="state" autocomplete="address-level1" maxlength="255"></div>
 </div>
 ${customFieldInputs(offers)}
 </section>

@@ -1,10 +1,14 @@
 // The price of a hosted checkout, as pure functions: the lines from the element's offers and the
 // quantity, which discount applies (a code the buyer typed, or the best automatic sale) and how
-// it is spread over the lines, tax (0 until the tax issue fills it) and the totals. No database
-// here: sale-service.ts reads (and locks) the rows and calls these, so the quote and the order
-// compute exactly the same numbers. Money is integer minor units (docs/decisions.md).
+// it is spread over the lines, each line's tax (src/tax's calculation on the line after its
+// discount) and the totals. No database here: sale-service.ts reads (and locks) the rows and calls
+// these, so the quote and the order compute exactly the same numbers. Money is integer minor units
+// (docs/decisions.md).
 import { ValidationFailed } from '../core/errors.js';
 import { isMoney, MAX_MONEY } from '../core/money.js';
+import type { ProductType } from '../generated/prisma/enums.js';
+import { calculateTax, type TaxComponent } from '../tax/calculate.js';
+import type { TaxLocation } from '../tax/location.js';
 
 /** Units of every offer line a checkout may buy (svc-quantity); docs/decisions.md "Hosted checkout". */
 export const MIN_QUANTITY = 1;
@@ -19,6 +23,16 @@ export interface PricingOffer {
   /** Minor units per unit. */
   price: number;
   currency: string;
+  /** Decides how the line is taxed. */
+  productType: ProductType;
+}
+
+/** Where the buyer is taxed, and whether the offers' prices include the tax (the workspace's pricesIncludeTax). */
+export interface PricingTax {
+  location: TaxLocation;
+  pricesIncludeTax: boolean;
+  /** Rates in force at this time. */
+  at: Date;
 }
 
 export interface PricingDiscount {
@@ -55,9 +69,11 @@ export interface QuoteLine {
   /** unitPrice * quantity. */
   subtotal: number;
   discount: number;
+  /** The line's tax: within the total when the price includes it, added to it otherwise. */
   tax: number;
-  /** subtotal - discount + tax. */
+  /** subtotal - discount, plus tax unless taxInclusive. */
   total: number;
+  taxInclusive: boolean;
 }
 
 export interface AppliedDiscount {
@@ -79,6 +95,12 @@ export interface CheckoutPrice {
   /** Why the discountCode sent was not applied (null when none was sent or it applies). */
   discountRejection: string | null;
   tax: number;
+  /** Whether the prices (and so the subtotal) include the tax. */
+  taxInclusive: boolean;
+  /** False when no location was given (a quote before the buyer chose a country): tax is 0 until then. */
+  taxCalculated: boolean;
+  /** The taxes of all lines, summed per type, rate and jurisdiction, for the summary. */
+  taxes: TaxComponent[];
   total: number;
   requiresPayment: boolean;
 }
@@ -96,7 +118,7 @@ export function checkQuantity(quantity: number | null | undefined): number {
 export function priceLines(offers: readonly PricingOffer[], quantity: number): QuoteLine[] {
   return offers.map((offer) => {
     const subtotal = offer.price * quantity;
-    return { offerId: offer.id, productId: offer.productId, variantId: offer.variantId, name: offer.name, quantity, unitPrice: offer.price, subtotal, discount: 0, tax: 0, total: subtotal };
+    return { offerId: offer.id, productId: offer.productId, variantId: offer.variantId, name: offer.name, quantity, unitPrice: offer.price, subtotal, discount: 0, tax: 0, total: subtotal, taxInclusive: false };
   });
 }
 
@@ -173,8 +195,28 @@ export function applyDiscount(lines: readonly QuoteLine[], discount: PricingDisc
   const shares = discount ? discountShares(discount, lines) : lines.map(() => 0);
   return lines.map((line, index) => {
     const share = shares[index]!;
-    return { ...line, discount: share, total: line.subtotal - share + line.tax };
+    return { ...line, discount: share, total: line.subtotal - share + (line.taxInclusive ? 0 : line.tax) };
   });
+}
+
+/**
+ * Each line taxed on what it costs after its discount, by its product's type, with the same
+ * calculation as everywhere (src/tax); per line, so refunds can give back each line's tax exactly.
+ */
+export function applyTax(lines: readonly QuoteLine[], offers: readonly PricingOffer[], currency: string, tax: PricingTax): { lines: QuoteLine[]; taxes: TaxComponent[] } {
+  const taxes = new Map<string, TaxComponent>();
+  const taxed = lines.map((line, index) => {
+    const base = line.subtotal - line.discount;
+    const calculation = calculateTax({ productType: offers[index]!.productType, amount: base, currency, location: tax.location, priceIncludesTax: tax.pricesIncludeTax, at: tax.at });
+    for (const component of calculation.components) {
+      const key = `${component.type}|${component.jurisdiction}|${component.rate}`;
+      const sum = taxes.get(key);
+      taxes.set(key, sum ? { ...sum, amount: sum.amount + component.amount } : { ...component });
+    }
+    const total = tax.pricesIncludeTax ? base : base + calculation.taxAmount;
+    return { ...line, tax: calculation.taxAmount, total, taxInclusive: tax.pricesIncludeTax };
+  });
+  return { lines: taxed, taxes: [...taxes.values()] };
 }
 
 const amountOff = (discount: PricingDiscount, lines: readonly QuoteLine[]) => discountShares(discount, lines).reduce((sum, share) => sum + share, 0);
@@ -209,6 +251,8 @@ export interface PriceInput {
   /** The scope's automatic sales; used only when no code is sent. */
   sales: readonly PricingDiscount[];
   nowSeconds: number;
+  /** Null: no location yet (a quote), no tax. */
+  tax: PricingTax | null;
 }
 
 /** The whole price: lines, the discount applied (or why the code was not), tax and totals. */
@@ -227,7 +271,10 @@ export function priceCheckout(input: PriceInput): CheckoutPrice {
   }
   // Past the money range the order could not be stored nor its answer written: refused (400).
   if (!isMoney(lines.reduce((sum, line) => sum + line.subtotal, 0))) throw new ValidationFailed(`an order's value is at most ${MAX_MONEY} minor units`);
-  const priced = applyDiscount(lines, discount);
+  const discounted = applyDiscount(lines, discount);
+  const taxed = input.tax ? applyTax(discounted, input.offers, currency, input.tax) : { lines: discounted, taxes: [] };
+  const priced = taxed.lines;
+  if (!isMoney(priced.reduce((sum, line) => sum + line.total, 0))) throw new ValidationFailed(`an order's value with its tax is at most ${MAX_MONEY} minor units`);
   const subtotal = priced.reduce((sum, line) => sum + line.subtotal, 0);
   const off = priced.reduce((sum, line) => sum + line.discount, 0);
   const tax = priced.reduce((sum, line) => sum + line.tax, 0);
@@ -247,6 +294,9 @@ export function priceCheckout(input: PriceInput): CheckoutPrice {
     },
     discountRejection,
     tax,
+    taxInclusive: input.tax?.pricesIncludeTax ?? false,
+    taxCalculated: input.tax !== null,
+    taxes: taxed.taxes,
     total,
     requiresPayment: total > 0,
   };

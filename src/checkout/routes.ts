@@ -6,7 +6,7 @@ import type { RestRoute } from '../rest/route.js';
 export const routes: readonly RestRoute[] = [
   { method: 'GET', path: '/elements/checkout/list', field: 'Query.checkoutElements', summary: 'List checkout elements' },
   { method: 'POST', path: '/elements/checkout/create', field: 'Mutation.createCheckoutElement', summary: 'Create a checkout element' },
-  { method: 'POST', path: '/checkout/:checkoutElementId/quote', audience: 'buyer', field: 'Query.checkoutQuote', summary: 'Quote an order through a checkout element (buyer route, no keys)' },
+  { method: 'POST', path: '/checkout/:checkoutElementId/quote', audience: 'buyer', field: 'Query.checkoutQuote', summary: 'Quote an order through a checkout element (buyer route, no keys)', errors: [422] },
   {
     method: 'POST',
     path: '/checkout/:checkoutElementId/orders',
@@ -14,6 +14,6 @@ export const routes: readonly RestRoute[] = [
     idempotencyKey: true,
     field: 'Mutation.createCheckoutOrder',
     summary: 'Place and pay an order through a checkout element (buyer route, no keys)',
-    errors: [402, 503],
+    errors: [402, 422, 503],
   },
 ];

@@ -20,7 +20,7 @@ import { discountResource } from '../discounts/events.js';
 import { userEventData } from '../users/events.js';
 import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, requestHash, type Placed } from './idempotency.js';
 import { checkBillingDetails, checkOrderRequest, type CheckedOrderRequest, type CheckoutOrderRequest, type QuoteRequest } from './order-request.js';
-import { checkQuantity, normalizeDiscountCode, priceCheckout, type CheckoutPrice, type PricingDiscount, type PricingOffer } from './pricing.js';
+import { checkQuantity, normalizeDiscountCode, priceCheckout, type CheckoutPrice, type PricingDiscount, type PricingOffer, type PricingTax } from './pricing.js';
 
 /** The processor is unreachable: the buyer is answered 503 and may retry (with the same Idempotency-Key). */
 export class CheckoutProcessorUnavailable extends DomainError {
@@ -37,18 +37,19 @@ export type CheckoutQuote = CheckoutPrice & { checkoutElementId: string; livemod
 
 type Tx = Prisma.TransactionClient;
 
-const withOffers = { offers: { orderBy: { position: 'asc' }, include: { offer: { include: { product: { select: { name: true, archivedAt: true } } } } } } } as const;
-type ElementOffer = Prisma.OfferGetPayload<{ include: { product: { select: { name: true; archivedAt: true } } } }>;
+const offerProduct = { select: { name: true, archivedAt: true, type: true } } as const;
+const withOffers = { offers: { orderBy: { position: 'asc' }, include: { offer: { include: { product: offerProduct } } } } } as const;
+type ElementOffer = Prisma.OfferGetPayload<{ include: { product: typeof offerProduct } }>;
 
 /** The element a buyer may buy from: live (not archived), ACTIVE, of a workspace that sells in that mode; 404 otherwise. */
 async function sellingElement(prisma: PrismaClient | Tx, checkoutElementId: string) {
   const element = await prisma.checkoutElement.findUnique({ where: { id: checkoutElementId }, include: withOffers });
   if (!element || element.archivedAt || element.status !== 'ACTIVE') throw new NotFound('Checkout element');
-  const workspace = await prisma.workspace.findUnique({ where: { id: element.workspaceId }, select: { offline: true, testMode: true } });
+  const workspace = await prisma.workspace.findUnique({ where: { id: element.workspaceId }, select: { offline: true, testMode: true, pricesIncludeTax: true } });
   // An offline workspace, or test mode not set up, cannot sell: the element is as good as absent.
   if (!workspace || workspace.offline || (!element.livemode && !workspace.testMode)) throw new NotFound('Checkout element');
   const scope: Scope = { workspaceId: element.workspaceId, livemode: element.livemode };
-  return { element, scope, offers: element.offers.map(({ offer }) => offer) };
+  return { element, scope, offers: element.offers.map(({ offer }) => offer), pricesIncludeTax: workspace.pricesIncludeTax };
 }
 
 /** Each offer can be sold now in that quantity (400 otherwise): live, ACTIVE, enough left under its limit. */
@@ -71,6 +72,14 @@ const pricingOffer = (offer: ElementOffer): PricingOffer => ({
   name: offer.name ?? offer.product.name,
   price: offer.price,
   currency: offer.currency,
+  productType: offer.product.type,
+});
+
+/** Where the buyer is taxed (checked billing details), at the workspace's inclusive or exclusive prices. */
+const pricingTax = (billing: { countryCode: string; state: string | null; postalCode: string | null }, pricesIncludeTax: boolean): PricingTax => ({
+  location: { country: billing.countryCode, state: billing.state, postalCode: billing.postalCode },
+  pricesIncludeTax,
+  at: new Date(),
 });
 
 /** The discount as pricing reads it: its API fields (discountResource) plus what availability needs. */
@@ -98,8 +107,8 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** `POST /checkout/{id}/quote`: what the order would cost now (no locks, nothing written). */
 export async function quoteCheckout(prisma: PrismaClient, checkoutElementId: string, request: QuoteRequest): Promise<CheckoutQuote> {
   const quantity = checkQuantity(request.quantity);
-  if (request.billingDetails) checkBillingDetails(request.billingDetails);
-  const { element, scope, offers } = await sellingElement(prisma, checkoutElementId);
+  const billing = request.billingDetails ? checkBillingDetails(request.billingDetails) : null;
+  const { element, scope, offers, pricesIncludeTax } = await sellingElement(prisma, checkoutElementId);
   checkOffersSellable(offers, quantity);
   const sent = normalizeDiscountCode(request.discountCode);
   let code: { sent: string; discount: PricingDiscount | null } | null = null;
@@ -111,7 +120,8 @@ export async function quoteCheckout(prisma: PrismaClient, checkoutElementId: str
   } else {
     sales = (await liveSales(prisma, scope)).map(pricingDiscount);
   }
-  const price = priceCheckout({ offers: offers.map(pricingOffer), quantity, code, sales, nowSeconds: nowSeconds() });
+  const tax = billing && pricingTax(billing, pricesIncludeTax);
+  const price = priceCheckout({ offers: offers.map(pricingOffer), quantity, code, sales, nowSeconds: nowSeconds(), tax });
   return { checkoutElementId: element.id, livemode: element.livemode, ...price };
 }
 
@@ -119,7 +129,7 @@ export async function quoteCheckout(prisma: PrismaClient, checkoutElementId: str
 async function lockOffers(tx: Tx, offerIds: readonly string[]): Promise<Map<string, ElementOffer>> {
   const ids = [...offerIds].sort();
   await tx.$queryRaw`SELECT id FROM "Offer" WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`;
-  const offers = await tx.offer.findMany({ where: { id: { in: ids } }, include: { product: { select: { name: true, archivedAt: true } } } });
+  const offers = await tx.offer.findMany({ where: { id: { in: ids } }, include: { product: offerProduct } });
   return new Map(offers.map((offer) => [offer.id, offer]));
 }
 
@@ -135,19 +145,19 @@ async function lockDiscounts(tx: Tx, ids: readonly string[]): Promise<Discount[]
  * best usable sale. Sales that could apply are all locked (in id order) before choosing, so two
  * checkouts never lock them in different orders.
  */
-async function lockedPrice(tx: Tx, scope: Scope, offers: PricingOffer[], quantity: number, sent: string | null): Promise<CheckoutPrice> {
+async function lockedPrice(tx: Tx, scope: Scope, offers: PricingOffer[], quantity: number, sent: string | null, tax: PricingTax): Promise<CheckoutPrice> {
   const now = nowSeconds();
   if (sent) {
     const id = await codeDiscountId(tx, scope, sent);
     const [discount] = id ? await lockDiscounts(tx, [id]) : [];
-    const price = priceCheckout({ offers, quantity, code: { sent, discount: discount ? pricingDiscount(discount) : null }, sales: [], nowSeconds: now });
+    const price = priceCheckout({ offers, quantity, code: { sent, discount: discount ? pricingDiscount(discount) : null }, sales: [], nowSeconds: now, tax });
     if (price.discountRejection) throw new ValidationFailed(price.discountRejection);
     return price;
   }
   const unlocked = (await liveSales(tx, scope)).map(pricingDiscount);
-  const candidates = unlocked.filter((sale) => priceCheckout({ offers, quantity, code: null, sales: [sale], nowSeconds: now }).discount !== null);
+  const candidates = unlocked.filter((sale) => priceCheckout({ offers, quantity, code: null, sales: [sale], nowSeconds: now, tax: null }).discount !== null);
   const sales = (await lockDiscounts(tx, candidates.map((sale) => sale.id))).map(pricingDiscount);
-  return priceCheckout({ offers, quantity, code: null, sales, nowSeconds: now });
+  return priceCheckout({ offers, quantity, code: null, sales, nowSeconds: now, tax });
 }
 
 /** The scope's user with this email (any case, archived ones too: the address stays theirs), created when there is none. */
@@ -169,7 +179,7 @@ async function buyerFor(tx: Tx, scope: Scope, email: string, billingDetails: Che
 /** The order and its first payment, in one transaction; returns their ids. */
 async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, checkoutElementId: string, request: CheckedOrderRequest, key: { value: string; hash: string } | null): Promise<Placed> {
   return prisma.$transaction(async (tx) => {
-    const { element, scope, offers: elementOffers } = await sellingElement(tx, checkoutElementId);
+    const { element, scope, offers: elementOffers, pricesIncludeTax } = await sellingElement(tx, checkoutElementId);
     const keyRowId = key ? await claimKey(tx, scope, element.id, key.value, key.hash) : null;
     const offerIds = elementOffers.map((offer) => offer.id);
     for (const offerId of Object.keys(request.customFields)) {
@@ -178,7 +188,7 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
     const locked = await lockOffers(tx, offerIds);
     const offers = offerIds.map((id) => locked.get(id)!);
     checkOffersSellable(offers, request.quantity);
-    const price = await lockedPrice(tx, scope, offers.map(pricingOffer), request.quantity, request.discountCode);
+    const price = await lockedPrice(tx, scope, offers.map(pricingOffer), request.quantity, request.discountCode, pricingTax(request.billingDetails, pricesIncludeTax));
     if (price.requiresPayment && request.method === 'card' && !request.card) throw new ValidationFailed('card is required to pay with method card');
     const user = await buyerFor(tx, scope, request.email, request.billingDetails);
     const recurring = offers.find((offer) => offer.recurringInterval !== null);
@@ -190,12 +200,16 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
       unitPrice: line.unitPrice,
       discount: line.discount,
       tax: line.tax,
+      taxInclusive: line.taxInclusive,
       customFields: request.customFields[line.offerId] ?? null,
     }));
     const created = await createOrder(tx, scope, {
       userId: user.id,
       currency: price.currency,
       country: request.billingDetails.countryCode,
+      billingState: request.billingDetails.state,
+      billingPostalCode: request.billingDetails.postalCode,
+      taxInclusive: price.taxInclusive,
       checkoutId: element.id,
       discountId: price.discount?.id ?? null,
       items,

@@ -10,6 +10,7 @@ import { MAX_QUANTITY, MIN_QUANTITY } from './pricing.js';
 import * as sale from './sale-service.js';
 import { Order } from '../orders/types.js';
 import { Payment } from '../payments/types.js';
+import { TaxComponentRef } from '../tax/types.js';
 
 export const CheckoutElementStatusEnum = builder.enumType(CheckoutElementStatus, { name: 'CheckoutElementStatus' });
 
@@ -90,7 +91,7 @@ const CheckoutBillingDetails = builder.inputType('CheckoutBillingDetails', {
   fields: (t) => ({
     countryCode: t.string({ required: true, description: 'Two-letter ISO 3166-1 code (XK included)' }),
     postalCode: t.string({ description: 'Required for the countries that need one (US, CA, GB, DE, FR, ...)' }),
-    state: t.string(),
+    state: t.string({ description: 'Required in the US and Canada (two-letter code): tax cannot be determined without it (422)' }),
   }),
 });
 
@@ -113,8 +114,9 @@ const CheckoutQuoteLine = builder.simpleObject('CheckoutQuoteLine', {
     unitPrice: t.int({ description: 'Minor units' }),
     subtotal: t.int({ description: 'unitPrice * quantity' }),
     discount: t.int({ description: "The line's share of the discount" }),
-    tax: t.int({ description: '0 until tax is calculated' }),
-    total: t.int({ description: 'subtotal - discount + tax' }),
+    tax: t.int({ description: "The line's tax on subtotal - discount (0 until a country is given)" }),
+    total: t.int({ description: 'subtotal - discount, plus tax unless taxInclusive' }),
+    taxInclusive: t.boolean({ description: 'Whether the price includes the tax (the workspace setting pricesIncludeTax)' }),
   }),
 });
 
@@ -139,7 +141,10 @@ const CheckoutQuote = builder.simpleObject('CheckoutQuote', {
     subtotal: t.int(),
     discount: t.field({ type: CheckoutQuoteDiscount, nullable: true, description: 'The discount applied: the code sent, or else the best automatic sale' }),
     discountRejection: t.string({ nullable: true, description: 'Why the discountCode sent is not applied (paying with it is 400)' }),
-    tax: t.int(),
+    tax: t.int({ description: 'The sum of the lines\' tax' }),
+    taxInclusive: t.boolean({ description: 'Whether the prices include the tax (then total does not add it)' }),
+    taxCalculated: t.boolean({ description: 'false while no billingDetails are sent: tax is 0 until the buyer\'s country is known' }),
+    taxes: t.field({ type: [TaxComponentRef], description: 'The taxes of all lines, summed per type, rate and jurisdiction' }),
     total: t.int(),
     requiresPayment: t.boolean({ description: 'false when the total is 0: no card is needed' }),
   }),

@@ -19,6 +19,7 @@ export function orderItemResource(item: OrderItem) {
     subtotal,
     discount: item.discount,
     tax: item.tax,
+    taxInclusive: item.taxInclusive,
     // With a tax-inclusive price the tax is within the subtotal.
     total: subtotal - item.discount + (item.taxInclusive ? 0 : item.tax),
     customFields: item.customFields,

@@ -35,8 +35,9 @@ export interface NewOrderItem {
   unitPrice: number;
   /** Off the line's subtotal (unitPrice * quantity). */
   discount?: number;
-  /** Added to the line. */
+  /** Added to the line, or within its price when taxInclusive. */
   tax?: number;
+  taxInclusive?: boolean;
   customFields?: Record<string, string> | null;
 }
 
@@ -44,6 +45,11 @@ export interface NewOrder {
   userId?: string | null;
   currency: string;
   country?: string | null;
+  /** The billing address the order is taxed on, with country. */
+  billingState?: string | null;
+  billingPostalCode?: string | null;
+  /** Whether the items' prices include their tax (then value does not add it again). */
+  taxInclusive?: boolean;
   checkoutId?: string | null;
   discountId?: string | null;
   items: NewOrderItem[];
@@ -73,7 +79,8 @@ function checkNewOrder(input: NewOrder) {
     if (!isMoney(item.unitPrice) || !isMoney(subtotal) || !isMoney(tax) || !isMoney(discount) || discount > subtotal) {
       throw new ValidationFailed(`items[${index}]: prices must be whole minor units from 0 to ${MAX_MONEY}, the discount at most the subtotal`);
     }
-    value += subtotal - discount + tax;
+    if (item.taxInclusive && tax > subtotal - discount) throw new ValidationFailed(`items[${index}]: a tax within the price is at most the price after discount`);
+    value += subtotal - discount + (item.taxInclusive ? 0 : tax);
   }
   if (!isMoney(value)) throw new ValidationFailed(`an order's value is at most ${MAX_MONEY} minor units`);
   return value;
@@ -97,7 +104,8 @@ export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, in
   const value = checkNewOrder(input);
   const tax = input.items.reduce((sum, item) => sum + (item.tax ?? 0), 0);
   const discountAmount = input.items.reduce((sum, item) => sum + (item.discount ?? 0), 0);
-  const fee = platformFee(value, rule);
+  // On the value without tax: tax is the authorities', not revenue (docs/decisions.md "Tax").
+  const fee = platformFee(value - tax, rule);
   // Collisions need the same millisecond and 35 equal random bits; the unique index stops one.
   const number = newOrderNumber();
   const owner = { ...inScope(scope), userId: input.userId ?? null };
@@ -114,12 +122,13 @@ export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, in
     data: {
       ...owner, number, type: subscription ? 'SUBSCRIPTION' : value === 0 ? 'FREE' : 'ONE_TIME', currency: input.currency, value, tax, fee,
       discountId: input.discountId ?? null, discountAmount, totalItems: input.items.reduce((sum, item) => sum + item.quantity, 0),
-      country: input.country ?? null, checkoutId: input.checkoutId ?? null, subscriptionId: subscription?.id ?? null,
+      country: input.country ?? null, billingState: input.billingState ?? null, billingPostalCode: input.billingPostalCode ?? null,
+      taxInclusive: input.taxInclusive ?? false, checkoutId: input.checkoutId ?? null, subscriptionId: subscription?.id ?? null,
       itemCustomFields: input.items.map((item) => item.customFields ?? {}),
       items: {
         create: input.items.map((item, position) => ({
           position, offerId: item.offerId, productId: item.productId, variantId: item.variantId ?? null, quantity: item.quantity, unitPrice: item.unitPrice,
-          discount: item.discount ?? 0, tax: item.tax ?? 0, customFields: item.customFields ?? undefined,
+          discount: item.discount ?? 0, tax: item.tax ?? 0, taxInclusive: item.taxInclusive ?? false, customFields: item.customFields ?? undefined,
         })),
       },
     },

@@ -9,7 +9,7 @@ const TaxTypeEnum = builder.enumType('TaxType', {
   description: 'VAT (EU, UK, NO, CH), GST (AU, NZ, Canada federal), HST (harmonized Canadian provinces), PST or QST (Canadian provinces), SALES_TAX (US states)',
 });
 
-const TaxComponentRef = builder.objectRef<TaxComponent>('TaxComponent').implement({
+export const TaxComponentRef = builder.objectRef<TaxComponent>('TaxComponent').implement({
   description: 'One tax of the calculation (Canada: the GST and the province\'s PST or QST)',
   fields: (t) => ({
     type: t.field({ type: TaxTypeEnum, resolve: (c) => c.type }),

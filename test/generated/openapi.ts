@@ -901,9 +901,11 @@ export interface components {
             subtotal: number;
             /** Format: int32 */
             tax: number;
+            /** @description Whether unitPrice includes the tax */
+            taxInclusive: boolean;
             /**
              * Format: int32
-             * @description subtotal - discount + tax
+             * @description subtotal - discount, plus tax unless taxInclusive
              */
             total: number;
             /** Format: int32 */
@@ -935,6 +937,7 @@ export interface components {
             countryCode: string;
             /** @description Required for the countries that need one (US, CA, GB, DE, FR, ...) */
             postalCode?: string | null;
+            /** @description Required in the US and Canada (two-letter code): tax cannot be determined without it (422) */
             state?: string | null;
         };
         /** @description Card details: passed to the processor, never stored or logged */
@@ -997,8 +1000,17 @@ export interface components {
             requiresPayment: boolean;
             /** Format: int32 */
             subtotal: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The sum of the lines' tax
+             */
             tax: number;
+            /** @description false while no billingDetails are sent: tax is 0 until the buyer's country is known */
+            taxCalculated: boolean;
+            /** @description Whether the prices include the tax (then total does not add it) */
+            taxInclusive: boolean;
+            /** @description The taxes of all lines, summed per type, rate and jurisdiction */
+            taxes: components["schemas"]["TaxComponent"][];
             /** Format: int32 */
             total: number;
         };
@@ -1037,12 +1049,14 @@ export interface components {
             subtotal: number;
             /**
              * Format: int32
-             * @description 0 until tax is calculated
+             * @description The line's tax on subtotal - discount (0 until a country is given)
              */
             tax: number;
+            /** @description Whether the price includes the tax (the workspace setting pricesIncludeTax) */
+            taxInclusive: boolean;
             /**
              * Format: int32
-             * @description subtotal - discount + tax
+             * @description subtotal - discount, plus tax unless taxInclusive
              */
             total: number;
             /**
@@ -1295,6 +1309,10 @@ export interface components {
         /** @enum {string} */
         OfferStatus: "ACTIVE" | "DRAFT" | "INACTIVE";
         Order: {
+            /** @description The postal code the order was taxed on */
+            billingPostalCode: string | null;
+            /** @description The state or province the order was taxed on (US and Canada) */
+            billingState: string | null;
             checkoutId: string | null;
             country: string | null;
             createdAt: components["schemas"]["Timestamp"];
@@ -1308,7 +1326,7 @@ export interface components {
             disputed: boolean;
             /**
              * Format: int32
-             * @description The platform's fee on value, minor units
+             * @description The platform's fee on value without tax, minor units
              */
             fee: number;
             id: string;
@@ -1329,6 +1347,8 @@ export interface components {
              * @description The tax within value, minor units
              */
             tax: number;
+            /** @description Whether the item prices included the tax (then value does not add it) */
+            taxInclusive: boolean;
             /**
              * Format: int32
              * @description Units bought (sum of the quantities)
@@ -1340,11 +1360,15 @@ export interface components {
             userId: string | null;
             /**
              * Format: int32
-             * @description What the buyer pays (items less discount, plus tax), minor units
+             * @description What the buyer pays (items less discount, plus tax unless the prices include it), minor units
              */
             value: number;
         };
         OrderDetails: {
+            /** @description The postal code the order was taxed on */
+            billingPostalCode: string | null;
+            /** @description The state or province the order was taxed on (US and Canada) */
+            billingState: string | null;
             checkoutId: string | null;
             country: string | null;
             createdAt: components["schemas"]["Timestamp"];
@@ -1358,7 +1382,7 @@ export interface components {
             disputed: boolean;
             /**
              * Format: int32
-             * @description The platform's fee on value, minor units
+             * @description The platform's fee on value without tax, minor units
              */
             fee: number;
             id: string;
@@ -1381,6 +1405,8 @@ export interface components {
              * @description The tax within value, minor units
              */
             tax: number;
+            /** @description Whether the item prices included the tax (then value does not add it) */
+            taxInclusive: boolean;
             /**
              * Format: int32
              * @description Units bought (sum of the quantities)
@@ -1392,7 +1418,7 @@ export interface components {
             userId: string | null;
             /**
              * Format: int32
-             * @description What the buyer pays (items less discount, plus tax), minor units
+             * @description What the buyer pays (items less discount, plus tax unless the prices include it), minor units
              */
             value: number;
         };
@@ -3230,6 +3256,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -3289,6 +3316,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
