@@ -64,13 +64,13 @@ describe('orders: the object, details and lookups', () => {
     expect(orders).toHaveLength(1);
     const [row] = orders;
     expect(row).toMatchObject({
-      object: 'order', id: created.order.id, status: 'PENDING', type: 'ONE_TIME', value: 2550, tax: 100, discountAmount: 50, fee: 178, totalItems: 2,
+      object: 'order', id: created.order.id, status: 'PENDING', type: 'ONE_TIME', value: 2550, tax: 100, discountAmount: 50, fee: 173, totalItems: 2,
       country: 'DE', currency: 'USD', currencyDecimals: 2, userId: buyer.id, user: buyer, subscriptionId: null, subscription: null, checkoutId: null, disputed: false,
     });
     expect(row!.number).toMatch(NUMBER);
     expect(row!.orderNumber).toBe(row!.number);
     expect(row!.lastPaymentNumber).toBe(row!.number);
-    expect(row!.lastPayment).toMatchObject({ object: 'payment', id: row!.lastPaymentId, number: row!.number, status: 'PENDING', amount: 2550, fee: 178, orderNumber: row!.number });
+    expect(row!.lastPayment).toMatchObject({ object: 'payment', id: row!.lastPaymentId, number: row!.number, status: 'PENDING', amount: 2550, fee: 173, orderNumber: row!.number });
     expect(Math.abs(row!.createdAt - Date.now() / 1000)).toBeLessThan(600);
     const [event] = await eventsAbout(ws, 'order_created', 'order', created.order.id);
     expect(event!.payload).toEqual({ order: row, items: [expect.objectContaining({ object: 'order_item', id: created.items[0]!.id, quantity: 2 })], user: buyer });
