@@ -53,7 +53,7 @@ async function checkout(url: string, elementId: string, readHeaders: Record<stri
   const response = await fetch(`${url}/checkout/${elementId}/orders`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ email: `buyer${buyer}@example.com`, billingDetails: { countryCode: 'US', postalCode: '94107' }, card: CARD }),
+    body: JSON.stringify({ email: `buyer${buyer}@example.com`, billingDetails: { countryCode: 'US', postalCode: '94107', state: 'CA' }, card: CARD }),
   });
   const text = await response.text();
   const postMs = performance.now() - started;
