@@ -13,6 +13,7 @@ const SETTINGS = {
   refundsEnabled: false,
   embeddedPaymentMethodUpdate: true,
   customSubscriptionManagementUrl: 'https://billing.example.com/manage',
+  pricesIncludeTax: true,
   contactEmail: 'ops@example.com',
 };
 

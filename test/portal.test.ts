@@ -71,6 +71,8 @@ describe('GET /v0/portal/url', () => {
       for (const query of [{ type: 'orders-list' }, { type: 'subscriptions-list' }, { type: 'nope' }, { type: 'orders-view', orderNumber: '0000000000000000' }]) {
         expect([query, await failure(link(ws, query, { mode: 'test' }))]).toEqual([query, { status: 401, body: ERROR }]);
       }
+      // Even without a type.
+      expect((await raw('GET', '/v0/portal/url', { headers: { 'x-svc-public-key': ws.testPublicKey } })).status).toBe(401);
     });
 
     test('401 with the portal disabled, before the type and the order are looked at', async () => {

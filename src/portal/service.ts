@@ -25,7 +25,8 @@ export const PORTAL_TYPES = {
 type PortalType = keyof typeof PORTAL_TYPES;
 
 export interface PortalLinkRequest {
-  type: string;
+  /** Required; checked after the 401 rules, like its value. */
+  type?: string | null;
   orderNumber?: string | null;
   offerId?: string | null;
   cartOfferId?: string | null;
@@ -34,7 +35,7 @@ export interface PortalLinkRequest {
 const isPortalType = (type: string): type is PortalType => Object.hasOwn(PORTAL_TYPES, type);
 
 export async function portalUrl(prisma: PrismaClient, principal: Principal, request: PortalLinkRequest, baseUrl = PORTAL_BASE_URL): Promise<{ url: string }> {
-  const type = request.type.trim();
+  const type = request.type?.trim() ?? '';
   const custom = principal.settings.customSubscriptionManagementUrl;
   if (type.startsWith('subscriptions-') && custom) return { url: custom };
   if (!principal.livemode) throw new Unauthenticated('The customer portal link endpoint does not take test-mode keys');

@@ -4127,15 +4127,15 @@ export interface operations {
     };
     portalUrl: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Passed into the link as is, not checked */
                 cartOfferId?: string;
                 /** @description Passed into the link as is, not checked */
                 offerId?: string;
                 /** @description Order number or order id in the workspace (404 when unknown); required by the types that link to one order or subscription */
                 orderNumber?: string;
-                /** @description One of subscriptions-list, subscriptions-manage, subscriptions-update-payment-method, subscriptions-cancel, orders-list, orders-view, orders-downloads */
-                type: string;
+                /** @description Required: one of subscriptions-list, subscriptions-manage, subscriptions-update-payment-method, subscriptions-cancel, orders-list, orders-view, orders-downloads */
+                type?: string;
             };
             header?: never;
             path?: never;
