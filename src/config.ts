@@ -9,6 +9,14 @@ function intEnv(name: string, fallback: number): number {
   return value;
 }
 
+/** LICENSE_KEY_SECRET: unset (a generated one in DATA_DIR), or at least 32 characters. */
+function licenseKeySecret(): string | undefined {
+  const raw = process.env.LICENSE_KEY_SECRET;
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 32) throw new Error('LICENSE_KEY_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
+  return raw;
+}
+
 export const config = {
   port: intEnv('PORT', 3000),
   host: process.env.HOST ?? '127.0.0.1',
@@ -57,4 +65,6 @@ export const config = {
     // How often each worker process looks for events not yet handed to delivery.
     dispatchIntervalMs: intEnv('EVENT_DISPATCH_INTERVAL_MS', 250),
   },
+  // License keys are stored encrypted under this secret (src/delivery/key-vault.ts).
+  licenseKeySecret: licenseKeySecret(),
 };

@@ -52,6 +52,8 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   city: 255,
   developer: 255,
   internalId: 255,
+  // License keys (src/delivery/license-keys.ts).
+  keys: 255,
   line1: 255,
   line2: 255,
   name: 255,

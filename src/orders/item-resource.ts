@@ -3,9 +3,16 @@
 import { randomUUID } from 'node:crypto';
 import type { OrderItem } from '../generated/prisma/client.js';
 import { unixSeconds } from '../core/time.js';
+import type { DeliveredKey } from '../delivery/delivered-keys.js';
 
-/** The item (`items[]` of the order events, cart items of the order details): its `id` is what the download URL takes. */
-export function orderItemResource(item: OrderItem) {
+/** An item row, with its delivered keys when it was loaded for the order's events or details. */
+export type ItemRow = OrderItem & { deliveredKeys?: DeliveredKey[] };
+
+/**
+ * The item (`items[]` of the order events, cart items of the order details): its `id` is what the
+ * download URL takes; `licenseKeys` are its sold keys once the order is paid (loadOrderForEvent).
+ */
+export function orderItemResource(item: ItemRow) {
   const subtotal = item.unitPrice * item.quantity;
   return {
     object: 'order_item',
@@ -22,6 +29,7 @@ export function orderItemResource(item: OrderItem) {
     total: subtotal - item.discount + item.tax,
     customFields: item.customFields,
     createdAt: unixSeconds(item.createdAt),
+    licenseKeys: item.deliveredKeys ?? [],
   };
 }
 
@@ -38,7 +46,7 @@ export function sampleItems(now: Date, hints: Array<Record<string, unknown> & { 
     const unitPrice = typeof hint.unitPrice === 'number' ? hint.unitPrice : 1999;
     const row: OrderItem = {
       id: hint.id, orderId, position: 0, productId: randomUUID(), offerId: randomUUID(), variantId: null, quantity, unitPrice, discount: 0, tax: 0,
-      customFields: null, createdAt: now,
+      refundedQuantity: 0, customFields: null, createdAt: now,
     };
     return { ...orderItemResource(row), ...hint };
   });

@@ -86,7 +86,7 @@ const orderFields = <Model extends PrismaTypes['Order'], Shape extends OrderRow>
 export const Order = builder.prismaObject('Order', { fields: orderFields });
 
 /** A line of the cart: its offer and product as they are now, its prices as they were paid. */
-const CartItem = builder.objectRef<orders.CatalogueItem>('CartItem').implement({
+export const CartItem = builder.objectRef<orders.CatalogueItem>('CartItem').implement({
   fields: (t) => ({
     object: t.exposeString('object'),
     id: t.exposeID('id', { description: 'The item id a download URL takes' }),

@@ -443,11 +443,28 @@ export type EnumOfferStatusWithAggregatesFilter<$PrismaModel = never> = {
   _max?: Prisma.NestedEnumOfferStatusFilter<$PrismaModel>
 }
 
+export type BytesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBytesFilter<$PrismaModel> | runtime.Bytes
+}
+
 export type EnumLicenseKeyStatusFilter<$PrismaModel = never> = {
   equals?: $Enums.LicenseKeyStatus | Prisma.EnumLicenseKeyStatusFieldRefInput<$PrismaModel>
   in?: $Enums.LicenseKeyStatus[] | Prisma.ListEnumLicenseKeyStatusFieldRefInput<$PrismaModel>
   notIn?: $Enums.LicenseKeyStatus[] | Prisma.ListEnumLicenseKeyStatusFieldRefInput<$PrismaModel>
   not?: Prisma.NestedEnumLicenseKeyStatusFilter<$PrismaModel> | $Enums.LicenseKeyStatus
+}
+
+export type BytesWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBytesWithAggregatesFilter<$PrismaModel> | runtime.Bytes
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedBytesFilter<$PrismaModel>
+  _max?: Prisma.NestedBytesFilter<$PrismaModel>
 }
 
 export type EnumLicenseKeyStatusWithAggregatesFilter<$PrismaModel = never> = {
@@ -1163,11 +1180,28 @@ export type NestedEnumOfferStatusWithAggregatesFilter<$PrismaModel = never> = {
   _max?: Prisma.NestedEnumOfferStatusFilter<$PrismaModel>
 }
 
+export type NestedBytesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBytesFilter<$PrismaModel> | runtime.Bytes
+}
+
 export type NestedEnumLicenseKeyStatusFilter<$PrismaModel = never> = {
   equals?: $Enums.LicenseKeyStatus | Prisma.EnumLicenseKeyStatusFieldRefInput<$PrismaModel>
   in?: $Enums.LicenseKeyStatus[] | Prisma.ListEnumLicenseKeyStatusFieldRefInput<$PrismaModel>
   notIn?: $Enums.LicenseKeyStatus[] | Prisma.ListEnumLicenseKeyStatusFieldRefInput<$PrismaModel>
   not?: Prisma.NestedEnumLicenseKeyStatusFilter<$PrismaModel> | $Enums.LicenseKeyStatus
+}
+
+export type NestedBytesWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: runtime.Bytes | Prisma.BytesFieldRefInput<$PrismaModel>
+  in?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  notIn?: runtime.Bytes[] | Prisma.ListBytesFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedBytesWithAggregatesFilter<$PrismaModel> | runtime.Bytes
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedBytesFilter<$PrismaModel>
+  _max?: Prisma.NestedBytesFilter<$PrismaModel>
 }
 
 export type NestedEnumLicenseKeyStatusWithAggregatesFilter<$PrismaModel = never> = {

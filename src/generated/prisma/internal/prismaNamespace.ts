@@ -2531,10 +2531,17 @@ export type OfferScalarFieldEnum = (typeof OfferScalarFieldEnum)[keyof typeof Of
 
 export const LicenseKeyScalarFieldEnum = {
   id: 'id',
-  offerId: 'offerId',
-  key: 'key',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  productId: 'productId',
+  variantId: 'variantId',
+  sealed: 'sealed',
+  fingerprint: 'fingerprint',
   status: 'status',
   orderItemId: 'orderItemId',
+  unit: 'unit',
+  soldAt: 'soldAt',
+  revokedAt: 'revokedAt',
   createdAt: 'createdAt'
 } as const
 
@@ -3081,6 +3088,20 @@ export type EnumOfferStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$Pris
  * Reference to a field of type 'OfferStatus[]'
  */
 export type ListEnumOfferStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'OfferStatus[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes'
+ */
+export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes[]'
+ */
+export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
     
 
 

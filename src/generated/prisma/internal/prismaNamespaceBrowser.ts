@@ -221,10 +221,17 @@ export type OfferScalarFieldEnum = (typeof OfferScalarFieldEnum)[keyof typeof Of
 
 export const LicenseKeyScalarFieldEnum = {
   id: 'id',
-  offerId: 'offerId',
-  key: 'key',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  productId: 'productId',
+  variantId: 'variantId',
+  sealed: 'sealed',
+  fingerprint: 'fingerprint',
   status: 'status',
   orderItemId: 'orderItemId',
+  unit: 'unit',
+  soldAt: 'soldAt',
+  revokedAt: 'revokedAt',
   createdAt: 'createdAt'
 } as const
 

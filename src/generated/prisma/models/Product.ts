@@ -343,6 +343,7 @@ export type ProductWhereInput = {
   project?: Prisma.XOR<Prisma.ProjectScalarRelationFilter, Prisma.ProjectWhereInput>
   variants?: Prisma.VariantListRelationFilter
   offers?: Prisma.OfferListRelationFilter
+  licenseKeys?: Prisma.LicenseKeyListRelationFilter
 }
 
 export type ProductOrderByWithRelationInput = {
@@ -372,6 +373,7 @@ export type ProductOrderByWithRelationInput = {
   project?: Prisma.ProjectOrderByWithRelationInput
   variants?: Prisma.VariantOrderByRelationAggregateInput
   offers?: Prisma.OfferOrderByRelationAggregateInput
+  licenseKeys?: Prisma.LicenseKeyOrderByRelationAggregateInput
 }
 
 export type ProductWhereUniqueInput = Prisma.AtLeast<{
@@ -405,6 +407,7 @@ export type ProductWhereUniqueInput = Prisma.AtLeast<{
   project?: Prisma.XOR<Prisma.ProjectScalarRelationFilter, Prisma.ProjectWhereInput>
   variants?: Prisma.VariantListRelationFilter
   offers?: Prisma.OfferListRelationFilter
+  licenseKeys?: Prisma.LicenseKeyListRelationFilter
 }, "id" | "workspaceId_livemode_slug">
 
 export type ProductOrderByWithAggregationInput = {
@@ -493,6 +496,7 @@ export type ProductCreateInput = {
   project: Prisma.ProjectCreateNestedOneWithoutProductsInput
   variants?: Prisma.VariantCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateInput = {
@@ -521,6 +525,7 @@ export type ProductUncheckedCreateInput = {
   archivedAt?: Date | string | null
   variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductUpdateInput = {
@@ -549,6 +554,7 @@ export type ProductUpdateInput = {
   project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
   variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateInput = {
@@ -577,6 +583,7 @@ export type ProductUncheckedUpdateInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductCreateManyInput = {
@@ -874,6 +881,20 @@ export type ProductUpdateOneRequiredWithoutOffersNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.ProductUpdateToOneWithWhereWithoutOffersInput, Prisma.ProductUpdateWithoutOffersInput>, Prisma.ProductUncheckedUpdateWithoutOffersInput>
 }
 
+export type ProductCreateNestedOneWithoutLicenseKeysInput = {
+  create?: Prisma.XOR<Prisma.ProductCreateWithoutLicenseKeysInput, Prisma.ProductUncheckedCreateWithoutLicenseKeysInput>
+  connectOrCreate?: Prisma.ProductCreateOrConnectWithoutLicenseKeysInput
+  connect?: Prisma.ProductWhereUniqueInput
+}
+
+export type ProductUpdateOneRequiredWithoutLicenseKeysNestedInput = {
+  create?: Prisma.XOR<Prisma.ProductCreateWithoutLicenseKeysInput, Prisma.ProductUncheckedCreateWithoutLicenseKeysInput>
+  connectOrCreate?: Prisma.ProductCreateOrConnectWithoutLicenseKeysInput
+  upsert?: Prisma.ProductUpsertWithoutLicenseKeysInput
+  connect?: Prisma.ProductWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ProductUpdateToOneWithWhereWithoutLicenseKeysInput, Prisma.ProductUpdateWithoutLicenseKeysInput>, Prisma.ProductUncheckedUpdateWithoutLicenseKeysInput>
+}
+
 export type ProductCreateWithoutProjectInput = {
   id?: string
   workspaceId: string
@@ -899,6 +920,7 @@ export type ProductCreateWithoutProjectInput = {
   archivedAt?: Date | string | null
   variants?: Prisma.VariantCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateWithoutProjectInput = {
@@ -926,6 +948,7 @@ export type ProductUncheckedCreateWithoutProjectInput = {
   archivedAt?: Date | string | null
   variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductCreateOrConnectWithoutProjectInput = {
@@ -1008,6 +1031,7 @@ export type ProductCreateWithoutVariantsInput = {
   archivedAt?: Date | string | null
   project: Prisma.ProjectCreateNestedOneWithoutProductsInput
   offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateWithoutVariantsInput = {
@@ -1035,6 +1059,7 @@ export type ProductUncheckedCreateWithoutVariantsInput = {
   updatedAt?: Date | string
   archivedAt?: Date | string | null
   offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductCreateOrConnectWithoutVariantsInput = {
@@ -1078,6 +1103,7 @@ export type ProductUpdateWithoutVariantsInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
   offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateWithoutVariantsInput = {
@@ -1105,6 +1131,7 @@ export type ProductUncheckedUpdateWithoutVariantsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductCreateWithoutOffersInput = {
@@ -1132,6 +1159,7 @@ export type ProductCreateWithoutOffersInput = {
   archivedAt?: Date | string | null
   project: Prisma.ProjectCreateNestedOneWithoutProductsInput
   variants?: Prisma.VariantCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateWithoutOffersInput = {
@@ -1159,6 +1187,7 @@ export type ProductUncheckedCreateWithoutOffersInput = {
   updatedAt?: Date | string
   archivedAt?: Date | string | null
   variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductCreateOrConnectWithoutOffersInput = {
@@ -1202,6 +1231,7 @@ export type ProductUpdateWithoutOffersInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
   variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateWithoutOffersInput = {
@@ -1229,6 +1259,135 @@ export type ProductUncheckedUpdateWithoutOffersInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
+}
+
+export type ProductCreateWithoutLicenseKeysInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  type: $Enums.ProductType
+  slug: string
+  internalId?: string | null
+  name: string
+  description?: string
+  developer?: string | null
+  publisher?: string | null
+  pegiRating?: string
+  releaseDate?: string | null
+  systems?: Prisma.ProductCreatesystemsInput | string[]
+  genres?: Prisma.ProductCreategenresInput | string[]
+  tags?: Prisma.ProductCreatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  archivedAt?: Date | string | null
+  project: Prisma.ProjectCreateNestedOneWithoutProductsInput
+  variants?: Prisma.VariantCreateNestedManyWithoutProductInput
+  offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+}
+
+export type ProductUncheckedCreateWithoutLicenseKeysInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  projectId: string
+  type: $Enums.ProductType
+  slug: string
+  internalId?: string | null
+  name: string
+  description?: string
+  developer?: string | null
+  publisher?: string | null
+  pegiRating?: string
+  releaseDate?: string | null
+  systems?: Prisma.ProductCreatesystemsInput | string[]
+  genres?: Prisma.ProductCreategenresInput | string[]
+  tags?: Prisma.ProductCreatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  archivedAt?: Date | string | null
+  variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
+  offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+}
+
+export type ProductCreateOrConnectWithoutLicenseKeysInput = {
+  where: Prisma.ProductWhereUniqueInput
+  create: Prisma.XOR<Prisma.ProductCreateWithoutLicenseKeysInput, Prisma.ProductUncheckedCreateWithoutLicenseKeysInput>
+}
+
+export type ProductUpsertWithoutLicenseKeysInput = {
+  update: Prisma.XOR<Prisma.ProductUpdateWithoutLicenseKeysInput, Prisma.ProductUncheckedUpdateWithoutLicenseKeysInput>
+  create: Prisma.XOR<Prisma.ProductCreateWithoutLicenseKeysInput, Prisma.ProductUncheckedCreateWithoutLicenseKeysInput>
+  where?: Prisma.ProductWhereInput
+}
+
+export type ProductUpdateToOneWithWhereWithoutLicenseKeysInput = {
+  where?: Prisma.ProductWhereInput
+  data: Prisma.XOR<Prisma.ProductUpdateWithoutLicenseKeysInput, Prisma.ProductUncheckedUpdateWithoutLicenseKeysInput>
+}
+
+export type ProductUpdateWithoutLicenseKeysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  type?: Prisma.EnumProductTypeFieldUpdateOperationsInput | $Enums.ProductType
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  internalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  developer?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  publisher?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pegiRating?: Prisma.StringFieldUpdateOperationsInput | string
+  releaseDate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  systems?: Prisma.ProductUpdatesystemsInput | string[]
+  genres?: Prisma.ProductUpdategenresInput | string[]
+  tags?: Prisma.ProductUpdatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.EnumProductStatusFieldUpdateOperationsInput | $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
+  variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
+  offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+}
+
+export type ProductUncheckedUpdateWithoutLicenseKeysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  projectId?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumProductTypeFieldUpdateOperationsInput | $Enums.ProductType
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  internalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  developer?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  publisher?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pegiRating?: Prisma.StringFieldUpdateOperationsInput | string
+  releaseDate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  systems?: Prisma.ProductUpdatesystemsInput | string[]
+  genres?: Prisma.ProductUpdategenresInput | string[]
+  tags?: Prisma.ProductUpdatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.EnumProductStatusFieldUpdateOperationsInput | $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
+  offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductCreateManyProjectInput = {
@@ -1281,6 +1440,7 @@ export type ProductUpdateWithoutProjectInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateWithoutProjectInput = {
@@ -1308,6 +1468,7 @@ export type ProductUncheckedUpdateWithoutProjectInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateManyWithoutProjectInput = {
@@ -1343,11 +1504,13 @@ export type ProductUncheckedUpdateManyWithoutProjectInput = {
 export type ProductCountOutputType = {
   variants: number
   offers: number
+  licenseKeys: number
 }
 
 export type ProductCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   variants?: boolean | ProductCountOutputTypeCountVariantsArgs
   offers?: boolean | ProductCountOutputTypeCountOffersArgs
+  licenseKeys?: boolean | ProductCountOutputTypeCountLicenseKeysArgs
 }
 
 /**
@@ -1372,6 +1535,13 @@ export type ProductCountOutputTypeCountVariantsArgs<ExtArgs extends runtime.Type
  */
 export type ProductCountOutputTypeCountOffersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.OfferWhereInput
+}
+
+/**
+ * ProductCountOutputType without action
+ */
+export type ProductCountOutputTypeCountLicenseKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.LicenseKeyWhereInput
 }
 
 
@@ -1402,6 +1572,7 @@ export type ProductSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   project?: boolean | Prisma.ProjectDefaultArgs<ExtArgs>
   variants?: boolean | Prisma.Product$variantsArgs<ExtArgs>
   offers?: boolean | Prisma.Product$offersArgs<ExtArgs>
+  licenseKeys?: boolean | Prisma.Product$licenseKeysArgs<ExtArgs>
   _count?: boolean | Prisma.ProductCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["product"]>
 
@@ -1490,6 +1661,7 @@ export type ProductInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   project?: boolean | Prisma.ProjectDefaultArgs<ExtArgs>
   variants?: boolean | Prisma.Product$variantsArgs<ExtArgs>
   offers?: boolean | Prisma.Product$offersArgs<ExtArgs>
+  licenseKeys?: boolean | Prisma.Product$licenseKeysArgs<ExtArgs>
   _count?: boolean | Prisma.ProductCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type ProductIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1505,6 +1677,7 @@ export type $ProductPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     project: Prisma.$ProjectPayload<ExtArgs>
     variants: Prisma.$VariantPayload<ExtArgs>[]
     offers: Prisma.$OfferPayload<ExtArgs>[]
+    licenseKeys: Prisma.$LicenseKeyPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1927,6 +2100,7 @@ export interface Prisma__ProductClient<T, Null = never, ExtArgs extends runtime.
   project<T extends Prisma.ProjectDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ProjectDefaultArgs<ExtArgs>>): Prisma.Prisma__ProjectClient<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   variants<T extends Prisma.Product$variantsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$variantsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$VariantPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   offers<T extends Prisma.Product$offersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$offersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OfferPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  licenseKeys<T extends Prisma.Product$licenseKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$licenseKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$LicenseKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2434,6 +2608,30 @@ export type Product$offersArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.OfferScalarFieldEnum | Prisma.OfferScalarFieldEnum[]
+}
+
+/**
+ * Product.licenseKeys
+ */
+export type Product$licenseKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the LicenseKey
+   */
+  select?: Prisma.LicenseKeySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the LicenseKey
+   */
+  omit?: Prisma.LicenseKeyOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.LicenseKeyInclude<ExtArgs> | null
+  where?: Prisma.LicenseKeyWhereInput
+  orderBy?: Prisma.LicenseKeyOrderByWithRelationInput | Prisma.LicenseKeyOrderByWithRelationInput[]
+  cursor?: Prisma.LicenseKeyWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.LicenseKeyScalarFieldEnum | Prisma.LicenseKeyScalarFieldEnum[]
 }
 
 /**

@@ -1,0 +1,114 @@
+import { LicenseKeyStatus } from '../generated/prisma/enums.js';
+import { builder, SortDirection } from '../graphql/builder.js';
+import { scopeOf } from '../graphql/context.js';
+import { CartItem } from '../orders/types.js';
+import { withoutValues, type DeliveredKey } from './delivered-keys.js';
+import * as licenseKeys from './license-keys.js';
+
+const LicenseKeyStatusEnum = builder.enumType(LicenseKeyStatus, {
+  name: 'LicenseKeyStatus',
+  description: 'available: in stock; sold: taken by an order (given back if its payment ends unpaid); revoked: withdrawn unsold',
+});
+const DeliveredKeyStatus = builder.enumType('DeliveredKeyStatus', {
+  values: ['active', 'revoked'] as const,
+  description: 'revoked once the unit it was sold for is refunded, or its order refunded in full or cancelled',
+});
+
+/** A sold key on the buyer's side (order details, inventory, the order's webhook payloads). */
+export const DeliveredLicenseKey = builder.objectRef<DeliveredKey | (Omit<DeliveredKey, 'key'> & { key: null })>('DeliveredLicenseKey').implement({
+  fields: (t) => ({
+    object: t.exposeString('object'),
+    id: t.exposeID('id'),
+    key: t.exposeString('key', { nullable: true, description: 'The key; null unless the request carries the secret key' }),
+    unit: t.exposeInt('unit', { description: 'The unit of the item it was sold for (0 first)' }),
+    status: t.field({ type: DeliveredKeyStatus, resolve: (key) => key.status }),
+  }),
+});
+
+/** Keys' values go only to callers holding the secret key (the merchant's back end); a public key sees ids and statuses. */
+export async function keysFor(keys: DeliveredKey[], principal: () => Promise<{ canWrite: boolean }>) {
+  if (keys.length === 0) return keys;
+  return (await principal()).canWrite ? keys : withoutValues(keys);
+}
+
+builder.objectField(CartItem, 'licenseKeys', (t) =>
+  t.field({
+    type: [DeliveredLicenseKey],
+    description: 'For SoftwareKey and GiftCard products: one key per unit once the order is paid',
+    resolve: (item, _args, ctx) => keysFor(item.licenseKeys, () => ctx.principal('read')),
+  }),
+);
+
+type LicenseKeyShape = ReturnType<typeof licenseKeys.licenseKeyResource>;
+
+const LicenseKey = builder.objectRef<LicenseKeyShape>('LicenseKey').implement({
+  description: "A key of a product's stock, as the merchant sees it",
+  fields: (t) => ({
+    object: t.exposeString('object'),
+    id: t.exposeID('id'),
+    productId: t.exposeID('productId'),
+    variantId: t.exposeID('variantId', { nullable: true }),
+    key: t.exposeString('key', { nullable: true, description: 'The key; null unless the request carries the secret key' }),
+    status: t.field({ type: LicenseKeyStatusEnum, resolve: (key) => key.status }),
+    orderItemId: t.exposeID('orderItemId', { nullable: true, description: 'The order item a sold key went to' }),
+    createdAt: t.expose('createdAt', { type: 'Timestamp' }),
+    soldAt: t.expose('soldAt', { type: 'Timestamp', nullable: true }),
+    revokedAt: t.expose('revokedAt', { type: 'Timestamp', nullable: true }),
+  }),
+});
+
+const LicenseKeyList = builder.simpleObject('LicenseKeyList', {
+  fields: (t) => ({ licenseKeys: t.field({ type: [LicenseKey] }), count: t.int({ nullable: true }) }),
+});
+const LicenseKeyPayload = builder.simpleObject('LicenseKeyPayload', { fields: (t) => ({ licenseKey: t.field({ type: LicenseKey }) }) });
+const LicenseKeyUpload = builder.simpleObject('LicenseKeyUpload', {
+  fields: (t) => ({
+    object: t.string(),
+    productId: t.id(),
+    variantId: t.id({ nullable: true }),
+    received: t.int({ description: 'Keys in the request' }),
+    created: t.int({ description: 'Keys added to stock' }),
+    skipped: t.int({ description: "Duplicates skipped: repeated in the request or already in the product's stock" }),
+  }),
+});
+const LicenseKeyUploadPayload = builder.simpleObject('LicenseKeyUploadPayload', { fields: (t) => ({ upload: t.field({ type: LicenseKeyUpload }) }) });
+
+builder.queryFields((t) => ({
+  licenseKeys: t.field({
+    type: LicenseKeyList,
+    description: "A product's license keys, newest first by default; values only with the secret key",
+    args: {
+      productId: t.arg({ type: 'UUID', required: true }),
+      skip: t.arg.int({ description: 'Records to skip (>= 0)' }),
+      take: t.arg({ type: 'PageSize', description: 'Page size; default 20, clamped to 1..100' }),
+      orderDirection: t.arg({ type: SortDirection, description: 'Default DESC (newest first)' }),
+      returnCount: t.arg.boolean({ description: 'Fill in count' }),
+      status: t.arg({ type: LicenseKeyStatusEnum }),
+      variantId: t.arg({ type: 'UUID' }),
+    },
+    resolve: async (_root, { productId, ...args }, ctx) => licenseKeys.listLicenseKeys(ctx.prisma, await ctx.principal('read'), productId, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  uploadLicenseKeys: t.field({
+    type: LicenseKeyUploadPayload,
+    description: `Adds keys to a SoftwareKey or GiftCard product's stock, all or none; duplicates are skipped and counted`,
+    args: {
+      productId: t.arg({ type: 'UUID', required: true }),
+      keys: t.arg.stringList({ required: true, description: `1 to ${licenseKeys.MAX_KEYS_PER_UPLOAD} keys, each trimmed, 1 to ${licenseKeys.MAX_KEY_LENGTH} characters` }),
+      variantId: t.arg({ type: 'UUID', description: "The keys are for this variant's offers only (default: the offers without a variant)" }),
+    },
+    resolve: async (_root, { productId, ...upload }, ctx) => ({
+      upload: await licenseKeys.uploadLicenseKeys(ctx.prisma, await scopeOf(ctx, 'write'), productId, upload),
+    }),
+  }),
+  revokeLicenseKey: t.field({
+    type: LicenseKeyPayload,
+    description: 'Withdraws an unsold key from stock for good (a sold key is 400)',
+    args: { productId: t.arg({ type: 'UUID', required: true }), keyId: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (_root, args, ctx) => ({
+      licenseKey: await licenseKeys.revokeLicenseKey(ctx.prisma, await scopeOf(ctx, 'write'), args.productId, args.keyId),
+    }),
+  }),
+}));
