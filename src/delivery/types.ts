@@ -1,7 +1,9 @@
 import { LicenseKeyStatus } from '../generated/prisma/enums.js';
 import { builder, SortDirection } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
-import { CartItem } from '../orders/types.js';
+import { CartItem, OrderStatusEnum, SubscriptionStatusEnum } from '../orders/types.js';
+import { ProductTypeEnum } from '../products/types.js';
+import type { InventoryEntry } from './inventory.js';
 import { withoutValues, type DeliveredKey } from './delivered-keys.js';
 import * as licenseKeys from './license-keys.js';
 
@@ -38,6 +40,34 @@ builder.objectField(CartItem, 'licenseKeys', (t) =>
     resolve: (item, _args, ctx) => keysFor(item.licenseKeys, () => ctx.principal('read')),
   }),
 );
+
+/** An item the buyer owns (GET /v0/users/{userId}/inventory). */
+export const InventoryItem = builder.objectRef<InventoryEntry>('InventoryItem').implement({
+  fields: (t) => ({
+    object: t.exposeString('object'),
+    id: t.exposeID('id', { description: 'The order item' }),
+    orderId: t.exposeID('orderId'),
+    orderNumber: t.exposeString('orderNumber'),
+    orderStatus: t.field({ type: OrderStatusEnum, resolve: (item) => item.orderStatus }),
+    paidAt: t.expose('paidAt', { type: 'Timestamp', nullable: true }),
+    productId: t.exposeID('productId'),
+    productName: t.exposeString('productName', { nullable: true, description: "The product's name now (null if it is gone)" }),
+    productType: t.field({ type: ProductTypeEnum, nullable: true, resolve: (item) => item.productType }),
+    offerId: t.exposeID('offerId'),
+    offerName: t.exposeString('offerName', { nullable: true }),
+    variantId: t.exposeID('variantId', { nullable: true }),
+    quantity: t.exposeInt('quantity'),
+    refundedQuantity: t.exposeInt('refundedQuantity', { description: 'Units given back by refunds' }),
+    licenseKeys: t.field({
+      type: [DeliveredLicenseKey],
+      description: 'For SoftwareKey and GiftCard products: one key per unit (values with the secret key only)',
+      resolve: (item, _args, ctx) => keysFor(item.licenseKeys, () => ctx.principal('read')),
+    }),
+    subscriptionId: t.exposeString('subscriptionId', { nullable: true, description: "For a subscription item: the subscription's id (its number)" }),
+    subscriptionStatus: t.field({ type: SubscriptionStatusEnum, nullable: true, resolve: (item) => item.subscriptionStatus }),
+    createdAt: t.expose('createdAt', { type: 'Timestamp' }),
+  }),
+});
 
 type LicenseKeyShape = ReturnType<typeof licenseKeys.licenseKeyResource>;
 

@@ -20,9 +20,6 @@ import { newOrderNumber, parseOrderRef } from './numbers.js';
 import { deliveredKeys } from '../delivery/delivered-keys.js';
 import { releaseLicenseKeys } from '../delivery/license-keys.js';
 
-/** What a buyer owns: the items of their paid orders in this scope. */
-export const ownedItemsWhere = (scope: Scope, userId: string): Prisma.OrderItemWhereInput => ({ order: { userId, ...inScope(scope), status: 'PAID' } });
-
 /** An order that can still be called off: not yet settled one way or the other, or paid (no refund is made). */
 export const CANCELLABLE: readonly OrderStatus[] = ['PENDING', 'PAID', 'PARTIALLY_REFUNDED'];
 

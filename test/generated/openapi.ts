@@ -399,7 +399,7 @@ export interface paths {
         };
         /**
          * List the items a user owns (page pagination)
-         * @description Items of the user's paid orders, newest first
+         * @description What the user owns: the items of their paid and partially refunded orders not refunded in full, newest first
          */
         get: operations["userInventory"];
         put?: never;
@@ -1186,14 +1186,31 @@ export interface components {
         };
         InventoryItem: {
             createdAt: components["schemas"]["Timestamp"];
+            /** @description The order item */
             id: string;
+            /** @description For SoftwareKey and GiftCard products: one key per unit (values with the secret key only) */
+            licenseKeys: components["schemas"]["DeliveredLicenseKey"][];
             object: string;
             offerId: string;
+            offerName: string | null;
             orderId: string;
             orderNumber: string;
+            orderStatus: components["schemas"]["OrderStatus"];
+            paidAt: components["schemas"]["Timestamp"] | null;
             productId: string;
+            /** @description The product's name now (null if it is gone) */
+            productName: string | null;
+            productType: components["schemas"]["ProductType"] | null;
             /** Format: int32 */
             quantity: number;
+            /**
+             * Format: int32
+             * @description Units given back by refunds
+             */
+            refundedQuantity: number;
+            /** @description For a subscription item: the subscription's id (its number) */
+            subscriptionId: string | null;
+            subscriptionStatus: components["schemas"]["SubscriptionStatus"] | null;
             variantId: string | null;
         };
         /** @enum {string} */
