@@ -9,11 +9,11 @@ function intEnv(name: string, fallback: number): number {
   return value;
 }
 
-/** LICENSE_KEY_SECRET: unset (a generated one in DATA_DIR), or at least 32 characters. */
-function licenseKeySecret(): string | undefined {
-  const raw = process.env.LICENSE_KEY_SECRET;
+/** A secret's variable: unset (a generated one in DATA_DIR), or at least 32 characters. */
+function secretEnv(name: string): string | undefined {
+  const raw = process.env[name];
   if (raw === undefined || raw === '') return undefined;
-  if (raw.length < 32) throw new Error('LICENSE_KEY_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
+  if (raw.length < 32) throw new Error(`${name} must be at least 32 characters (e.g. openssl rand -base64 32)`);
   return raw;
 }
 
@@ -66,5 +66,15 @@ export const config = {
     dispatchIntervalMs: intEnv('EVENT_DISPATCH_INTERVAL_MS', 250),
   },
   // License keys are stored encrypted under this secret (src/delivery/key-vault.ts).
-  licenseKeySecret: licenseKeySecret(),
+  licenseKeySecret: secretEnv('LICENSE_KEY_SECRET'),
+  downloads: {
+    // Signs the download URLs this service serves (src/delivery/download-links.ts).
+    urlSecret: secretEnv('DOWNLOAD_URL_SECRET'),
+    // The largest file an upload may stream in (413 past it).
+    maxFileBytes: intEnv('DOWNLOAD_MAX_FILE_BYTES', 1_073_741_824),
+    // Where download URLs point; unset: the origin the minting request came to.
+    publicBaseUrl: process.env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
+    // Download URLs minted per workspace and minute (the contract's 60).
+    urlsPerMinute: intEnv('DOWNLOAD_URLS_PER_MINUTE', 60),
+  },
 };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newWorkspace, type KeyChoice, type Workspace } from './support/api.js';
+import { baseUrl, keyHeaders, newWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { CARD_DECLINED, card, orderBody, payCheckout } from './support/checkout.js';
 import { failure, ok, useSuiteDatabase } from './support/responses.js';
@@ -75,13 +75,21 @@ describe('inventory after sales', () => {
     const started = await payCheckout(subscription.elementId, orderBody({ email }));
     expect(started.status).toBe(200);
     const download = await element(ws, 'DigitalDownload');
+    const attached = await fetch(`${baseUrl()}/v0/products/${download.product.id}/files/upload?fileName=game.zip`, {
+      method: 'POST',
+      headers: { ...keyHeaders(ws), 'content-type': 'application/zip' },
+      body: 'PK-bytes',
+    });
+    expect(attached.status).toBe(200);
     expect((await payCheckout(download.elementId, orderBody({ email, card: card(CARD_DECLINED) }))).status).toBe(402);
     expect((await payCheckout(download.elementId, orderBody({ email }))).status).toBe(200);
 
     const all = await ok(inventory(ws, userId));
     expect([all.count, all.pages]).toEqual([3, 1]);
     expect(all.inventory.map((i) => i.productId)).toEqual([download.product.id, subscription.product.id, keyed.product.id]);
-    expect(all.inventory[1]).toMatchObject({ subscriptionId: started.body.data.order.number, subscriptionStatus: 'active', productType: 'DigitalDownload', licenseKeys: [] });
+    expect(all.inventory[1]).toMatchObject({ subscriptionId: started.body.data.order.number, subscriptionStatus: 'active', productType: 'DigitalDownload', licenseKeys: [], download: null });
+    expect(all.inventory[0]!.download).toMatchObject({ fileName: 'game.zip', mimeType: 'application/zip', size: 8 });
+    expect(all.inventory[2]!.download).toBeNull();
 
     const page2 = await ok(inventory(ws, userId, { page: 2, limit: 2 }));
     expect([page2.count, page2.pages, page2.inventory.map((i) => i.productId)]).toEqual([3, 2, [keyed.product.id]]);

@@ -371,6 +371,7 @@ describe('users: inventory', () => {
       quantity: 2,
       refundedQuantity: 0,
       licenseKeys: [],
+      download: null,
       subscriptionId: null,
       subscriptionStatus: null,
       createdAt: Math.floor(new Date('2026-02-01T00:00:00Z').getTime() / 1000),

@@ -6,13 +6,14 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { pageCount, pagePage } from '../core/list.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { DELIVERING_STATUSES, deliveredKeys } from './delivered-keys.js';
+import { fileOfItem, fileResource } from './files.js';
 
 const owned = (prisma: PrismaClient, scope: Scope, userId: string) => ({
   order: { userId, ...inScope(scope), status: { in: [...DELIVERING_STATUSES] } },
   refundedQuantity: { lt: prisma.orderItem.fields.quantity },
 });
 
-/** One page of the user's owned items with their order, product, offer, keys and subscription status (the user is the caller's to check). */
+/** One page of the user's owned items with their order, product, offer, keys, downloadable file and subscription status (the user is the caller's to check). */
 export async function ownedItems(prisma: PrismaClient, scope: Scope, userId: string, args: { page?: number | null; limit?: number | null }) {
   const { limit, skip } = pagePage(args, 20);
   const where = owned(prisma, scope, userId);
@@ -33,7 +34,9 @@ export async function ownedItems(prisma: PrismaClient, scope: Scope, userId: str
   ]);
   const productById = new Map(products.map((product) => [product.id, product]));
   const offerById = new Map(offers.map((offer) => [offer.id, offer]));
-  const inventory = rows.map((row) => {
+  const files = await Promise.all(rows.map((row) => (productById.get(row.productId)?.type === 'DigitalDownload' ? fileOfItem(prisma, row) : null)));
+  const inventory = rows.map((row, index) => {
+    const file = files[index];
     const product = productById.get(row.productId);
     return {
       object: 'inventoryItem',
@@ -51,6 +54,7 @@ export async function ownedItems(prisma: PrismaClient, scope: Scope, userId: str
       quantity: row.quantity,
       refundedQuantity: row.refundedQuantity,
       licenseKeys: deliveredKeys(row.order, row),
+      download: file ? fileResource(file) : null,
       subscriptionId: row.order.subscription?.number ?? null,
       subscriptionStatus: row.order.subscription?.status ?? null,
       createdAt: row.createdAt,

@@ -6,9 +6,8 @@
 // every process on that DATA_DIR. Losing the secret loses the stored keys: back it up with the
 // database, and set LICENSE_KEY_SECRET wherever processes do not share a DATA_DIR.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { config } from '../config.js';
+import { dataDirSecret } from './secrets.js';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -20,25 +19,9 @@ interface VaultKeys {
 
 let keys: VaultKeys | undefined;
 
-/** The generated secret of DATA_DIR, created atomically (a temporary file linked into place) so concurrent first starts agree. */
-function dataDirSecret(): string {
-  const file = path.join(config.dataDir, 'license-key.secret');
-  mkdirSync(config.dataDir, { recursive: true });
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(temporary, randomBytes(32).toString('base64'), { mode: 0o600 });
-  try {
-    linkSync(temporary, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    unlinkSync(temporary);
-  }
-  return readFileSync(file, 'utf8').trim();
-}
-
 function vaultKeys(): VaultKeys {
   if (!keys) {
-    const secret = config.licenseKeySecret ?? dataDirSecret();
+    const secret = config.licenseKeySecret ?? dataDirSecret('license-key.secret');
     const derive = (info: string) => Buffer.from(hkdfSync('sha256', secret, 'commerce-api license keys', info, 32));
     keys = { cipher: derive('encryption'), fingerprint: derive('fingerprint') };
   }

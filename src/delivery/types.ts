@@ -1,4 +1,8 @@
+import { config } from '../config.js';
+import { RateLimited } from '../core/errors.js';
 import { LicenseKeyStatus } from '../generated/prisma/enums.js';
+import { createRateLimiter, type RateLimiter } from '../http/rate-limit.js';
+import { SuccessPayload } from '../graphql/payloads.js';
 import { builder, SortDirection } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { CartItem, OrderStatusEnum, SubscriptionStatusEnum } from '../orders/types.js';
@@ -6,6 +10,9 @@ import { ProductTypeEnum } from '../products/types.js';
 import type { InventoryEntry } from './inventory.js';
 import { withoutValues, type DeliveredKey } from './delivered-keys.js';
 import * as licenseKeys from './license-keys.js';
+import { DEFAULT_EXPIRES_IN, MAX_EXPIRES_IN, mintDownloadUrl } from './download-links.js';
+import * as files from './files.js';
+import { fileStorage } from './storage.js';
 
 const LicenseKeyStatusEnum = builder.enumType(LicenseKeyStatus, {
   name: 'LicenseKeyStatus',
@@ -41,6 +48,20 @@ builder.objectField(CartItem, 'licenseKeys', (t) =>
   }),
 );
 
+const DownloadFile = builder.objectRef<ReturnType<typeof files.fileResource>>('DownloadFile').implement({
+  description: 'A file a DigitalDownload product (or one of its variants) delivers',
+  fields: (t) => ({
+    object: t.exposeString('object'),
+    id: t.exposeID('id'),
+    productId: t.exposeID('productId'),
+    variantId: t.exposeID('variantId', { nullable: true }),
+    fileName: t.exposeString('fileName'),
+    mimeType: t.exposeString('mimeType', { nullable: true, description: 'The content type sent with the upload' }),
+    size: t.exposeFloat('size', { description: 'Bytes' }),
+    sha256: t.exposeString('sha256', { description: 'Hex SHA-256 of the bytes' }),
+    createdAt: t.expose('createdAt', { type: 'Timestamp' }),
+  }),
+});
 /** An item the buyer owns (GET /v0/users/{userId}/inventory). */
 export const InventoryItem = builder.objectRef<InventoryEntry>('InventoryItem').implement({
   fields: (t) => ({
@@ -62,6 +83,12 @@ export const InventoryItem = builder.objectRef<InventoryEntry>('InventoryItem').
       type: [DeliveredLicenseKey],
       description: 'For SoftwareKey and GiftCard products: one key per unit (values with the secret key only)',
       resolve: (item, _args, ctx) => keysFor(item.licenseKeys, () => ctx.principal('read')),
+    }),
+    download: t.field({
+      type: DownloadFile,
+      nullable: true,
+      description: 'For DigitalDownload products: the file a download URL of this item serves; null when there is none',
+      resolve: (item) => item.download,
     }),
     subscriptionId: t.exposeString('subscriptionId', { nullable: true, description: "For a subscription item: the subscription's id (its number)" }),
     subscriptionStatus: t.field({ type: SubscriptionStatusEnum, nullable: true, resolve: (item) => item.subscriptionStatus }),
@@ -140,5 +167,66 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => ({
       licenseKey: await licenseKeys.revokeLicenseKey(ctx.prisma, await scopeOf(ctx, 'write'), args.productId, args.keyId),
     }),
+  }),
+}));
+
+const DownloadFileList = builder.simpleObject('DownloadFileList', {
+  fields: (t) => ({ files: t.field({ type: [DownloadFile] }), count: t.int() }),
+});
+const DownloadUrl = builder.simpleObject('DownloadUrl', {
+  fields: (t) => ({
+    url: t.string({ description: 'Served by this service; works until validTill unless the item is refunded first' }),
+    validTill: t.int({ description: 'Unix seconds: the latest time the URL can work' }),
+    mimeType: t.string({ nullable: true, description: 'The content type recorded when the file was attached' }),
+    fileName: t.string(),
+    size: t.float({ description: 'Bytes' }),
+    sha256: t.string({ description: 'Hex SHA-256 of the file' }),
+  }),
+});
+
+let mintBudget: RateLimiter | undefined;
+/** The contract's 60 URLs a minute per workspace (DOWNLOAD_URLS_PER_MINUTE), in Redis when REDIS_URL is set so every process shares it. */
+const mintLimiter = () =>
+  (mintBudget ??= createRateLimiter({
+    points: config.downloads.urlsPerMinute,
+    durationSeconds: 60,
+    blockSeconds: 0,
+    keyPrefix: `${config.rateLimit.keyPrefix}-download-url`,
+    redisUrl: config.redisUrl,
+  }));
+
+builder.queryFields((t) => ({
+  productFiles: t.field({
+    type: DownloadFileList,
+    description: "A DigitalDownload product's files, newest first",
+    args: { productId: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (_root, args, ctx) => files.listFiles(ctx.prisma, await scopeOf(ctx, 'read'), args.productId),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  removeProductFile: t.field({
+    type: SuccessPayload,
+    description: 'Removes a file and its bytes; URLs minted for it stop working',
+    args: { productId: t.arg({ type: 'UUID', required: true }), fileId: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (_root, args, ctx) => files.removeFile(ctx.prisma, fileStorage(), await scopeOf(ctx, 'write'), args.productId, args.fileId),
+  }),
+  orderItemDownloadUrl: t.field({
+    type: DownloadUrl,
+    description: `A URL for the file of one item of a paid order. 404: unknown order, item not on it, no download (keyed products deliver keys); 400: never paid, refunded, every unit refunded, expiresIn outside 1..${MAX_EXPIRES_IN}; 429 above ${config.downloads.urlsPerMinute} a minute per workspace`,
+    args: {
+      orderIdOrNumber: t.arg.string({ required: true }),
+      itemId: t.arg.string({ required: true, description: 'The id of an entry of the order webhook payload items' }),
+      expiresIn: t.arg.int({ description: `Seconds, default ${DEFAULT_EXPIRES_IN}, 1 to ${MAX_EXPIRES_IN} (never clamped)` }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const scope = await scopeOf(ctx, 'write');
+      const budget = mintLimiter();
+      // The first mints wait (a moment) for Redis, so they count in the shared budget.
+      await budget.ready();
+      const retryAfter = await budget.consume(scope.workspaceId);
+      if (retryAfter > 0) throw new RateLimited(`At most ${config.downloads.urlsPerMinute} download URLs a minute per workspace; retry in ${retryAfter} s`, retryAfter);
+      return mintDownloadUrl(ctx.prisma, scope, { ...args, origin: ctx.origin, now: new Date() });
+    },
   }),
 }));

@@ -44,6 +44,8 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   // Order, payment and subscription numbers (at most 32 characters, a `-n` suffix and a `#`).
   number: 64,
   orderIdOrNumber: 64,
+  // An order item's id (a UUID; anything else names no item: 404).
+  itemId: 64,
   subscriptionId: 64,
   subscriptionNumber: 64,
   // Chosen by the client; a copy appends "-copy".

@@ -859,6 +859,66 @@ export interface paths {
         patch: operations["revokeLicenseKey"];
         trace?: never;
     };
+    "/v0/products/{productId}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a DigitalDownload product's files
+         * @description A DigitalDownload product's files, newest first
+         */
+        get: operations["productFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/products/{productId}/files/{fileId}/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Remove a file
+         * @description Removes a file and its bytes; URLs minted for it stop working
+         */
+        patch: operations["removeProductFile"];
+        trace?: never;
+    };
+    "/v0/orders/{orderIdOrNumber}/items/{itemId}/download-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a download URL for an item of a paid order
+         * @description A URL for the file of one item of a paid order. 404: unknown order, item not on it, no download (keyed products deliver keys); 400: never paid, refunded, every unit refunded, expiresIn outside 1..86400; 429 above 60 a minute per workspace
+         */
+        post: operations["orderItemDownloadUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1176,6 +1236,42 @@ export interface components {
             /** Format: int32 */
             timesUsed: number;
         };
+        /** @description A file a DigitalDownload product (or one of its variants) delivers */
+        DownloadFile: {
+            createdAt: components["schemas"]["Timestamp"];
+            fileName: string;
+            id: string;
+            /** @description The content type sent with the upload */
+            mimeType: string | null;
+            object: string;
+            productId: string;
+            /** @description Hex SHA-256 of the bytes */
+            sha256: string;
+            /** @description Bytes */
+            size: number;
+            variantId: string | null;
+        };
+        DownloadFileList: {
+            /** Format: int32 */
+            count: number;
+            files: components["schemas"]["DownloadFile"][];
+        };
+        DownloadUrl: {
+            fileName: string;
+            /** @description The content type recorded when the file was attached */
+            mimeType: string | null;
+            /** @description Hex SHA-256 of the file */
+            sha256: string;
+            /** @description Bytes */
+            size: number;
+            /** @description Served by this service; works until validTill unless the item is refunded first */
+            url: string;
+            /**
+             * Format: int32
+             * @description Unix seconds: the latest time the URL can work
+             */
+            validTill: number;
+        };
         /** @description The failure envelope: branch on the HTTP status; the message is human text and may be reworded */
         ErrorEnvelope: {
             /** @enum {string} */
@@ -1186,6 +1282,8 @@ export interface components {
         };
         InventoryItem: {
             createdAt: components["schemas"]["Timestamp"];
+            /** @description For DigitalDownload products: the file a download URL of this item serves; null when there is none */
+            download: components["schemas"]["DownloadFile"] | null;
             /** @description The order item */
             id: string;
             /** @description For SoftwareKey and GiftCard products: one key per unit (values with the secret key only) */
@@ -4176,6 +4274,126 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         data: components["schemas"]["LicenseKeyPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    productFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                productId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["DownloadFileList"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    removeProductFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                productId: components["schemas"]["UUID"];
+                fileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SuccessPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    orderItemDownloadUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderIdOrNumber: string;
+                /** @description The id of an entry of the order webhook payload items */
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description Seconds, default 900, 1 to 86400 (never clamped)
+                     */
+                    expiresIn?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["DownloadUrl"];
                     };
                 };
             };

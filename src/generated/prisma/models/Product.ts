@@ -344,6 +344,7 @@ export type ProductWhereInput = {
   variants?: Prisma.VariantListRelationFilter
   offers?: Prisma.OfferListRelationFilter
   licenseKeys?: Prisma.LicenseKeyListRelationFilter
+  files?: Prisma.DownloadFileListRelationFilter
 }
 
 export type ProductOrderByWithRelationInput = {
@@ -374,6 +375,7 @@ export type ProductOrderByWithRelationInput = {
   variants?: Prisma.VariantOrderByRelationAggregateInput
   offers?: Prisma.OfferOrderByRelationAggregateInput
   licenseKeys?: Prisma.LicenseKeyOrderByRelationAggregateInput
+  files?: Prisma.DownloadFileOrderByRelationAggregateInput
 }
 
 export type ProductWhereUniqueInput = Prisma.AtLeast<{
@@ -408,6 +410,7 @@ export type ProductWhereUniqueInput = Prisma.AtLeast<{
   variants?: Prisma.VariantListRelationFilter
   offers?: Prisma.OfferListRelationFilter
   licenseKeys?: Prisma.LicenseKeyListRelationFilter
+  files?: Prisma.DownloadFileListRelationFilter
 }, "id" | "workspaceId_livemode_slug">
 
 export type ProductOrderByWithAggregationInput = {
@@ -497,6 +500,7 @@ export type ProductCreateInput = {
   variants?: Prisma.VariantCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferCreateNestedManyWithoutProductInput
   licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateInput = {
@@ -526,6 +530,7 @@ export type ProductUncheckedCreateInput = {
   variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
   licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductUpdateInput = {
@@ -555,6 +560,7 @@ export type ProductUpdateInput = {
   variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
   licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateInput = {
@@ -584,6 +590,7 @@ export type ProductUncheckedUpdateInput = {
   variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
   licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductCreateManyInput = {
@@ -895,6 +902,20 @@ export type ProductUpdateOneRequiredWithoutLicenseKeysNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.ProductUpdateToOneWithWhereWithoutLicenseKeysInput, Prisma.ProductUpdateWithoutLicenseKeysInput>, Prisma.ProductUncheckedUpdateWithoutLicenseKeysInput>
 }
 
+export type ProductCreateNestedOneWithoutFilesInput = {
+  create?: Prisma.XOR<Prisma.ProductCreateWithoutFilesInput, Prisma.ProductUncheckedCreateWithoutFilesInput>
+  connectOrCreate?: Prisma.ProductCreateOrConnectWithoutFilesInput
+  connect?: Prisma.ProductWhereUniqueInput
+}
+
+export type ProductUpdateOneRequiredWithoutFilesNestedInput = {
+  create?: Prisma.XOR<Prisma.ProductCreateWithoutFilesInput, Prisma.ProductUncheckedCreateWithoutFilesInput>
+  connectOrCreate?: Prisma.ProductCreateOrConnectWithoutFilesInput
+  upsert?: Prisma.ProductUpsertWithoutFilesInput
+  connect?: Prisma.ProductWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ProductUpdateToOneWithWhereWithoutFilesInput, Prisma.ProductUpdateWithoutFilesInput>, Prisma.ProductUncheckedUpdateWithoutFilesInput>
+}
+
 export type ProductCreateWithoutProjectInput = {
   id?: string
   workspaceId: string
@@ -921,6 +942,7 @@ export type ProductCreateWithoutProjectInput = {
   variants?: Prisma.VariantCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferCreateNestedManyWithoutProductInput
   licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateWithoutProjectInput = {
@@ -949,6 +971,7 @@ export type ProductUncheckedCreateWithoutProjectInput = {
   variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
   licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductCreateOrConnectWithoutProjectInput = {
@@ -1032,6 +1055,7 @@ export type ProductCreateWithoutVariantsInput = {
   project: Prisma.ProjectCreateNestedOneWithoutProductsInput
   offers?: Prisma.OfferCreateNestedManyWithoutProductInput
   licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateWithoutVariantsInput = {
@@ -1060,6 +1084,7 @@ export type ProductUncheckedCreateWithoutVariantsInput = {
   archivedAt?: Date | string | null
   offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
   licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductCreateOrConnectWithoutVariantsInput = {
@@ -1104,6 +1129,7 @@ export type ProductUpdateWithoutVariantsInput = {
   project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
   offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
   licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateWithoutVariantsInput = {
@@ -1132,6 +1158,7 @@ export type ProductUncheckedUpdateWithoutVariantsInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
   licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductCreateWithoutOffersInput = {
@@ -1160,6 +1187,7 @@ export type ProductCreateWithoutOffersInput = {
   project: Prisma.ProjectCreateNestedOneWithoutProductsInput
   variants?: Prisma.VariantCreateNestedManyWithoutProductInput
   licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateWithoutOffersInput = {
@@ -1188,6 +1216,7 @@ export type ProductUncheckedCreateWithoutOffersInput = {
   archivedAt?: Date | string | null
   variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
   licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductCreateOrConnectWithoutOffersInput = {
@@ -1232,6 +1261,7 @@ export type ProductUpdateWithoutOffersInput = {
   project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
   variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
   licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateWithoutOffersInput = {
@@ -1260,6 +1290,7 @@ export type ProductUncheckedUpdateWithoutOffersInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
   licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductCreateWithoutLicenseKeysInput = {
@@ -1288,6 +1319,7 @@ export type ProductCreateWithoutLicenseKeysInput = {
   project: Prisma.ProjectCreateNestedOneWithoutProductsInput
   variants?: Prisma.VariantCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateWithoutLicenseKeysInput = {
@@ -1316,6 +1348,7 @@ export type ProductUncheckedCreateWithoutLicenseKeysInput = {
   archivedAt?: Date | string | null
   variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductCreateOrConnectWithoutLicenseKeysInput = {
@@ -1360,6 +1393,7 @@ export type ProductUpdateWithoutLicenseKeysInput = {
   project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
   variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateWithoutLicenseKeysInput = {
@@ -1388,6 +1422,139 @@ export type ProductUncheckedUpdateWithoutLicenseKeysInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUncheckedUpdateManyWithoutProductNestedInput
+}
+
+export type ProductCreateWithoutFilesInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  type: $Enums.ProductType
+  slug: string
+  internalId?: string | null
+  name: string
+  description?: string
+  developer?: string | null
+  publisher?: string | null
+  pegiRating?: string
+  releaseDate?: string | null
+  systems?: Prisma.ProductCreatesystemsInput | string[]
+  genres?: Prisma.ProductCreategenresInput | string[]
+  tags?: Prisma.ProductCreatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  archivedAt?: Date | string | null
+  project: Prisma.ProjectCreateNestedOneWithoutProductsInput
+  variants?: Prisma.VariantCreateNestedManyWithoutProductInput
+  offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
+}
+
+export type ProductUncheckedCreateWithoutFilesInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  projectId: string
+  type: $Enums.ProductType
+  slug: string
+  internalId?: string | null
+  name: string
+  description?: string
+  developer?: string | null
+  publisher?: string | null
+  pegiRating?: string
+  releaseDate?: string | null
+  systems?: Prisma.ProductCreatesystemsInput | string[]
+  genres?: Prisma.ProductCreategenresInput | string[]
+  tags?: Prisma.ProductCreatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  archivedAt?: Date | string | null
+  variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
+  offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
+}
+
+export type ProductCreateOrConnectWithoutFilesInput = {
+  where: Prisma.ProductWhereUniqueInput
+  create: Prisma.XOR<Prisma.ProductCreateWithoutFilesInput, Prisma.ProductUncheckedCreateWithoutFilesInput>
+}
+
+export type ProductUpsertWithoutFilesInput = {
+  update: Prisma.XOR<Prisma.ProductUpdateWithoutFilesInput, Prisma.ProductUncheckedUpdateWithoutFilesInput>
+  create: Prisma.XOR<Prisma.ProductCreateWithoutFilesInput, Prisma.ProductUncheckedCreateWithoutFilesInput>
+  where?: Prisma.ProductWhereInput
+}
+
+export type ProductUpdateToOneWithWhereWithoutFilesInput = {
+  where?: Prisma.ProductWhereInput
+  data: Prisma.XOR<Prisma.ProductUpdateWithoutFilesInput, Prisma.ProductUncheckedUpdateWithoutFilesInput>
+}
+
+export type ProductUpdateWithoutFilesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  type?: Prisma.EnumProductTypeFieldUpdateOperationsInput | $Enums.ProductType
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  internalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  developer?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  publisher?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pegiRating?: Prisma.StringFieldUpdateOperationsInput | string
+  releaseDate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  systems?: Prisma.ProductUpdatesystemsInput | string[]
+  genres?: Prisma.ProductUpdategenresInput | string[]
+  tags?: Prisma.ProductUpdatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.EnumProductStatusFieldUpdateOperationsInput | $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
+  variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
+  offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
+}
+
+export type ProductUncheckedUpdateWithoutFilesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  projectId?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumProductTypeFieldUpdateOperationsInput | $Enums.ProductType
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  internalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  developer?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  publisher?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pegiRating?: Prisma.StringFieldUpdateOperationsInput | string
+  releaseDate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  systems?: Prisma.ProductUpdatesystemsInput | string[]
+  genres?: Prisma.ProductUpdategenresInput | string[]
+  tags?: Prisma.ProductUpdatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.EnumProductStatusFieldUpdateOperationsInput | $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
+  offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductCreateManyProjectInput = {
@@ -1441,6 +1608,7 @@ export type ProductUpdateWithoutProjectInput = {
   variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
   licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateWithoutProjectInput = {
@@ -1469,6 +1637,7 @@ export type ProductUncheckedUpdateWithoutProjectInput = {
   variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
   licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateManyWithoutProjectInput = {
@@ -1505,12 +1674,14 @@ export type ProductCountOutputType = {
   variants: number
   offers: number
   licenseKeys: number
+  files: number
 }
 
 export type ProductCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   variants?: boolean | ProductCountOutputTypeCountVariantsArgs
   offers?: boolean | ProductCountOutputTypeCountOffersArgs
   licenseKeys?: boolean | ProductCountOutputTypeCountLicenseKeysArgs
+  files?: boolean | ProductCountOutputTypeCountFilesArgs
 }
 
 /**
@@ -1544,6 +1715,13 @@ export type ProductCountOutputTypeCountLicenseKeysArgs<ExtArgs extends runtime.T
   where?: Prisma.LicenseKeyWhereInput
 }
 
+/**
+ * ProductCountOutputType without action
+ */
+export type ProductCountOutputTypeCountFilesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.DownloadFileWhereInput
+}
+
 
 export type ProductSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1573,6 +1751,7 @@ export type ProductSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   variants?: boolean | Prisma.Product$variantsArgs<ExtArgs>
   offers?: boolean | Prisma.Product$offersArgs<ExtArgs>
   licenseKeys?: boolean | Prisma.Product$licenseKeysArgs<ExtArgs>
+  files?: boolean | Prisma.Product$filesArgs<ExtArgs>
   _count?: boolean | Prisma.ProductCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["product"]>
 
@@ -1662,6 +1841,7 @@ export type ProductInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   variants?: boolean | Prisma.Product$variantsArgs<ExtArgs>
   offers?: boolean | Prisma.Product$offersArgs<ExtArgs>
   licenseKeys?: boolean | Prisma.Product$licenseKeysArgs<ExtArgs>
+  files?: boolean | Prisma.Product$filesArgs<ExtArgs>
   _count?: boolean | Prisma.ProductCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type ProductIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1678,6 +1858,7 @@ export type $ProductPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     variants: Prisma.$VariantPayload<ExtArgs>[]
     offers: Prisma.$OfferPayload<ExtArgs>[]
     licenseKeys: Prisma.$LicenseKeyPayload<ExtArgs>[]
+    files: Prisma.$DownloadFilePayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2101,6 +2282,7 @@ export interface Prisma__ProductClient<T, Null = never, ExtArgs extends runtime.
   variants<T extends Prisma.Product$variantsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$variantsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$VariantPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   offers<T extends Prisma.Product$offersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$offersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OfferPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   licenseKeys<T extends Prisma.Product$licenseKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$licenseKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$LicenseKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  files<T extends Prisma.Product$filesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$filesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DownloadFilePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2632,6 +2814,30 @@ export type Product$licenseKeysArgs<ExtArgs extends runtime.Types.Extensions.Int
   take?: number
   skip?: number
   distinct?: Prisma.LicenseKeyScalarFieldEnum | Prisma.LicenseKeyScalarFieldEnum[]
+}
+
+/**
+ * Product.files
+ */
+export type Product$filesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the DownloadFile
+   */
+  select?: Prisma.DownloadFileSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the DownloadFile
+   */
+  omit?: Prisma.DownloadFileOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.DownloadFileInclude<ExtArgs> | null
+  where?: Prisma.DownloadFileWhereInput
+  orderBy?: Prisma.DownloadFileOrderByWithRelationInput | Prisma.DownloadFileOrderByWithRelationInput[]
+  cursor?: Prisma.DownloadFileWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.DownloadFileScalarFieldEnum | Prisma.DownloadFileScalarFieldEnum[]
 }
 
 /**
