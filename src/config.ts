@@ -9,6 +9,14 @@ function intEnv(name: string, fallback: number): number {
   return value;
 }
 
+/** A secret's variable: unset (a generated one in DATA_DIR), or at least 32 characters. */
+function secretEnv(name: string): string | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 32) throw new Error(`${name} must be at least 32 characters (e.g. openssl rand -base64 32)`);
+  return raw;
+}
+
 export const config = {
   port: intEnv('PORT', 3000),
   host: process.env.HOST ?? '127.0.0.1',
@@ -56,5 +64,17 @@ export const config = {
     retryIntervalMs: intEnv('WEBHOOK_RETRY_INTERVAL_MS', 300_000),
     // How often each worker process looks for events not yet handed to delivery.
     dispatchIntervalMs: intEnv('EVENT_DISPATCH_INTERVAL_MS', 250),
+  },
+  // License keys are stored encrypted under this secret (src/delivery/key-vault.ts).
+  licenseKeySecret: secretEnv('LICENSE_KEY_SECRET'),
+  downloads: {
+    // Signs the download URLs this service serves (src/delivery/download-links.ts).
+    urlSecret: secretEnv('DOWNLOAD_URL_SECRET'),
+    // The largest file an upload may stream in (413 past it).
+    maxFileBytes: intEnv('DOWNLOAD_MAX_FILE_BYTES', 1_073_741_824),
+    // Where download URLs point; unset: the origin the minting request came to.
+    publicBaseUrl: process.env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
+    // Download URLs minted per workspace and minute (the contract's 60).
+    urlsPerMinute: intEnv('DOWNLOAD_URLS_PER_MINUTE', 60),
   },
 };

@@ -4,6 +4,7 @@
 import type { DomainModule } from './domain-module.js';
 import type { EventDefinitions } from './events/event-types.js';
 import { checkoutModule } from './checkout/module.js';
+import { deliveryModule } from './delivery/module.js';
 import { discountsModule } from './discounts/module.js';
 import { offersModule } from './offers/module.js';
 import { ordersModule } from './orders/module.js';
@@ -28,6 +29,7 @@ export const domains: readonly DomainModule[] = [
   paymentsModule,
   subscriptionsModule,
   webhooksModule,
+  deliveryModule,
   platformModule,
   taxModule,
   portalModule,

@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { DomainError, type ErrorKind } from './core/errors.js';
 
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 416 | 422 | 429 | 500 | 503;
 
 /** An error whose message is safe to show to the caller, with the HTTP status the spec gives it. */
 export class ApiError extends GraphQLError {
@@ -22,8 +22,10 @@ function codeFor(status: ErrorStatus): string {
     case 404: return 'NOT_FOUND';
     case 405: return 'METHOD_NOT_ALLOWED';
     case 409: return 'CONFLICT';
+    case 410: return 'GONE';
     case 413: return 'PAYLOAD_TOO_LARGE';
     case 415: return 'UNSUPPORTED_MEDIA_TYPE';
+    case 416: return 'RANGE_NOT_SATISFIABLE';
     case 422: return 'UNPROCESSABLE';
     case 429: return 'RATE_LIMITED';
     case 503: return 'UNAVAILABLE';
@@ -40,6 +42,7 @@ const STATUS_OF: Record<ErrorKind, ErrorStatus> = {
   not_found: 404,
   conflict: 409,
   unprocessable: 422,
+  rate_limited: 429,
   unavailable: 503,
 };
 

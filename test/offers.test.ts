@@ -262,12 +262,12 @@ describe('offers: details', () => {
     ws = await newWorkspace('Offer details');
   });
 
-  async function addKeys(offerId: string, counts: Record<'available' | 'reserved' | 'sold', number>) {
-    for (const [status, count] of Object.entries(counts)) {
-      for (let i = 0; i < count; i += 1) {
-        await db.query(`INSERT INTO "LicenseKey" (id, "offerId", key, status) VALUES (gen_random_uuid(), $1, $2, $3::"LicenseKeyStatus")`, [offerId, randomUUID(), status]);
-      }
-    }
+  /** Uploads keys to the product's stock through the API; `sold` of them marked sold beneath it (sales are test/license-keys.test.ts's). */
+  async function addKeys(productId: string, counts: Record<'available' | 'sold', number>) {
+    const keys = Array.from({ length: counts.available + counts.sold }, () => randomUUID());
+    if (keys.length === 0) return;
+    await ok(restClient(ws).POST('/v0/products/{productId}/keys', { params: { path: { productId } }, body: { keys } }));
+    await db.query(`UPDATE "LicenseKey" SET status = 'sold' WHERE id IN (SELECT id FROM "LicenseKey" WHERE "productId" = $1 ORDER BY id LIMIT $2)`, [productId, counts.sold]);
   }
 
   test('details carry the product reference, the variant and no inventory for other product types', async () => {
@@ -286,13 +286,13 @@ describe('offers: details', () => {
   test('key-based products report their key stock', async () => {
     const keys = await newProduct(ws, { name: 'Game key', type: 'SoftwareKey' });
     const stocked = await newOffer(ws, { productId: keys.id, price: 2000, currency: 'USD' });
-    await addKeys(stocked.id, { available: 3, reserved: 1, sold: 2 });
-    expect((await ok(getOffer(ws, stocked.id))).offer.inventory).toEqual({ total: 6, available: 3, sold: 2, status: 'in_stock' });
+    await addKeys(keys.id, { available: 3, sold: 2 });
+    expect((await ok(getOffer(ws, stocked.id))).offer.inventory).toEqual({ total: 5, available: 3, sold: 2, revoked: 0, status: 'in_stock' });
     const cards = await newProduct(ws, { name: 'Gift card', type: 'GiftCard' });
     const empty = await newOffer(ws, { productId: cards.id, price: 5000, currency: 'USD' });
-    expect((await ok(getOffer(ws, empty.id))).offer.inventory).toEqual({ total: 0, available: 0, sold: 0, status: 'out_of_stock' });
-    await addKeys(empty.id, { available: 0, reserved: 0, sold: 1 });
-    expect((await ok(getOffer(ws, empty.id))).offer.inventory).toEqual({ total: 1, available: 0, sold: 1, status: 'out_of_stock' });
+    expect((await ok(getOffer(ws, empty.id))).offer.inventory).toEqual({ total: 0, available: 0, sold: 0, revoked: 0, status: 'out_of_stock' });
+    await addKeys(cards.id, { available: 0, sold: 1 });
+    expect((await ok(getOffer(ws, empty.id))).offer.inventory).toEqual({ total: 1, available: 0, sold: 1, revoked: 0, status: 'out_of_stock' });
   });
 
   test('the list shows plain offers, without the details fields', async () => {

@@ -339,7 +339,7 @@ describe('users: inventory', () => {
     expect(data).toEqual({ status: 'success', data: { inventory: [], count: 0, pages: 0 } });
   });
 
-  test("lists the items of the user's PAID orders only, newest first, paged", async () => {
+  test("lists the items of the user's PAID orders (not PENDING or CANCELLED ones), newest first, paged", async () => {
     const buyer = await newUser(ws);
     const other = await newUser(ws);
     const variantId = randomUUID();
@@ -360,10 +360,20 @@ describe('users: inventory', () => {
       id: newer.itemIds[0],
       orderId: newer.orderId,
       orderNumber: 'ORD000000000002',
+      orderStatus: 'PAID',
+      paidAt: null,
       productId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      productName: null,
+      productType: null,
       offerId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      offerName: null,
       variantId,
       quantity: 2,
+      refundedQuantity: 0,
+      licenseKeys: [],
+      download: null,
+      subscriptionId: null,
+      subscriptionStatus: null,
       createdAt: Math.floor(new Date('2026-02-01T00:00:00Z').getTime() / 1000),
     });
     expect(items[0]).toMatchObject({ variantId: null, quantity: 3, orderNumber: 'ORD000000000002' });

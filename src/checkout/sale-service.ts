@@ -2,7 +2,8 @@
 // without API keys (the element id is public, like a payment link). The scope is the element's:
 // a test-mode element makes test-mode records only. The order is made in ONE transaction with row
 // locks (the element's offers FOR UPDATE in id order, then the discount), so an offer's limit is
-// never oversold and a discount's purchaseLimit never exceeded; the charge happens after the
+// never oversold and a discount's purchaseLimit never exceeded, and a key-based product's units
+// each take a license key (src/delivery/license-keys.ts); the charge happens after the
 // commit (payment-flow.ts), and an order whose first payment ends unpaid gives its reservations
 // back (releaseOrderReservations, from the payment's transition). Rules: docs/decisions.md,
 // "Hosted checkout".
@@ -17,6 +18,7 @@ import { ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentPro
 import { markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { discountResource } from '../discounts/events.js';
+import { reserveLicenseKeys } from '../delivery/license-keys.js';
 import { userEventData } from '../users/events.js';
 import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, requestHash, type Placed } from './idempotency.js';
 import { checkBillingDetails, checkOrderRequest, type CheckedOrderRequest, type CheckoutOrderRequest, type QuoteRequest } from './order-request.js';
@@ -226,6 +228,7 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
     // The reservations, given back by releaseOrderReservations if the first payment ends unpaid.
     for (const line of price.lines) await tx.offer.update({ where: { id: line.offerId }, data: { soldItems: { increment: line.quantity } } });
     if (price.discount) await tx.discount.update({ where: { id: price.discount.id }, data: { timesUsed: { increment: 1 } } });
+    await reserveLicenseKeys(tx, scope, created.items);
     await tx.order.update({ where: { id: created.order.id }, data: { reservedAt: new Date() } });
     // A free order is paid at once: no processor, the same transition (and payment_success) as a charge.
     if (!price.requiresPayment) await markPaymentPaid(tx, created.payment.id);

@@ -2,7 +2,7 @@
 // and one table in the faces (src/errors.ts, `errorStatus`) maps a kind to its HTTP status, its
 // GraphQL code and the envelope. Messages are for the caller: they never carry secrets.
 
-export type ErrorKind = 'invalid' | 'unauthenticated' | 'payment_declined' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'unavailable';
+export type ErrorKind = 'invalid' | 'unauthenticated' | 'payment_declined' | 'forbidden' | 'not_found' | 'conflict' | 'unprocessable' | 'rate_limited' | 'unavailable';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: ErrorKind;
@@ -49,4 +49,16 @@ export class ProductLimitReached extends DomainError {
 /** A generated value (a slug) stayed taken after every retry. */
 export class NoFreeValue extends DomainError {
   readonly kind = 'conflict';
+}
+
+/** Too many requests of a kind in a window (the download URL's 60 a minute per workspace); retryable after `retryAfterSeconds`. */
+export class RateLimited extends DomainError {
+  readonly kind = 'rate_limited';
+
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
 }

@@ -11,6 +11,8 @@ export interface Context {
   /** The card processor (PAYMENT_PROCESSOR), for resolvers that charge (checkout). */
   processor: PaymentProcessor;
   requestId: string;
+  /** Where the request came in (scheme, host, port): links the service hands out point there unless PUBLIC_BASE_URL says otherwise. */
+  origin: string;
   /** The request's Idempotency-Key header as sent; the operations that honour one check it. */
   idempotencyKey?: string;
   /** Resolves (once) who is calling; throws 401 when the access is not granted. */

@@ -48,6 +48,8 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   number: 64,
   orderIdOrNumber: 64,
   orderNumber: 64,
+  // An order item's id (a UUID; anything else names no item: 404).
+  itemId: 64,
   subscriptionId: 64,
   subscriptionNumber: 64,
   // Chosen by the client; a copy appends "-copy".
@@ -59,6 +61,8 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   // Portal links pass these through unchecked (the contract), bounded.
   cartOfferId: 255,
   offerId: 255,
+  // License keys (src/delivery/license-keys.ts).
+  keys: 255,
   line1: 255,
   line2: 255,
   name: 255,

@@ -101,6 +101,7 @@ export async function createApp(deps: AppDependencies) {
           temporal,
           processor,
           requestId,
+          origin: new URL(request.url).origin,
           idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
           principal: principalResolver(() => authenticate(prisma, request.headers, 'read')),
         }),
@@ -129,6 +130,7 @@ export async function createApp(deps: AppDependencies) {
         temporal,
         processor,
         requestId,
+        origin: url.origin,
         idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
         principal: principal ? principalResolver(async () => principal) : noPrincipal,
       };

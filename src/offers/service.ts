@@ -1,4 +1,4 @@
-import { Prisma, type OfferStatus, type PrismaClient, type ProductType, type RecurringInterval } from '../generated/prisma/client.js';
+import { Prisma, type OfferStatus, type PrismaClient, type RecurringInterval } from '../generated/prisma/client.js';
 import type { Db } from '../db/client.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
 import { recordEvent } from '../events/event-service.js';
@@ -8,8 +8,6 @@ import { isCurrency } from '../reference/currencies.js';
 import { offerEventData } from './events.js';
 import { claimArchive } from '../core/archive.js';
 
-/** Products whose offers are delivered as keys: their offer details carry an inventory. */
-const KEY_PRODUCT_TYPES: readonly ProductType[] = ['SoftwareKey', 'GiftCard'];
 const GTIN = /^(\d{8}|\d{12,14})$/;
 
 interface RecurringTerms {
@@ -264,14 +262,4 @@ export async function listOffers(prisma: PrismaClient, scope: Scope, args: Offer
     args.returnCount ? prisma.offer.count({ where }) : null,
   ]);
   return { offers, count };
-}
-
-/** Key stock of an offer of a key-based product, counted from its license keys; null for other products. */
-export async function offerInventory(prisma: PrismaClient, offerId: string, productType: ProductType) {
-  if (!KEY_PRODUCT_TYPES.includes(productType)) return null;
-  const groups = await prisma.licenseKey.groupBy({ by: ['status'], where: { offerId }, _count: { _all: true } });
-  const counted = (status: string) => groups.find((g) => g.status === status)?._count._all ?? 0;
-  const total = groups.reduce((sum, g) => sum + g._count._all, 0);
-  const available = counted('available');
-  return { total, available, sold: counted('sold'), status: available > 0 ? 'in_stock' : 'out_of_stock' } as const;
 }

@@ -7,6 +7,7 @@ import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
 import { currencyDecimals } from '../reference/currencies.js';
+import { keyStock } from '../delivery/license-keys.js';
 import * as offers from './service.js';
 import { ProductTypeEnum, Variant } from '../products/types.js';
 
@@ -63,9 +64,10 @@ const ProductReference = builder.prismaObject('Product', {
 
 const OfferInventory = builder.simpleObject('OfferInventory', {
   fields: (t) => ({
-    total: t.int(),
+    total: t.int({ description: 'available + sold' }),
     available: t.int(),
-    sold: t.int(),
+    sold: t.int({ description: 'Keys sold to orders (an order whose payment ends unpaid gives them back)' }),
+    revoked: t.int({ description: 'Unsold keys the merchant revoked (not in total)' }),
     status: t.field({ type: InventoryStatus }),
   }),
 });
@@ -80,9 +82,9 @@ export const OfferDetails = builder.prismaObject('Offer', {
     inventory: t.field({
       type: OfferInventory,
       nullable: true,
-      description: 'License-key stock for SoftwareKey and GiftCard products; null for other product types',
-      select: { product: { select: { type: true } } },
-      resolve: (o, _args, ctx) => offers.offerInventory(ctx.prisma, o.id, o.product.type),
+      description: "License-key stock of the offer's product (for the offer's variant) for SoftwareKey and GiftCard products; null for other product types",
+      select: { productId: true, variantId: true, product: { select: { type: true } } },
+      resolve: (o, _args, ctx) => keyStock(ctx.prisma, o, o.product.type),
     }),
   }),
 });

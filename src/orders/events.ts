@@ -2,14 +2,14 @@
 // the API returns it, its items (each with the `id` the download URL takes) and the buyer; the
 // test-event samples go through the same builders.
 import { randomUUID } from 'node:crypto';
-import type { Order, OrderItem, Prisma, Subscription, User } from '../generated/prisma/client.js';
+import type { Order, Prisma, Subscription, User } from '../generated/prisma/client.js';
 import type { EventDefinitions, SampleContext } from '../events/event-types.js';
 import { unixSeconds } from '../core/time.js';
 import { currencyDecimals } from '../reference/currencies.js';
 import { paymentResource, paymentRowInclude, type PaymentRow } from '../payments/resource.js';
 import { subscriptionResource } from '../subscriptions/events.js';
 import { userResource } from '../users/events.js';
-import { itemsValue, orderItemResource, sampleItems } from './item-resource.js';
+import { itemsValue, orderItemResource, sampleItems, type ItemRow } from './item-resource.js';
 
 /** What an order row needs to become the resource: its buyer, last payment and subscription. */
 export const orderRowInclude = {
@@ -59,7 +59,7 @@ export function orderResource(o: OrderRow) {
 }
 
 /** The data of every order event. */
-export const orderEventData = (order: OrderRow, items: OrderItem[]) => ({
+export const orderEventData = (order: OrderRow, items: ItemRow[]) => ({
   order: orderResource(order),
   items: items.map(orderItemResource),
   user: order.user ? userResource(order.user) : null,

@@ -3,9 +3,16 @@
 import { randomUUID } from 'node:crypto';
 import type { OrderItem } from '../generated/prisma/client.js';
 import { unixSeconds } from '../core/time.js';
+import type { DeliveredKey } from '../delivery/delivered-keys.js';
 
-/** The item (`items[]` of the order events, cart items of the order details): its `id` is what the download URL takes. */
-export function orderItemResource(item: OrderItem) {
+/** An item row, with its delivered keys when it was loaded for the order's events or details. */
+export type ItemRow = OrderItem & { deliveredKeys?: DeliveredKey[] };
+
+/**
+ * The item (`items[]` of the order events, cart items of the order details): its `id` is what the
+ * download URL takes; `licenseKeys` are its sold keys once the order is paid (loadOrderForEvent).
+ */
+export function orderItemResource(item: ItemRow) {
   const subtotal = item.unitPrice * item.quantity;
   return {
     object: 'order_item',
@@ -24,6 +31,7 @@ export function orderItemResource(item: OrderItem) {
     total: subtotal - item.discount + (item.taxInclusive ? 0 : item.tax),
     customFields: item.customFields,
     createdAt: unixSeconds(item.createdAt),
+    licenseKeys: item.deliveredKeys ?? [],
   };
 }
 

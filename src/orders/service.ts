@@ -17,9 +17,8 @@ import { orderItemResource } from './item-resource.js';
 import { orderListWhere, termBuyers } from './list-where.js';
 import { readSaleFilters, salePage, type SaleListArgs } from './filters.js';
 import { newOrderNumber, parseOrderRef } from './numbers.js';
-
-/** What a buyer owns: the items of their paid orders in this scope. */
-export const ownedItemsWhere = (scope: Scope, userId: string): Prisma.OrderItemWhereInput => ({ order: { userId, ...inScope(scope), status: 'PAID' } });
+import { deliveredKeys } from '../delivery/delivered-keys.js';
+import { releaseLicenseKeys } from '../delivery/license-keys.js';
 
 /** An order that can still be called off: not yet settled one way or the other, or paid (no refund is made). */
 export const CANCELLABLE: readonly OrderStatus[] = ['PENDING', 'PAID', 'PARTIALLY_REFUNDED'];
@@ -90,9 +89,9 @@ function checkNewOrder(input: NewOrder) {
 export async function loadOrderForEvent(tx: Db, orderId: string) {
   const [order, items] = await Promise.all([
     tx.order.findUniqueOrThrow({ where: { id: orderId }, include: orderRowInclude }),
-    tx.orderItem.findMany({ where: { orderId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] }),
+    tx.orderItem.findMany({ where: { orderId }, orderBy: [{ position: 'asc' }, { id: 'asc' }], include: { licenseKeys: true } }),
   ]);
-  return { order, items };
+  return { order, items: items.map((item) => ({ ...item, deliveredKeys: deliveredKeys(order, item) })) };
 }
 
 /**
@@ -148,7 +147,7 @@ export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, in
 
 /**
  * Gives back what the checkout reserved for an order (each item's quantity to its offer's
- * soldItems, one use to its discount's timesUsed), in the caller's transaction: called when the
+ * soldItems, one use to its discount's timesUsed, its license keys to stock), in the caller's transaction: called when the
  * order's first payment leaves PENDING unpaid (FAILED, EXPIRED, CANCELLED). Once per order:
  * `releasedAt` is claimed by a conditional update (concurrent callers serialise on the order's
  * row), and orders the checkout did not reserve for (`reservedAt` null) are left alone. Offers
@@ -157,6 +156,7 @@ export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, in
 export async function releaseOrderReservations(tx: Prisma.TransactionClient, orderId: string): Promise<boolean> {
   const { count } = await tx.order.updateMany({ where: { id: orderId, reservedAt: { not: null }, releasedAt: null }, data: { releasedAt: new Date() } });
   if (count === 0) return false;
+  await releaseLicenseKeys(tx, orderId);
   const [order, items] = await Promise.all([
     tx.order.findUniqueOrThrow({ where: { id: orderId }, select: { discountId: true } }),
     tx.orderItem.findMany({ where: { orderId }, select: { offerId: true, quantity: true } }),
@@ -197,7 +197,11 @@ export type CatalogueItem = ReturnType<typeof orderItemResource> & { offer: Offe
 
 /** An order's cart items with their offers and products as they are now (archived ones too), in cart order. */
 export async function orderItemsWithCatalogue(prisma: Db, scope: Scope, orderId: string): Promise<CatalogueItem[]> {
-  const items = await prisma.orderItem.findMany({ where: { orderId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] });
+  const [order, rows] = await Promise.all([
+    prisma.order.findUniqueOrThrow({ where: { id: orderId }, select: { status: true, paidAt: true } }),
+    prisma.orderItem.findMany({ where: { orderId }, orderBy: [{ position: 'asc' }, { id: 'asc' }], include: { licenseKeys: true } }),
+  ]);
+  const items = rows.map((item) => ({ ...item, deliveredKeys: deliveredKeys(order, item) }));
   const [offers, products] = await Promise.all([
     prisma.offer.findMany({ where: { id: { in: [...new Set(items.map((i) => i.offerId))] }, ...inScope(scope) } }),
     prisma.product.findMany({ where: { id: { in: [...new Set(items.map((i) => i.productId))] }, ...inScope(scope) } }),

@@ -14,7 +14,7 @@ import * as orders from './service.js';
 
 export const OrderStatusEnum = builder.enumType(OrderStatus, { name: 'OrderStatus' });
 export const OrderTypeEnum = builder.enumType(OrderType, { name: 'OrderType', description: 'ONE_TIME purchase, SUBSCRIPTION start, or FREE claim' });
-const SubscriptionStatusEnum = builder.enumType(SubscriptionStatus, { name: 'SubscriptionStatus' });
+export const SubscriptionStatusEnum = builder.enumType(SubscriptionStatus, { name: 'SubscriptionStatus' });
 export const SaleOrderBy = builder.enumType('SaleOrderBy', { values: ['createdAt', 'orderNumber', 'value'] as const });
 
 const NUMBER = '^#?([0-9A-Za-z]{12,32}|[0-9]+)(-[0-9]+)?$';
@@ -89,7 +89,7 @@ const orderFields = <Model extends PrismaTypes['Order'], Shape extends OrderRow>
 export const Order = builder.prismaObject('Order', { fields: orderFields });
 
 /** A line of the cart: its offer and product as they are now, its prices as they were paid. */
-const CartItem = builder.objectRef<orders.CatalogueItem>('CartItem').implement({
+export const CartItem = builder.objectRef<orders.CatalogueItem>('CartItem').implement({
   fields: (t) => ({
     object: t.exposeString('object'),
     id: t.exposeID('id', { description: 'The item id a download URL takes' }),

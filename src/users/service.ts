@@ -6,7 +6,7 @@ import { recordEvent } from '../events/event-service.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { archivedWhere, pageCount, pagePage } from '../core/list.js';
 import { isCountry, postalCodeRequired } from '../reference/countries.js';
-import { ownedItemsWhere } from '../orders/service.js';
+import { ownedItems } from '../delivery/inventory.js';
 import { userEventData } from './events.js';
 import { claimArchive } from '../core/archive.js';
 
@@ -45,7 +45,6 @@ export interface UserListArgs {
 }
 
 type Query = { select?: Prisma.UserSelect; include?: Prisma.UserInclude };
-type InventoryQuery = { select?: Prisma.OrderItemSelect; include?: Prisma.OrderItemInclude };
 
 /** Emails compare case-insensitively: this is the key of the per-workspace-mode unique index. */
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -160,14 +159,8 @@ export async function archiveUser(prisma: PrismaClient, scope: Scope, userId: st
   return { success: true, archived: true };
 }
 
-/** What the buyer owns (the orders domain says which items those are), newest first. */
-export async function userInventory(prisma: PrismaClient, scope: Scope, userId: string, args: { page?: number | null; limit?: number | null }, query: InventoryQuery) {
-  const { limit, skip } = pagePage(args, 20);
+/** What the buyer owns (src/delivery/inventory.ts says which items those are), newest first; 404 for an unknown or archived user. */
+export async function userInventory(prisma: PrismaClient, scope: Scope, userId: string, args: { page?: number | null; limit?: number | null }) {
   const user = await findUser(prisma, scope, userId, { select: { id: true } });
-  const where = ownedItemsWhere(scope, user.id);
-  const [inventory, count] = await Promise.all([
-    prisma.orderItem.findMany({ ...query, where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take: limit }),
-    prisma.orderItem.count({ where }),
-  ]);
-  return { inventory, count, pages: pageCount(count, limit) };
+  return ownedItems(prisma, scope, user.id, args);
 }

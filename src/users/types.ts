@@ -1,6 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
+import { InventoryItem } from '../delivery/types.js';
 import * as users from './service.js';
 
 const BillingDetails = builder.simpleObject('BillingDetails', {
@@ -51,22 +52,6 @@ builder.asEntity(User, {
   resolveReference: async ({ id }, ctx) => users.findUser(ctx.prisma, await scopeOf(ctx, 'read'), id),
 });
 
-/** An item the buyer owns: one line of one of their paid orders. */
-const InventoryItem = builder.prismaObject('OrderItem', {
-  variant: 'InventoryItem',
-  fields: (t) => ({
-    object: t.string({ resolve: () => 'inventoryItem' }),
-    id: t.exposeID('id'),
-    orderId: t.exposeID('orderId'),
-    orderNumber: t.string({ select: { order: { select: { number: true } } }, resolve: (item) => item.order.number }),
-    productId: t.exposeID('productId'),
-    offerId: t.exposeID('offerId'),
-    variantId: t.exposeID('variantId', { nullable: true }),
-    quantity: t.exposeInt('quantity'),
-    createdAt: t.expose('createdAt', { type: 'Timestamp' }),
-  }),
-});
-
 const UserList = builder.simpleObject('UserList', {
   fields: (t) => ({ users: t.field({ type: [User] }), count: t.int(), pages: t.int() }),
 });
@@ -101,10 +86,9 @@ builder.queryFields((t) => ({
   }),
   userInventory: t.field({
     type: UserInventory,
-    description: "Items of the user's paid orders, newest first",
+    description: "What the user owns: the items of their paid and partially refunded orders not refunded in full, newest first",
     args: { userId: t.arg({ type: 'UUID', required: true }), ...pageArgs },
-    resolve: async (_root, { userId, ...page }, ctx, info) =>
-      users.userInventory(ctx.prisma, await scopeOf(ctx, 'read'), userId, page, queryFromInfo({ context: ctx, info, path: ['inventory'] })),
+    resolve: async (_root, { userId, ...page }, ctx) => users.userInventory(ctx.prisma, await scopeOf(ctx, 'read'), userId, page),
   }),
 }));
 

@@ -399,7 +399,7 @@ export interface paths {
         };
         /**
          * List the items a user owns (page pagination)
-         * @description Items of the user's paid orders, newest first
+         * @description What the user owns: the items of their paid and partially refunded orders not refunded in full, newest first
          */
         get: operations["userInventory"];
         put?: never;
@@ -815,6 +815,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/products/{productId}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a product's license keys
+         * @description A product's license keys, newest first by default; values only with the secret key
+         */
+        get: operations["licenseKeys"];
+        put?: never;
+        /**
+         * Upload license keys to a SoftwareKey or GiftCard product's stock
+         * @description Adds keys to a SoftwareKey or GiftCard product's stock, all or none; duplicates are skipped and counted
+         */
+        post: operations["uploadLicenseKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/products/{productId}/keys/{keyId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Revoke an unsold license key
+         * @description Withdraws an unsold key from stock for good (a sold key is 400)
+         */
+        patch: operations["revokeLicenseKey"];
+        trace?: never;
+    };
+    "/v0/products/{productId}/files": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a DigitalDownload product's files
+         * @description A DigitalDownload product's files, newest first
+         */
+        get: operations["productFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/products/{productId}/files/{fileId}/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Remove a file
+         * @description Removes a file and its bytes; URLs minted for it stop working
+         */
+        patch: operations["removeProductFile"];
+        trace?: never;
+    };
+    "/v0/orders/{orderIdOrNumber}/items/{itemId}/download-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a download URL for an item of a paid order
+         * @description A URL for the file of one item of a paid order. 404: unknown order, item not on it, no download (keyed products deliver keys); 400: never paid, refunded, every unit refunded, expiresIn outside 1..86400; 429 above 60 a minute per workspace
+         */
+        post: operations["orderItemDownloadUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/tax/calculate": {
         parameters: {
             query?: never;
@@ -886,6 +990,8 @@ export interface components {
             discount: number;
             /** @description The item id a download URL takes */
             id: string;
+            /** @description For SoftwareKey and GiftCard products: one key per unit once the order is paid */
+            licenseKeys: components["schemas"]["DeliveredLicenseKey"][];
             object: string;
             offer: components["schemas"]["Offer"] | null;
             offerId: string;
@@ -1068,6 +1174,23 @@ export interface components {
         CheckoutQuotePayload: {
             quote: components["schemas"]["CheckoutQuote"];
         };
+        /**
+         * @description revoked once the unit it was sold for is refunded, or its order refunded in full or cancelled
+         * @enum {string}
+         */
+        DeliveredKeyStatus: "active" | "revoked";
+        DeliveredLicenseKey: {
+            id: string;
+            /** @description The key; null unless the request carries the secret key */
+            key: string | null;
+            object: string;
+            status: components["schemas"]["DeliveredKeyStatus"];
+            /**
+             * Format: int32
+             * @description The unit of the item it was sold for (0 first)
+             */
+            unit: number;
+        };
         Discount: {
             /** @description Percent (0 < x <= 100) or minor units of currency, as a decimal string */
             amount: string;
@@ -1167,6 +1290,42 @@ export interface components {
             /** Format: int32 */
             timesUsed: number;
         };
+        /** @description A file a DigitalDownload product (or one of its variants) delivers */
+        DownloadFile: {
+            createdAt: components["schemas"]["Timestamp"];
+            fileName: string;
+            id: string;
+            /** @description The content type sent with the upload */
+            mimeType: string | null;
+            object: string;
+            productId: string;
+            /** @description Hex SHA-256 of the bytes */
+            sha256: string;
+            /** @description Bytes */
+            size: number;
+            variantId: string | null;
+        };
+        DownloadFileList: {
+            /** Format: int32 */
+            count: number;
+            files: components["schemas"]["DownloadFile"][];
+        };
+        DownloadUrl: {
+            fileName: string;
+            /** @description The content type recorded when the file was attached */
+            mimeType: string | null;
+            /** @description Hex SHA-256 of the file */
+            sha256: string;
+            /** @description Bytes */
+            size: number;
+            /** @description Served by this service; works until validTill unless the item is refunded first */
+            url: string;
+            /**
+             * Format: int32
+             * @description Unix seconds: the latest time the URL can work
+             */
+            validTill: number;
+        };
         /** @description The failure envelope: branch on the HTTP status; the message is human text and may be reworded */
         ErrorEnvelope: {
             /** @enum {string} */
@@ -1177,14 +1336,33 @@ export interface components {
         };
         InventoryItem: {
             createdAt: components["schemas"]["Timestamp"];
+            /** @description For DigitalDownload products: the file a download URL of this item serves; null when there is none */
+            download: components["schemas"]["DownloadFile"] | null;
+            /** @description The order item */
             id: string;
+            /** @description For SoftwareKey and GiftCard products: one key per unit (values with the secret key only) */
+            licenseKeys: components["schemas"]["DeliveredLicenseKey"][];
             object: string;
             offerId: string;
+            offerName: string | null;
             orderId: string;
             orderNumber: string;
+            orderStatus: components["schemas"]["OrderStatus"];
+            paidAt: components["schemas"]["Timestamp"] | null;
             productId: string;
+            /** @description The product's name now (null if it is gone) */
+            productName: string | null;
+            productType: components["schemas"]["ProductType"] | null;
             /** Format: int32 */
             quantity: number;
+            /**
+             * Format: int32
+             * @description Units given back by refunds
+             */
+            refundedQuantity: number;
+            /** @description For a subscription item: the subscription's id (its number) */
+            subscriptionId: string | null;
+            subscriptionStatus: components["schemas"]["SubscriptionStatus"] | null;
             variantId: string | null;
         };
         /** @enum {string} */
@@ -1197,6 +1375,57 @@ export interface components {
         };
         /** @description Any JSON value, nested at most 32 levels deep, with keys of at most 200 and strings of at most 2048 characters */
         JSON: unknown;
+        /** @description A key of a product's stock, as the merchant sees it */
+        LicenseKey: {
+            createdAt: components["schemas"]["Timestamp"];
+            id: string;
+            /** @description The key; null unless the request carries the secret key */
+            key: string | null;
+            object: string;
+            /** @description The order item a sold key went to */
+            orderItemId: string | null;
+            productId: string;
+            revokedAt: components["schemas"]["Timestamp"] | null;
+            soldAt: components["schemas"]["Timestamp"] | null;
+            status: components["schemas"]["LicenseKeyStatus"];
+            variantId: string | null;
+        };
+        LicenseKeyList: {
+            /** Format: int32 */
+            count: number | null;
+            licenseKeys: components["schemas"]["LicenseKey"][];
+        };
+        LicenseKeyPayload: {
+            licenseKey: components["schemas"]["LicenseKey"];
+        };
+        /**
+         * @description available: in stock; sold: taken by an order (given back if its payment ends unpaid); revoked: withdrawn unsold
+         * @enum {string}
+         */
+        LicenseKeyStatus: "available" | "revoked" | "sold";
+        LicenseKeyUpload: {
+            /**
+             * Format: int32
+             * @description Keys added to stock
+             */
+            created: number;
+            object: string;
+            productId: string;
+            /**
+             * Format: int32
+             * @description Keys in the request
+             */
+            received: number;
+            /**
+             * Format: int32
+             * @description Duplicates skipped: repeated in the request or already in the product's stock
+             */
+            skipped: number;
+            variantId: string | null;
+        };
+        LicenseKeyUploadPayload: {
+            upload: components["schemas"]["LicenseKeyUpload"];
+        };
         Offer: {
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
@@ -1245,7 +1474,7 @@ export interface components {
             gtin: string | null;
             id: string;
             internalId: string | null;
-            /** @description License-key stock for SoftwareKey and GiftCard products; null for other product types */
+            /** @description License-key stock of the offer's product (for the offer's variant) for SoftwareKey and GiftCard products; null for other product types */
             inventory: components["schemas"]["OfferInventory"] | null;
             /**
              * Format: int32
@@ -1285,10 +1514,21 @@ export interface components {
         OfferInventory: {
             /** Format: int32 */
             available: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Unsold keys the merchant revoked (not in total)
+             */
+            revoked: number;
+            /**
+             * Format: int32
+             * @description Keys sold to orders (an order whose payment ends unpaid gives them back)
+             */
             sold: number;
             status: components["schemas"]["InventoryStatus"];
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description available + sold
+             */
             total: number;
         };
         OfferList: {
@@ -4060,6 +4300,254 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    licenseKeys: {
+        parameters: {
+            query?: {
+                /** @description Default DESC (newest first) */
+                orderDirection?: components["schemas"]["SortDirection"];
+                /** @description Fill in count */
+                returnCount?: boolean;
+                /** @description Records to skip (>= 0) */
+                skip?: number;
+                status?: components["schemas"]["LicenseKeyStatus"];
+                /** @description Page size; default 20, clamped to 1..100 */
+                take?: components["schemas"]["PageSize"];
+                variantId?: components["schemas"]["UUID"];
+            };
+            header?: never;
+            path: {
+                productId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["LicenseKeyList"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    uploadLicenseKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                productId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 10000 keys, each trimmed, 1 to 255 characters */
+                    keys: string[];
+                    /** @description The keys are for this variant's offers only (default: the offers without a variant) */
+                    variantId?: components["schemas"]["UUID"] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["LicenseKeyUploadPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    revokeLicenseKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                productId: components["schemas"]["UUID"];
+                keyId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["LicenseKeyPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    productFiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                productId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["DownloadFileList"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    removeProductFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                productId: components["schemas"]["UUID"];
+                fileId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SuccessPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    orderItemDownloadUrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderIdOrNumber: string;
+                /** @description The id of an entry of the order webhook payload items */
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description Seconds, default 900, 1 to 86400 (never clamped)
+                     */
+                    expiresIn?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["DownloadUrl"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];

@@ -53,6 +53,11 @@ export type Offer = Prisma.OfferModel
  */
 export type LicenseKey = Prisma.LicenseKeyModel
 /**
+ * Model DownloadFile
+ * 
+ */
+export type DownloadFile = Prisma.DownloadFileModel
+/**
  * Model Discount
  * 
  */

@@ -61,8 +61,8 @@ export type RecurringInterval = (typeof RecurringInterval)[keyof typeof Recurrin
 
 export const LicenseKeyStatus = {
   available: 'available',
-  reserved: 'reserved',
-  sold: 'sold'
+  sold: 'sold',
+  revoked: 'revoked'
 } as const
 
 export type LicenseKeyStatus = (typeof LicenseKeyStatus)[keyof typeof LicenseKeyStatus]

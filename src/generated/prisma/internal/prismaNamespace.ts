@@ -404,6 +404,7 @@ export const ModelName = {
   Variant: 'Variant',
   Offer: 'Offer',
   LicenseKey: 'LicenseKey',
+  DownloadFile: 'DownloadFile',
   Discount: 'Discount',
   User: 'User',
   CheckoutElement: 'CheckoutElement',
@@ -438,7 +439,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "checkoutIdempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "sandboxEvent"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "checkoutIdempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "sandboxEvent"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -957,6 +958,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.LicenseKeyCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.LicenseKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    DownloadFile: {
+      payload: Prisma.$DownloadFilePayload<ExtArgs>
+      fields: Prisma.DownloadFileFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.DownloadFileFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.DownloadFileFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload>
+        }
+        findFirst: {
+          args: Prisma.DownloadFileFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.DownloadFileFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload>
+        }
+        findMany: {
+          args: Prisma.DownloadFileFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload>[]
+        }
+        create: {
+          args: Prisma.DownloadFileCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload>
+        }
+        createMany: {
+          args: Prisma.DownloadFileCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.DownloadFileCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload>[]
+        }
+        delete: {
+          args: Prisma.DownloadFileDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload>
+        }
+        update: {
+          args: Prisma.DownloadFileUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload>
+        }
+        deleteMany: {
+          args: Prisma.DownloadFileDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.DownloadFileUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.DownloadFileUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload>[]
+        }
+        upsert: {
+          args: Prisma.DownloadFileUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$DownloadFilePayload>
+        }
+        aggregate: {
+          args: Prisma.DownloadFileAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateDownloadFile>
+        }
+        groupBy: {
+          args: Prisma.DownloadFileGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DownloadFileGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.DownloadFileCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.DownloadFileCountAggregateOutputType> | number
         }
       }
     }
@@ -2532,14 +2607,38 @@ export type OfferScalarFieldEnum = (typeof OfferScalarFieldEnum)[keyof typeof Of
 
 export const LicenseKeyScalarFieldEnum = {
   id: 'id',
-  offerId: 'offerId',
-  key: 'key',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  productId: 'productId',
+  variantId: 'variantId',
+  sealed: 'sealed',
+  fingerprint: 'fingerprint',
   status: 'status',
   orderItemId: 'orderItemId',
+  unit: 'unit',
+  soldAt: 'soldAt',
+  revokedAt: 'revokedAt',
   createdAt: 'createdAt'
 } as const
 
 export type LicenseKeyScalarFieldEnum = (typeof LicenseKeyScalarFieldEnum)[keyof typeof LicenseKeyScalarFieldEnum]
+
+
+export const DownloadFileScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  productId: 'productId',
+  variantId: 'variantId',
+  fileName: 'fileName',
+  mimeType: 'mimeType',
+  size: 'size',
+  sha256: 'sha256',
+  storageKey: 'storageKey',
+  createdAt: 'createdAt'
+} as const
+
+export type DownloadFileScalarFieldEnum = (typeof DownloadFileScalarFieldEnum)[keyof typeof DownloadFileScalarFieldEnum]
 
 
 export const DiscountScalarFieldEnum = {
@@ -3090,6 +3189,20 @@ export type ListEnumOfferStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$
 
 
 /**
+ * Reference to a field of type 'Bytes'
+ */
+export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes[]'
+ */
+export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
+    
+
+
+/**
  * Reference to a field of type 'LicenseKeyStatus'
  */
 export type EnumLicenseKeyStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'LicenseKeyStatus'>
@@ -3100,6 +3213,20 @@ export type EnumLicenseKeyStatusFieldRefInput<$PrismaModel> = FieldRefInputType<
  * Reference to a field of type 'LicenseKeyStatus[]'
  */
 export type ListEnumLicenseKeyStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'LicenseKeyStatus[]'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt'
+ */
+export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt[]'
+ */
+export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
     
 
 
@@ -3142,20 +3269,6 @@ export type EnumDiscountAmountTypeFieldRefInput<$PrismaModel> = FieldRefInputTyp
  * Reference to a field of type 'DiscountAmountType[]'
  */
 export type ListEnumDiscountAmountTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DiscountAmountType[]'>
-    
-
-
-/**
- * Reference to a field of type 'BigInt'
- */
-export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
-    
-
-
-/**
- * Reference to a field of type 'BigInt[]'
- */
-export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
     
 
 
@@ -3470,6 +3583,7 @@ export type GlobalOmitConfig = {
   variant?: Prisma.VariantOmit
   offer?: Prisma.OfferOmit
   licenseKey?: Prisma.LicenseKeyOmit
+  downloadFile?: Prisma.DownloadFileOmit
   discount?: Prisma.DiscountOmit
   user?: Prisma.UserOmit
   checkoutElement?: Prisma.CheckoutElementOmit

@@ -58,6 +58,7 @@ export const ModelName = {
   Variant: 'Variant',
   Offer: 'Offer',
   LicenseKey: 'LicenseKey',
+  DownloadFile: 'DownloadFile',
   Discount: 'Discount',
   User: 'User',
   CheckoutElement: 'CheckoutElement',
@@ -222,14 +223,38 @@ export type OfferScalarFieldEnum = (typeof OfferScalarFieldEnum)[keyof typeof Of
 
 export const LicenseKeyScalarFieldEnum = {
   id: 'id',
-  offerId: 'offerId',
-  key: 'key',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  productId: 'productId',
+  variantId: 'variantId',
+  sealed: 'sealed',
+  fingerprint: 'fingerprint',
   status: 'status',
   orderItemId: 'orderItemId',
+  unit: 'unit',
+  soldAt: 'soldAt',
+  revokedAt: 'revokedAt',
   createdAt: 'createdAt'
 } as const
 
 export type LicenseKeyScalarFieldEnum = (typeof LicenseKeyScalarFieldEnum)[keyof typeof LicenseKeyScalarFieldEnum]
+
+
+export const DownloadFileScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  productId: 'productId',
+  variantId: 'variantId',
+  fileName: 'fileName',
+  mimeType: 'mimeType',
+  size: 'size',
+  sha256: 'sha256',
+  storageKey: 'storageKey',
+  createdAt: 'createdAt'
+} as const
+
+export type DownloadFileScalarFieldEnum = (typeof DownloadFileScalarFieldEnum)[keyof typeof DownloadFileScalarFieldEnum]
 
 
 export const DiscountScalarFieldEnum = {

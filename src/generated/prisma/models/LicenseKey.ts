@@ -20,63 +20,123 @@ export type LicenseKeyModel = runtime.Types.Result.DefaultSelection<Prisma.$Lice
 
 export type AggregateLicenseKey = {
   _count: LicenseKeyCountAggregateOutputType | null
+  _avg: LicenseKeyAvgAggregateOutputType | null
+  _sum: LicenseKeySumAggregateOutputType | null
   _min: LicenseKeyMinAggregateOutputType | null
   _max: LicenseKeyMaxAggregateOutputType | null
 }
 
+export type LicenseKeyAvgAggregateOutputType = {
+  unit: number | null
+}
+
+export type LicenseKeySumAggregateOutputType = {
+  unit: number | null
+}
+
 export type LicenseKeyMinAggregateOutputType = {
   id: string | null
-  offerId: string | null
-  key: string | null
+  workspaceId: string | null
+  livemode: boolean | null
+  productId: string | null
+  variantId: string | null
+  sealed: runtime.Bytes | null
+  fingerprint: runtime.Bytes | null
   status: $Enums.LicenseKeyStatus | null
   orderItemId: string | null
+  unit: number | null
+  soldAt: Date | null
+  revokedAt: Date | null
   createdAt: Date | null
 }
 
 export type LicenseKeyMaxAggregateOutputType = {
   id: string | null
-  offerId: string | null
-  key: string | null
+  workspaceId: string | null
+  livemode: boolean | null
+  productId: string | null
+  variantId: string | null
+  sealed: runtime.Bytes | null
+  fingerprint: runtime.Bytes | null
   status: $Enums.LicenseKeyStatus | null
   orderItemId: string | null
+  unit: number | null
+  soldAt: Date | null
+  revokedAt: Date | null
   createdAt: Date | null
 }
 
 export type LicenseKeyCountAggregateOutputType = {
   id: number
-  offerId: number
-  key: number
+  workspaceId: number
+  livemode: number
+  productId: number
+  variantId: number
+  sealed: number
+  fingerprint: number
   status: number
   orderItemId: number
+  unit: number
+  soldAt: number
+  revokedAt: number
   createdAt: number
   _all: number
 }
 
 
+export type LicenseKeyAvgAggregateInputType = {
+  unit?: true
+}
+
+export type LicenseKeySumAggregateInputType = {
+  unit?: true
+}
+
 export type LicenseKeyMinAggregateInputType = {
   id?: true
-  offerId?: true
-  key?: true
+  workspaceId?: true
+  livemode?: true
+  productId?: true
+  variantId?: true
+  sealed?: true
+  fingerprint?: true
   status?: true
   orderItemId?: true
+  unit?: true
+  soldAt?: true
+  revokedAt?: true
   createdAt?: true
 }
 
 export type LicenseKeyMaxAggregateInputType = {
   id?: true
-  offerId?: true
-  key?: true
+  workspaceId?: true
+  livemode?: true
+  productId?: true
+  variantId?: true
+  sealed?: true
+  fingerprint?: true
   status?: true
   orderItemId?: true
+  unit?: true
+  soldAt?: true
+  revokedAt?: true
   createdAt?: true
 }
 
 export type LicenseKeyCountAggregateInputType = {
   id?: true
-  offerId?: true
-  key?: true
+  workspaceId?: true
+  livemode?: true
+  productId?: true
+  variantId?: true
+  sealed?: true
+  fingerprint?: true
   status?: true
   orderItemId?: true
+  unit?: true
+  soldAt?: true
+  revokedAt?: true
   createdAt?: true
   _all?: true
 }
@@ -119,6 +179,18 @@ export type LicenseKeyAggregateArgs<ExtArgs extends runtime.Types.Extensions.Int
   /**
    * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
    * 
+   * Select which fields to average
+  **/
+  _avg?: LicenseKeyAvgAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
+   * Select which fields to sum
+  **/
+  _sum?: LicenseKeySumAggregateInputType
+  /**
+   * {@link https://www.prisma.io/docs/concepts/components/prisma-client/aggregations Aggregation Docs}
+   * 
    * Select which fields to find the minimum value
   **/
   _min?: LicenseKeyMinAggregateInputType
@@ -149,18 +221,29 @@ export type LicenseKeyGroupByArgs<ExtArgs extends runtime.Types.Extensions.Inter
   take?: number
   skip?: number
   _count?: LicenseKeyCountAggregateInputType | true
+  _avg?: LicenseKeyAvgAggregateInputType
+  _sum?: LicenseKeySumAggregateInputType
   _min?: LicenseKeyMinAggregateInputType
   _max?: LicenseKeyMaxAggregateInputType
 }
 
 export type LicenseKeyGroupByOutputType = {
   id: string
-  offerId: string
-  key: string
+  workspaceId: string
+  livemode: boolean
+  productId: string
+  variantId: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
   status: $Enums.LicenseKeyStatus
   orderItemId: string | null
+  unit: number | null
+  soldAt: Date | null
+  revokedAt: Date | null
   createdAt: Date
   _count: LicenseKeyCountAggregateOutputType | null
+  _avg: LicenseKeyAvgAggregateOutputType | null
+  _sum: LicenseKeySumAggregateOutputType | null
   _min: LicenseKeyMinAggregateOutputType | null
   _max: LicenseKeyMaxAggregateOutputType | null
 }
@@ -185,47 +268,81 @@ export type LicenseKeyWhereInput = {
   OR?: Prisma.LicenseKeyWhereInput[]
   NOT?: Prisma.LicenseKeyWhereInput | Prisma.LicenseKeyWhereInput[]
   id?: Prisma.UuidFilter<"LicenseKey"> | string
-  offerId?: Prisma.UuidFilter<"LicenseKey"> | string
-  key?: Prisma.StringFilter<"LicenseKey"> | string
+  workspaceId?: Prisma.UuidFilter<"LicenseKey"> | string
+  livemode?: Prisma.BoolFilter<"LicenseKey"> | boolean
+  productId?: Prisma.UuidFilter<"LicenseKey"> | string
+  variantId?: Prisma.UuidNullableFilter<"LicenseKey"> | string | null
+  sealed?: Prisma.BytesFilter<"LicenseKey"> | runtime.Bytes
+  fingerprint?: Prisma.BytesFilter<"LicenseKey"> | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusFilter<"LicenseKey"> | $Enums.LicenseKeyStatus
   orderItemId?: Prisma.UuidNullableFilter<"LicenseKey"> | string | null
+  unit?: Prisma.IntNullableFilter<"LicenseKey"> | number | null
+  soldAt?: Prisma.DateTimeNullableFilter<"LicenseKey"> | Date | string | null
+  revokedAt?: Prisma.DateTimeNullableFilter<"LicenseKey"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"LicenseKey"> | Date | string
-  offer?: Prisma.XOR<Prisma.OfferScalarRelationFilter, Prisma.OfferWhereInput>
+  product?: Prisma.XOR<Prisma.ProductScalarRelationFilter, Prisma.ProductWhereInput>
+  orderItem?: Prisma.XOR<Prisma.OrderItemNullableScalarRelationFilter, Prisma.OrderItemWhereInput> | null
 }
 
 export type LicenseKeyOrderByWithRelationInput = {
   id?: Prisma.SortOrder
-  offerId?: Prisma.SortOrder
-  key?: Prisma.SortOrder
+  workspaceId?: Prisma.SortOrder
+  livemode?: Prisma.SortOrder
+  productId?: Prisma.SortOrder
+  variantId?: Prisma.SortOrderInput | Prisma.SortOrder
+  sealed?: Prisma.SortOrder
+  fingerprint?: Prisma.SortOrder
   status?: Prisma.SortOrder
   orderItemId?: Prisma.SortOrderInput | Prisma.SortOrder
+  unit?: Prisma.SortOrderInput | Prisma.SortOrder
+  soldAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
-  offer?: Prisma.OfferOrderByWithRelationInput
+  product?: Prisma.ProductOrderByWithRelationInput
+  orderItem?: Prisma.OrderItemOrderByWithRelationInput
 }
 
 export type LicenseKeyWhereUniqueInput = Prisma.AtLeast<{
   id?: string
+  productId_fingerprint?: Prisma.LicenseKeyProductIdFingerprintCompoundUniqueInput
   AND?: Prisma.LicenseKeyWhereInput | Prisma.LicenseKeyWhereInput[]
   OR?: Prisma.LicenseKeyWhereInput[]
   NOT?: Prisma.LicenseKeyWhereInput | Prisma.LicenseKeyWhereInput[]
-  offerId?: Prisma.UuidFilter<"LicenseKey"> | string
-  key?: Prisma.StringFilter<"LicenseKey"> | string
+  workspaceId?: Prisma.UuidFilter<"LicenseKey"> | string
+  livemode?: Prisma.BoolFilter<"LicenseKey"> | boolean
+  productId?: Prisma.UuidFilter<"LicenseKey"> | string
+  variantId?: Prisma.UuidNullableFilter<"LicenseKey"> | string | null
+  sealed?: Prisma.BytesFilter<"LicenseKey"> | runtime.Bytes
+  fingerprint?: Prisma.BytesFilter<"LicenseKey"> | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusFilter<"LicenseKey"> | $Enums.LicenseKeyStatus
   orderItemId?: Prisma.UuidNullableFilter<"LicenseKey"> | string | null
+  unit?: Prisma.IntNullableFilter<"LicenseKey"> | number | null
+  soldAt?: Prisma.DateTimeNullableFilter<"LicenseKey"> | Date | string | null
+  revokedAt?: Prisma.DateTimeNullableFilter<"LicenseKey"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"LicenseKey"> | Date | string
-  offer?: Prisma.XOR<Prisma.OfferScalarRelationFilter, Prisma.OfferWhereInput>
-}, "id">
+  product?: Prisma.XOR<Prisma.ProductScalarRelationFilter, Prisma.ProductWhereInput>
+  orderItem?: Prisma.XOR<Prisma.OrderItemNullableScalarRelationFilter, Prisma.OrderItemWhereInput> | null
+}, "id" | "productId_fingerprint">
 
 export type LicenseKeyOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
-  offerId?: Prisma.SortOrder
-  key?: Prisma.SortOrder
+  workspaceId?: Prisma.SortOrder
+  livemode?: Prisma.SortOrder
+  productId?: Prisma.SortOrder
+  variantId?: Prisma.SortOrderInput | Prisma.SortOrder
+  sealed?: Prisma.SortOrder
+  fingerprint?: Prisma.SortOrder
   status?: Prisma.SortOrder
   orderItemId?: Prisma.SortOrderInput | Prisma.SortOrder
+  unit?: Prisma.SortOrderInput | Prisma.SortOrder
+  soldAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.LicenseKeyCountOrderByAggregateInput
+  _avg?: Prisma.LicenseKeyAvgOrderByAggregateInput
   _max?: Prisma.LicenseKeyMaxOrderByAggregateInput
   _min?: Prisma.LicenseKeyMinOrderByAggregateInput
+  _sum?: Prisma.LicenseKeySumOrderByAggregateInput
 }
 
 export type LicenseKeyScalarWhereWithAggregatesInput = {
@@ -233,72 +350,127 @@ export type LicenseKeyScalarWhereWithAggregatesInput = {
   OR?: Prisma.LicenseKeyScalarWhereWithAggregatesInput[]
   NOT?: Prisma.LicenseKeyScalarWhereWithAggregatesInput | Prisma.LicenseKeyScalarWhereWithAggregatesInput[]
   id?: Prisma.UuidWithAggregatesFilter<"LicenseKey"> | string
-  offerId?: Prisma.UuidWithAggregatesFilter<"LicenseKey"> | string
-  key?: Prisma.StringWithAggregatesFilter<"LicenseKey"> | string
+  workspaceId?: Prisma.UuidWithAggregatesFilter<"LicenseKey"> | string
+  livemode?: Prisma.BoolWithAggregatesFilter<"LicenseKey"> | boolean
+  productId?: Prisma.UuidWithAggregatesFilter<"LicenseKey"> | string
+  variantId?: Prisma.UuidNullableWithAggregatesFilter<"LicenseKey"> | string | null
+  sealed?: Prisma.BytesWithAggregatesFilter<"LicenseKey"> | runtime.Bytes
+  fingerprint?: Prisma.BytesWithAggregatesFilter<"LicenseKey"> | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusWithAggregatesFilter<"LicenseKey"> | $Enums.LicenseKeyStatus
   orderItemId?: Prisma.UuidNullableWithAggregatesFilter<"LicenseKey"> | string | null
+  unit?: Prisma.IntNullableWithAggregatesFilter<"LicenseKey"> | number | null
+  soldAt?: Prisma.DateTimeNullableWithAggregatesFilter<"LicenseKey"> | Date | string | null
+  revokedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"LicenseKey"> | Date | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"LicenseKey"> | Date | string
 }
 
 export type LicenseKeyCreateInput = {
   id?: string
-  key: string
+  workspaceId: string
+  livemode: boolean
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
   status?: $Enums.LicenseKeyStatus
-  orderItemId?: string | null
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
   createdAt?: Date | string
-  offer: Prisma.OfferCreateNestedOneWithoutLicenseKeysInput
+  product: Prisma.ProductCreateNestedOneWithoutLicenseKeysInput
+  orderItem?: Prisma.OrderItemCreateNestedOneWithoutLicenseKeysInput
 }
 
 export type LicenseKeyUncheckedCreateInput = {
   id?: string
-  offerId: string
-  key: string
+  workspaceId: string
+  livemode: boolean
+  productId: string
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
   status?: $Enums.LicenseKeyStatus
   orderItemId?: string | null
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
   createdAt?: Date | string
 }
 
 export type LicenseKeyUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
-  orderItemId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  offer?: Prisma.OfferUpdateOneRequiredWithoutLicenseKeysNestedInput
+  product?: Prisma.ProductUpdateOneRequiredWithoutLicenseKeysNestedInput
+  orderItem?: Prisma.OrderItemUpdateOneWithoutLicenseKeysNestedInput
 }
 
 export type LicenseKeyUncheckedUpdateInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  offerId?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  productId?: Prisma.StringFieldUpdateOperationsInput | string
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
   orderItemId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type LicenseKeyCreateManyInput = {
   id?: string
-  offerId: string
-  key: string
+  workspaceId: string
+  livemode: boolean
+  productId: string
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
   status?: $Enums.LicenseKeyStatus
   orderItemId?: string | null
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
   createdAt?: Date | string
 }
 
 export type LicenseKeyUpdateManyMutationInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
-  orderItemId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
 export type LicenseKeyUncheckedUpdateManyInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  offerId?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  productId?: Prisma.StringFieldUpdateOperationsInput | string
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
   orderItemId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -312,119 +484,213 @@ export type LicenseKeyOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
 }
 
+export type LicenseKeyProductIdFingerprintCompoundUniqueInput = {
+  productId: string
+  fingerprint: runtime.Bytes
+}
+
 export type LicenseKeyCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
-  offerId?: Prisma.SortOrder
-  key?: Prisma.SortOrder
+  workspaceId?: Prisma.SortOrder
+  livemode?: Prisma.SortOrder
+  productId?: Prisma.SortOrder
+  variantId?: Prisma.SortOrder
+  sealed?: Prisma.SortOrder
+  fingerprint?: Prisma.SortOrder
   status?: Prisma.SortOrder
   orderItemId?: Prisma.SortOrder
+  unit?: Prisma.SortOrder
+  soldAt?: Prisma.SortOrder
+  revokedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+}
+
+export type LicenseKeyAvgOrderByAggregateInput = {
+  unit?: Prisma.SortOrder
 }
 
 export type LicenseKeyMaxOrderByAggregateInput = {
   id?: Prisma.SortOrder
-  offerId?: Prisma.SortOrder
-  key?: Prisma.SortOrder
+  workspaceId?: Prisma.SortOrder
+  livemode?: Prisma.SortOrder
+  productId?: Prisma.SortOrder
+  variantId?: Prisma.SortOrder
+  sealed?: Prisma.SortOrder
+  fingerprint?: Prisma.SortOrder
   status?: Prisma.SortOrder
   orderItemId?: Prisma.SortOrder
+  unit?: Prisma.SortOrder
+  soldAt?: Prisma.SortOrder
+  revokedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
 export type LicenseKeyMinOrderByAggregateInput = {
   id?: Prisma.SortOrder
-  offerId?: Prisma.SortOrder
-  key?: Prisma.SortOrder
+  workspaceId?: Prisma.SortOrder
+  livemode?: Prisma.SortOrder
+  productId?: Prisma.SortOrder
+  variantId?: Prisma.SortOrder
+  sealed?: Prisma.SortOrder
+  fingerprint?: Prisma.SortOrder
   status?: Prisma.SortOrder
   orderItemId?: Prisma.SortOrder
+  unit?: Prisma.SortOrder
+  soldAt?: Prisma.SortOrder
+  revokedAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
-export type LicenseKeyCreateNestedManyWithoutOfferInput = {
-  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOfferInput, Prisma.LicenseKeyUncheckedCreateWithoutOfferInput> | Prisma.LicenseKeyCreateWithoutOfferInput[] | Prisma.LicenseKeyUncheckedCreateWithoutOfferInput[]
-  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutOfferInput | Prisma.LicenseKeyCreateOrConnectWithoutOfferInput[]
-  createMany?: Prisma.LicenseKeyCreateManyOfferInputEnvelope
+export type LicenseKeySumOrderByAggregateInput = {
+  unit?: Prisma.SortOrder
+}
+
+export type LicenseKeyCreateNestedManyWithoutProductInput = {
+  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutProductInput, Prisma.LicenseKeyUncheckedCreateWithoutProductInput> | Prisma.LicenseKeyCreateWithoutProductInput[] | Prisma.LicenseKeyUncheckedCreateWithoutProductInput[]
+  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutProductInput | Prisma.LicenseKeyCreateOrConnectWithoutProductInput[]
+  createMany?: Prisma.LicenseKeyCreateManyProductInputEnvelope
   connect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
 }
 
-export type LicenseKeyUncheckedCreateNestedManyWithoutOfferInput = {
-  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOfferInput, Prisma.LicenseKeyUncheckedCreateWithoutOfferInput> | Prisma.LicenseKeyCreateWithoutOfferInput[] | Prisma.LicenseKeyUncheckedCreateWithoutOfferInput[]
-  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutOfferInput | Prisma.LicenseKeyCreateOrConnectWithoutOfferInput[]
-  createMany?: Prisma.LicenseKeyCreateManyOfferInputEnvelope
+export type LicenseKeyUncheckedCreateNestedManyWithoutProductInput = {
+  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutProductInput, Prisma.LicenseKeyUncheckedCreateWithoutProductInput> | Prisma.LicenseKeyCreateWithoutProductInput[] | Prisma.LicenseKeyUncheckedCreateWithoutProductInput[]
+  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutProductInput | Prisma.LicenseKeyCreateOrConnectWithoutProductInput[]
+  createMany?: Prisma.LicenseKeyCreateManyProductInputEnvelope
   connect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
 }
 
-export type LicenseKeyUpdateManyWithoutOfferNestedInput = {
-  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOfferInput, Prisma.LicenseKeyUncheckedCreateWithoutOfferInput> | Prisma.LicenseKeyCreateWithoutOfferInput[] | Prisma.LicenseKeyUncheckedCreateWithoutOfferInput[]
-  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutOfferInput | Prisma.LicenseKeyCreateOrConnectWithoutOfferInput[]
-  upsert?: Prisma.LicenseKeyUpsertWithWhereUniqueWithoutOfferInput | Prisma.LicenseKeyUpsertWithWhereUniqueWithoutOfferInput[]
-  createMany?: Prisma.LicenseKeyCreateManyOfferInputEnvelope
+export type LicenseKeyUpdateManyWithoutProductNestedInput = {
+  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutProductInput, Prisma.LicenseKeyUncheckedCreateWithoutProductInput> | Prisma.LicenseKeyCreateWithoutProductInput[] | Prisma.LicenseKeyUncheckedCreateWithoutProductInput[]
+  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutProductInput | Prisma.LicenseKeyCreateOrConnectWithoutProductInput[]
+  upsert?: Prisma.LicenseKeyUpsertWithWhereUniqueWithoutProductInput | Prisma.LicenseKeyUpsertWithWhereUniqueWithoutProductInput[]
+  createMany?: Prisma.LicenseKeyCreateManyProductInputEnvelope
   set?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
   disconnect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
   delete?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
   connect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
-  update?: Prisma.LicenseKeyUpdateWithWhereUniqueWithoutOfferInput | Prisma.LicenseKeyUpdateWithWhereUniqueWithoutOfferInput[]
-  updateMany?: Prisma.LicenseKeyUpdateManyWithWhereWithoutOfferInput | Prisma.LicenseKeyUpdateManyWithWhereWithoutOfferInput[]
+  update?: Prisma.LicenseKeyUpdateWithWhereUniqueWithoutProductInput | Prisma.LicenseKeyUpdateWithWhereUniqueWithoutProductInput[]
+  updateMany?: Prisma.LicenseKeyUpdateManyWithWhereWithoutProductInput | Prisma.LicenseKeyUpdateManyWithWhereWithoutProductInput[]
   deleteMany?: Prisma.LicenseKeyScalarWhereInput | Prisma.LicenseKeyScalarWhereInput[]
 }
 
-export type LicenseKeyUncheckedUpdateManyWithoutOfferNestedInput = {
-  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOfferInput, Prisma.LicenseKeyUncheckedCreateWithoutOfferInput> | Prisma.LicenseKeyCreateWithoutOfferInput[] | Prisma.LicenseKeyUncheckedCreateWithoutOfferInput[]
-  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutOfferInput | Prisma.LicenseKeyCreateOrConnectWithoutOfferInput[]
-  upsert?: Prisma.LicenseKeyUpsertWithWhereUniqueWithoutOfferInput | Prisma.LicenseKeyUpsertWithWhereUniqueWithoutOfferInput[]
-  createMany?: Prisma.LicenseKeyCreateManyOfferInputEnvelope
+export type LicenseKeyUncheckedUpdateManyWithoutProductNestedInput = {
+  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutProductInput, Prisma.LicenseKeyUncheckedCreateWithoutProductInput> | Prisma.LicenseKeyCreateWithoutProductInput[] | Prisma.LicenseKeyUncheckedCreateWithoutProductInput[]
+  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutProductInput | Prisma.LicenseKeyCreateOrConnectWithoutProductInput[]
+  upsert?: Prisma.LicenseKeyUpsertWithWhereUniqueWithoutProductInput | Prisma.LicenseKeyUpsertWithWhereUniqueWithoutProductInput[]
+  createMany?: Prisma.LicenseKeyCreateManyProductInputEnvelope
   set?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
   disconnect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
   delete?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
   connect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
-  update?: Prisma.LicenseKeyUpdateWithWhereUniqueWithoutOfferInput | Prisma.LicenseKeyUpdateWithWhereUniqueWithoutOfferInput[]
-  updateMany?: Prisma.LicenseKeyUpdateManyWithWhereWithoutOfferInput | Prisma.LicenseKeyUpdateManyWithWhereWithoutOfferInput[]
+  update?: Prisma.LicenseKeyUpdateWithWhereUniqueWithoutProductInput | Prisma.LicenseKeyUpdateWithWhereUniqueWithoutProductInput[]
+  updateMany?: Prisma.LicenseKeyUpdateManyWithWhereWithoutProductInput | Prisma.LicenseKeyUpdateManyWithWhereWithoutProductInput[]
   deleteMany?: Prisma.LicenseKeyScalarWhereInput | Prisma.LicenseKeyScalarWhereInput[]
+}
+
+export type BytesFieldUpdateOperationsInput = {
+  set?: runtime.Bytes
 }
 
 export type EnumLicenseKeyStatusFieldUpdateOperationsInput = {
   set?: $Enums.LicenseKeyStatus
 }
 
-export type LicenseKeyCreateWithoutOfferInput = {
+export type LicenseKeyCreateNestedManyWithoutOrderItemInput = {
+  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOrderItemInput, Prisma.LicenseKeyUncheckedCreateWithoutOrderItemInput> | Prisma.LicenseKeyCreateWithoutOrderItemInput[] | Prisma.LicenseKeyUncheckedCreateWithoutOrderItemInput[]
+  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutOrderItemInput | Prisma.LicenseKeyCreateOrConnectWithoutOrderItemInput[]
+  createMany?: Prisma.LicenseKeyCreateManyOrderItemInputEnvelope
+  connect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
+}
+
+export type LicenseKeyUncheckedCreateNestedManyWithoutOrderItemInput = {
+  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOrderItemInput, Prisma.LicenseKeyUncheckedCreateWithoutOrderItemInput> | Prisma.LicenseKeyCreateWithoutOrderItemInput[] | Prisma.LicenseKeyUncheckedCreateWithoutOrderItemInput[]
+  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutOrderItemInput | Prisma.LicenseKeyCreateOrConnectWithoutOrderItemInput[]
+  createMany?: Prisma.LicenseKeyCreateManyOrderItemInputEnvelope
+  connect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
+}
+
+export type LicenseKeyUpdateManyWithoutOrderItemNestedInput = {
+  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOrderItemInput, Prisma.LicenseKeyUncheckedCreateWithoutOrderItemInput> | Prisma.LicenseKeyCreateWithoutOrderItemInput[] | Prisma.LicenseKeyUncheckedCreateWithoutOrderItemInput[]
+  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutOrderItemInput | Prisma.LicenseKeyCreateOrConnectWithoutOrderItemInput[]
+  upsert?: Prisma.LicenseKeyUpsertWithWhereUniqueWithoutOrderItemInput | Prisma.LicenseKeyUpsertWithWhereUniqueWithoutOrderItemInput[]
+  createMany?: Prisma.LicenseKeyCreateManyOrderItemInputEnvelope
+  set?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
+  disconnect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
+  delete?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
+  connect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
+  update?: Prisma.LicenseKeyUpdateWithWhereUniqueWithoutOrderItemInput | Prisma.LicenseKeyUpdateWithWhereUniqueWithoutOrderItemInput[]
+  updateMany?: Prisma.LicenseKeyUpdateManyWithWhereWithoutOrderItemInput | Prisma.LicenseKeyUpdateManyWithWhereWithoutOrderItemInput[]
+  deleteMany?: Prisma.LicenseKeyScalarWhereInput | Prisma.LicenseKeyScalarWhereInput[]
+}
+
+export type LicenseKeyUncheckedUpdateManyWithoutOrderItemNestedInput = {
+  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOrderItemInput, Prisma.LicenseKeyUncheckedCreateWithoutOrderItemInput> | Prisma.LicenseKeyCreateWithoutOrderItemInput[] | Prisma.LicenseKeyUncheckedCreateWithoutOrderItemInput[]
+  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutOrderItemInput | Prisma.LicenseKeyCreateOrConnectWithoutOrderItemInput[]
+  upsert?: Prisma.LicenseKeyUpsertWithWhereUniqueWithoutOrderItemInput | Prisma.LicenseKeyUpsertWithWhereUniqueWithoutOrderItemInput[]
+  createMany?: Prisma.LicenseKeyCreateManyOrderItemInputEnvelope
+  set?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
+  disconnect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
+  delete?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
+  connect?: Prisma.LicenseKeyWhereUniqueInput | Prisma.LicenseKeyWhereUniqueInput[]
+  update?: Prisma.LicenseKeyUpdateWithWhereUniqueWithoutOrderItemInput | Prisma.LicenseKeyUpdateWithWhereUniqueWithoutOrderItemInput[]
+  updateMany?: Prisma.LicenseKeyUpdateManyWithWhereWithoutOrderItemInput | Prisma.LicenseKeyUpdateManyWithWhereWithoutOrderItemInput[]
+  deleteMany?: Prisma.LicenseKeyScalarWhereInput | Prisma.LicenseKeyScalarWhereInput[]
+}
+
+export type LicenseKeyCreateWithoutProductInput = {
   id?: string
-  key: string
+  workspaceId: string
+  livemode: boolean
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
+  status?: $Enums.LicenseKeyStatus
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
+  createdAt?: Date | string
+  orderItem?: Prisma.OrderItemCreateNestedOneWithoutLicenseKeysInput
+}
+
+export type LicenseKeyUncheckedCreateWithoutProductInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
   status?: $Enums.LicenseKeyStatus
   orderItemId?: string | null
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
   createdAt?: Date | string
 }
 
-export type LicenseKeyUncheckedCreateWithoutOfferInput = {
-  id?: string
-  key: string
-  status?: $Enums.LicenseKeyStatus
-  orderItemId?: string | null
-  createdAt?: Date | string
-}
-
-export type LicenseKeyCreateOrConnectWithoutOfferInput = {
+export type LicenseKeyCreateOrConnectWithoutProductInput = {
   where: Prisma.LicenseKeyWhereUniqueInput
-  create: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOfferInput, Prisma.LicenseKeyUncheckedCreateWithoutOfferInput>
+  create: Prisma.XOR<Prisma.LicenseKeyCreateWithoutProductInput, Prisma.LicenseKeyUncheckedCreateWithoutProductInput>
 }
 
-export type LicenseKeyCreateManyOfferInputEnvelope = {
-  data: Prisma.LicenseKeyCreateManyOfferInput | Prisma.LicenseKeyCreateManyOfferInput[]
+export type LicenseKeyCreateManyProductInputEnvelope = {
+  data: Prisma.LicenseKeyCreateManyProductInput | Prisma.LicenseKeyCreateManyProductInput[]
   skipDuplicates?: boolean
 }
 
-export type LicenseKeyUpsertWithWhereUniqueWithoutOfferInput = {
+export type LicenseKeyUpsertWithWhereUniqueWithoutProductInput = {
   where: Prisma.LicenseKeyWhereUniqueInput
-  update: Prisma.XOR<Prisma.LicenseKeyUpdateWithoutOfferInput, Prisma.LicenseKeyUncheckedUpdateWithoutOfferInput>
-  create: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOfferInput, Prisma.LicenseKeyUncheckedCreateWithoutOfferInput>
+  update: Prisma.XOR<Prisma.LicenseKeyUpdateWithoutProductInput, Prisma.LicenseKeyUncheckedUpdateWithoutProductInput>
+  create: Prisma.XOR<Prisma.LicenseKeyCreateWithoutProductInput, Prisma.LicenseKeyUncheckedCreateWithoutProductInput>
 }
 
-export type LicenseKeyUpdateWithWhereUniqueWithoutOfferInput = {
+export type LicenseKeyUpdateWithWhereUniqueWithoutProductInput = {
   where: Prisma.LicenseKeyWhereUniqueInput
-  data: Prisma.XOR<Prisma.LicenseKeyUpdateWithoutOfferInput, Prisma.LicenseKeyUncheckedUpdateWithoutOfferInput>
+  data: Prisma.XOR<Prisma.LicenseKeyUpdateWithoutProductInput, Prisma.LicenseKeyUncheckedUpdateWithoutProductInput>
 }
 
-export type LicenseKeyUpdateManyWithWhereWithoutOfferInput = {
+export type LicenseKeyUpdateManyWithWhereWithoutProductInput = {
   where: Prisma.LicenseKeyScalarWhereInput
-  data: Prisma.XOR<Prisma.LicenseKeyUpdateManyMutationInput, Prisma.LicenseKeyUncheckedUpdateManyWithoutOfferInput>
+  data: Prisma.XOR<Prisma.LicenseKeyUpdateManyMutationInput, Prisma.LicenseKeyUncheckedUpdateManyWithoutProductInput>
 }
 
 export type LicenseKeyScalarWhereInput = {
@@ -432,42 +698,193 @@ export type LicenseKeyScalarWhereInput = {
   OR?: Prisma.LicenseKeyScalarWhereInput[]
   NOT?: Prisma.LicenseKeyScalarWhereInput | Prisma.LicenseKeyScalarWhereInput[]
   id?: Prisma.UuidFilter<"LicenseKey"> | string
-  offerId?: Prisma.UuidFilter<"LicenseKey"> | string
-  key?: Prisma.StringFilter<"LicenseKey"> | string
+  workspaceId?: Prisma.UuidFilter<"LicenseKey"> | string
+  livemode?: Prisma.BoolFilter<"LicenseKey"> | boolean
+  productId?: Prisma.UuidFilter<"LicenseKey"> | string
+  variantId?: Prisma.UuidNullableFilter<"LicenseKey"> | string | null
+  sealed?: Prisma.BytesFilter<"LicenseKey"> | runtime.Bytes
+  fingerprint?: Prisma.BytesFilter<"LicenseKey"> | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusFilter<"LicenseKey"> | $Enums.LicenseKeyStatus
   orderItemId?: Prisma.UuidNullableFilter<"LicenseKey"> | string | null
+  unit?: Prisma.IntNullableFilter<"LicenseKey"> | number | null
+  soldAt?: Prisma.DateTimeNullableFilter<"LicenseKey"> | Date | string | null
+  revokedAt?: Prisma.DateTimeNullableFilter<"LicenseKey"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"LicenseKey"> | Date | string
 }
 
-export type LicenseKeyCreateManyOfferInput = {
+export type LicenseKeyCreateWithoutOrderItemInput = {
   id?: string
-  key: string
+  workspaceId: string
+  livemode: boolean
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
   status?: $Enums.LicenseKeyStatus
-  orderItemId?: string | null
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
+  createdAt?: Date | string
+  product: Prisma.ProductCreateNestedOneWithoutLicenseKeysInput
+}
+
+export type LicenseKeyUncheckedCreateWithoutOrderItemInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  productId: string
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
+  status?: $Enums.LicenseKeyStatus
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
   createdAt?: Date | string
 }
 
-export type LicenseKeyUpdateWithoutOfferInput = {
+export type LicenseKeyCreateOrConnectWithoutOrderItemInput = {
+  where: Prisma.LicenseKeyWhereUniqueInput
+  create: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOrderItemInput, Prisma.LicenseKeyUncheckedCreateWithoutOrderItemInput>
+}
+
+export type LicenseKeyCreateManyOrderItemInputEnvelope = {
+  data: Prisma.LicenseKeyCreateManyOrderItemInput | Prisma.LicenseKeyCreateManyOrderItemInput[]
+  skipDuplicates?: boolean
+}
+
+export type LicenseKeyUpsertWithWhereUniqueWithoutOrderItemInput = {
+  where: Prisma.LicenseKeyWhereUniqueInput
+  update: Prisma.XOR<Prisma.LicenseKeyUpdateWithoutOrderItemInput, Prisma.LicenseKeyUncheckedUpdateWithoutOrderItemInput>
+  create: Prisma.XOR<Prisma.LicenseKeyCreateWithoutOrderItemInput, Prisma.LicenseKeyUncheckedCreateWithoutOrderItemInput>
+}
+
+export type LicenseKeyUpdateWithWhereUniqueWithoutOrderItemInput = {
+  where: Prisma.LicenseKeyWhereUniqueInput
+  data: Prisma.XOR<Prisma.LicenseKeyUpdateWithoutOrderItemInput, Prisma.LicenseKeyUncheckedUpdateWithoutOrderItemInput>
+}
+
+export type LicenseKeyUpdateManyWithWhereWithoutOrderItemInput = {
+  where: Prisma.LicenseKeyScalarWhereInput
+  data: Prisma.XOR<Prisma.LicenseKeyUpdateManyMutationInput, Prisma.LicenseKeyUncheckedUpdateManyWithoutOrderItemInput>
+}
+
+export type LicenseKeyCreateManyProductInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
+  status?: $Enums.LicenseKeyStatus
+  orderItemId?: string | null
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
+  createdAt?: Date | string
+}
+
+export type LicenseKeyUpdateWithoutProductInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  orderItem?: Prisma.OrderItemUpdateOneWithoutLicenseKeysNestedInput
+}
+
+export type LicenseKeyUncheckedUpdateWithoutProductInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
   orderItemId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
-export type LicenseKeyUncheckedUpdateWithoutOfferInput = {
+export type LicenseKeyUncheckedUpdateManyWithoutProductInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
   orderItemId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
-export type LicenseKeyUncheckedUpdateManyWithoutOfferInput = {
+export type LicenseKeyCreateManyOrderItemInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  productId: string
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
+  status?: $Enums.LicenseKeyStatus
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
+  createdAt?: Date | string
+}
+
+export type LicenseKeyUpdateWithoutOrderItemInput = {
   id?: Prisma.StringFieldUpdateOperationsInput | string
-  key?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
-  orderItemId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  product?: Prisma.ProductUpdateOneRequiredWithoutLicenseKeysNestedInput
+}
+
+export type LicenseKeyUncheckedUpdateWithoutOrderItemInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  productId?: Prisma.StringFieldUpdateOperationsInput | string
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type LicenseKeyUncheckedUpdateManyWithoutOrderItemInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  productId?: Prisma.StringFieldUpdateOperationsInput | string
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -475,65 +892,107 @@ export type LicenseKeyUncheckedUpdateManyWithoutOfferInput = {
 
 export type LicenseKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
-  offerId?: boolean
-  key?: boolean
+  workspaceId?: boolean
+  livemode?: boolean
+  productId?: boolean
+  variantId?: boolean
+  sealed?: boolean
+  fingerprint?: boolean
   status?: boolean
   orderItemId?: boolean
+  unit?: boolean
+  soldAt?: boolean
+  revokedAt?: boolean
   createdAt?: boolean
-  offer?: boolean | Prisma.OfferDefaultArgs<ExtArgs>
+  product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
+  orderItem?: boolean | Prisma.LicenseKey$orderItemArgs<ExtArgs>
 }, ExtArgs["result"]["licenseKey"]>
 
 export type LicenseKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
-  offerId?: boolean
-  key?: boolean
+  workspaceId?: boolean
+  livemode?: boolean
+  productId?: boolean
+  variantId?: boolean
+  sealed?: boolean
+  fingerprint?: boolean
   status?: boolean
   orderItemId?: boolean
+  unit?: boolean
+  soldAt?: boolean
+  revokedAt?: boolean
   createdAt?: boolean
-  offer?: boolean | Prisma.OfferDefaultArgs<ExtArgs>
+  product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
+  orderItem?: boolean | Prisma.LicenseKey$orderItemArgs<ExtArgs>
 }, ExtArgs["result"]["licenseKey"]>
 
 export type LicenseKeySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
-  offerId?: boolean
-  key?: boolean
+  workspaceId?: boolean
+  livemode?: boolean
+  productId?: boolean
+  variantId?: boolean
+  sealed?: boolean
+  fingerprint?: boolean
   status?: boolean
   orderItemId?: boolean
+  unit?: boolean
+  soldAt?: boolean
+  revokedAt?: boolean
   createdAt?: boolean
-  offer?: boolean | Prisma.OfferDefaultArgs<ExtArgs>
+  product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
+  orderItem?: boolean | Prisma.LicenseKey$orderItemArgs<ExtArgs>
 }, ExtArgs["result"]["licenseKey"]>
 
 export type LicenseKeySelectScalar = {
   id?: boolean
-  offerId?: boolean
-  key?: boolean
+  workspaceId?: boolean
+  livemode?: boolean
+  productId?: boolean
+  variantId?: boolean
+  sealed?: boolean
+  fingerprint?: boolean
   status?: boolean
   orderItemId?: boolean
+  unit?: boolean
+  soldAt?: boolean
+  revokedAt?: boolean
   createdAt?: boolean
 }
 
-export type LicenseKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "offerId" | "key" | "status" | "orderItemId" | "createdAt", ExtArgs["result"]["licenseKey"]>
+export type LicenseKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "productId" | "variantId" | "sealed" | "fingerprint" | "status" | "orderItemId" | "unit" | "soldAt" | "revokedAt" | "createdAt", ExtArgs["result"]["licenseKey"]>
 export type LicenseKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  offer?: boolean | Prisma.OfferDefaultArgs<ExtArgs>
+  product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
+  orderItem?: boolean | Prisma.LicenseKey$orderItemArgs<ExtArgs>
 }
 export type LicenseKeyIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  offer?: boolean | Prisma.OfferDefaultArgs<ExtArgs>
+  product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
+  orderItem?: boolean | Prisma.LicenseKey$orderItemArgs<ExtArgs>
 }
 export type LicenseKeyIncludeUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  offer?: boolean | Prisma.OfferDefaultArgs<ExtArgs>
+  product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
+  orderItem?: boolean | Prisma.LicenseKey$orderItemArgs<ExtArgs>
 }
 
 export type $LicenseKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "LicenseKey"
   objects: {
-    offer: Prisma.$OfferPayload<ExtArgs>
+    product: Prisma.$ProductPayload<ExtArgs>
+    orderItem: Prisma.$OrderItemPayload<ExtArgs> | null
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
-    offerId: string
-    key: string
+    workspaceId: string
+    livemode: boolean
+    productId: string
+    variantId: string | null
+    sealed: runtime.Bytes
+    fingerprint: runtime.Bytes
     status: $Enums.LicenseKeyStatus
     orderItemId: string | null
+    unit: number | null
+    soldAt: Date | null
+    revokedAt: Date | null
     createdAt: Date
   }, ExtArgs["result"]["licenseKey"]>
   composites: {}
@@ -929,7 +1388,8 @@ readonly fields: LicenseKeyFieldRefs;
  */
 export interface Prisma__LicenseKeyClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
-  offer<T extends Prisma.OfferDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OfferDefaultArgs<ExtArgs>>): Prisma.Prisma__OfferClient<runtime.Types.Result.GetResult<Prisma.$OfferPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  product<T extends Prisma.ProductDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ProductDefaultArgs<ExtArgs>>): Prisma.Prisma__ProductClient<runtime.Types.Result.GetResult<Prisma.$ProductPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  orderItem<T extends Prisma.LicenseKey$orderItemArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.LicenseKey$orderItemArgs<ExtArgs>>): Prisma.Prisma__OrderItemClient<runtime.Types.Result.GetResult<Prisma.$OrderItemPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -960,10 +1420,17 @@ export interface Prisma__LicenseKeyClient<T, Null = never, ExtArgs extends runti
  */
 export interface LicenseKeyFieldRefs {
   readonly id: Prisma.FieldRef<"LicenseKey", 'String'>
-  readonly offerId: Prisma.FieldRef<"LicenseKey", 'String'>
-  readonly key: Prisma.FieldRef<"LicenseKey", 'String'>
+  readonly workspaceId: Prisma.FieldRef<"LicenseKey", 'String'>
+  readonly livemode: Prisma.FieldRef<"LicenseKey", 'Boolean'>
+  readonly productId: Prisma.FieldRef<"LicenseKey", 'String'>
+  readonly variantId: Prisma.FieldRef<"LicenseKey", 'String'>
+  readonly sealed: Prisma.FieldRef<"LicenseKey", 'Bytes'>
+  readonly fingerprint: Prisma.FieldRef<"LicenseKey", 'Bytes'>
   readonly status: Prisma.FieldRef<"LicenseKey", 'LicenseKeyStatus'>
   readonly orderItemId: Prisma.FieldRef<"LicenseKey", 'String'>
+  readonly unit: Prisma.FieldRef<"LicenseKey", 'Int'>
+  readonly soldAt: Prisma.FieldRef<"LicenseKey", 'DateTime'>
+  readonly revokedAt: Prisma.FieldRef<"LicenseKey", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"LicenseKey", 'DateTime'>
 }
     
@@ -1372,6 +1839,25 @@ export type LicenseKeyDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.In
    * Limit how many LicenseKeys to delete.
    */
   limit?: number
+}
+
+/**
+ * LicenseKey.orderItem
+ */
+export type LicenseKey$orderItemArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the OrderItem
+   */
+  select?: Prisma.OrderItemSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the OrderItem
+   */
+  omit?: Prisma.OrderItemOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.OrderItemInclude<ExtArgs> | null
+  where?: Prisma.OrderItemWhereInput
 }
 
 /**

@@ -398,7 +398,6 @@ export type OfferWhereInput = {
   archivedAt?: Prisma.DateTimeNullableFilter<"Offer"> | Date | string | null
   product?: Prisma.XOR<Prisma.ProductScalarRelationFilter, Prisma.ProductWhereInput>
   variant?: Prisma.XOR<Prisma.VariantNullableScalarRelationFilter, Prisma.VariantWhereInput> | null
-  licenseKeys?: Prisma.LicenseKeyListRelationFilter
   checkoutElements?: Prisma.CheckoutElementOfferListRelationFilter
 }
 
@@ -430,7 +429,6 @@ export type OfferOrderByWithRelationInput = {
   archivedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   product?: Prisma.ProductOrderByWithRelationInput
   variant?: Prisma.VariantOrderByWithRelationInput
-  licenseKeys?: Prisma.LicenseKeyOrderByRelationAggregateInput
   checkoutElements?: Prisma.CheckoutElementOfferOrderByRelationAggregateInput
 }
 
@@ -465,7 +463,6 @@ export type OfferWhereUniqueInput = Prisma.AtLeast<{
   archivedAt?: Prisma.DateTimeNullableFilter<"Offer"> | Date | string | null
   product?: Prisma.XOR<Prisma.ProductScalarRelationFilter, Prisma.ProductWhereInput>
   variant?: Prisma.XOR<Prisma.VariantNullableScalarRelationFilter, Prisma.VariantWhereInput> | null
-  licenseKeys?: Prisma.LicenseKeyListRelationFilter
   checkoutElements?: Prisma.CheckoutElementOfferListRelationFilter
 }, "id">
 
@@ -559,7 +556,6 @@ export type OfferCreateInput = {
   archivedAt?: Date | string | null
   product: Prisma.ProductCreateNestedOneWithoutOffersInput
   variant?: Prisma.VariantCreateNestedOneWithoutOffersInput
-  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutOfferInput
   checkoutElements?: Prisma.CheckoutElementOfferCreateNestedManyWithoutOfferInput
 }
 
@@ -589,7 +585,6 @@ export type OfferUncheckedCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   archivedAt?: Date | string | null
-  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutOfferInput
   checkoutElements?: Prisma.CheckoutElementOfferUncheckedCreateNestedManyWithoutOfferInput
 }
 
@@ -619,7 +614,6 @@ export type OfferUpdateInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   product?: Prisma.ProductUpdateOneRequiredWithoutOffersNestedInput
   variant?: Prisma.VariantUpdateOneWithoutOffersNestedInput
-  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutOfferNestedInput
   checkoutElements?: Prisma.CheckoutElementOfferUpdateManyWithoutOfferNestedInput
 }
 
@@ -649,7 +643,6 @@ export type OfferUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutOfferNestedInput
   checkoutElements?: Prisma.CheckoutElementOfferUncheckedUpdateManyWithoutOfferNestedInput
 }
 
@@ -944,20 +937,6 @@ export type EnumOfferStatusFieldUpdateOperationsInput = {
   set?: $Enums.OfferStatus
 }
 
-export type OfferCreateNestedOneWithoutLicenseKeysInput = {
-  create?: Prisma.XOR<Prisma.OfferCreateWithoutLicenseKeysInput, Prisma.OfferUncheckedCreateWithoutLicenseKeysInput>
-  connectOrCreate?: Prisma.OfferCreateOrConnectWithoutLicenseKeysInput
-  connect?: Prisma.OfferWhereUniqueInput
-}
-
-export type OfferUpdateOneRequiredWithoutLicenseKeysNestedInput = {
-  create?: Prisma.XOR<Prisma.OfferCreateWithoutLicenseKeysInput, Prisma.OfferUncheckedCreateWithoutLicenseKeysInput>
-  connectOrCreate?: Prisma.OfferCreateOrConnectWithoutLicenseKeysInput
-  upsert?: Prisma.OfferUpsertWithoutLicenseKeysInput
-  connect?: Prisma.OfferWhereUniqueInput
-  update?: Prisma.XOR<Prisma.XOR<Prisma.OfferUpdateToOneWithWhereWithoutLicenseKeysInput, Prisma.OfferUpdateWithoutLicenseKeysInput>, Prisma.OfferUncheckedUpdateWithoutLicenseKeysInput>
-}
-
 export type OfferCreateNestedOneWithoutCheckoutElementsInput = {
   create?: Prisma.XOR<Prisma.OfferCreateWithoutCheckoutElementsInput, Prisma.OfferUncheckedCreateWithoutCheckoutElementsInput>
   connectOrCreate?: Prisma.OfferCreateOrConnectWithoutCheckoutElementsInput
@@ -997,7 +976,6 @@ export type OfferCreateWithoutProductInput = {
   updatedAt?: Date | string
   archivedAt?: Date | string | null
   variant?: Prisma.VariantCreateNestedOneWithoutOffersInput
-  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutOfferInput
   checkoutElements?: Prisma.CheckoutElementOfferCreateNestedManyWithoutOfferInput
 }
 
@@ -1026,7 +1004,6 @@ export type OfferUncheckedCreateWithoutProductInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   archivedAt?: Date | string | null
-  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutOfferInput
   checkoutElements?: Prisma.CheckoutElementOfferUncheckedCreateNestedManyWithoutOfferInput
 }
 
@@ -1112,7 +1089,6 @@ export type OfferCreateWithoutVariantInput = {
   updatedAt?: Date | string
   archivedAt?: Date | string | null
   product: Prisma.ProductCreateNestedOneWithoutOffersInput
-  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutOfferInput
   checkoutElements?: Prisma.CheckoutElementOfferCreateNestedManyWithoutOfferInput
 }
 
@@ -1141,7 +1117,6 @@ export type OfferUncheckedCreateWithoutVariantInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   archivedAt?: Date | string | null
-  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutOfferInput
   checkoutElements?: Prisma.CheckoutElementOfferUncheckedCreateNestedManyWithoutOfferInput
 }
 
@@ -1171,138 +1146,6 @@ export type OfferUpdateManyWithWhereWithoutVariantInput = {
   data: Prisma.XOR<Prisma.OfferUpdateManyMutationInput, Prisma.OfferUncheckedUpdateManyWithoutVariantInput>
 }
 
-export type OfferCreateWithoutLicenseKeysInput = {
-  id?: string
-  workspaceId: string
-  livemode: boolean
-  internalId?: string | null
-  name?: string | null
-  description?: string | null
-  price: number
-  originalPrice?: number | null
-  currency: string
-  recurringInterval?: $Enums.RecurringInterval | null
-  recurringIntervalCount?: number | null
-  trialInterval?: $Enums.RecurringInterval | null
-  trialIntervalCount?: number | null
-  limit?: number | null
-  soldItems?: number
-  status?: $Enums.OfferStatus
-  region?: string
-  platform?: string
-  gtin?: string | null
-  warningMessage?: string | null
-  createdAt?: Date | string
-  updatedAt?: Date | string
-  archivedAt?: Date | string | null
-  product: Prisma.ProductCreateNestedOneWithoutOffersInput
-  variant?: Prisma.VariantCreateNestedOneWithoutOffersInput
-  checkoutElements?: Prisma.CheckoutElementOfferCreateNestedManyWithoutOfferInput
-}
-
-export type OfferUncheckedCreateWithoutLicenseKeysInput = {
-  id?: string
-  workspaceId: string
-  livemode: boolean
-  productId: string
-  variantId?: string | null
-  internalId?: string | null
-  name?: string | null
-  description?: string | null
-  price: number
-  originalPrice?: number | null
-  currency: string
-  recurringInterval?: $Enums.RecurringInterval | null
-  recurringIntervalCount?: number | null
-  trialInterval?: $Enums.RecurringInterval | null
-  trialIntervalCount?: number | null
-  limit?: number | null
-  soldItems?: number
-  status?: $Enums.OfferStatus
-  region?: string
-  platform?: string
-  gtin?: string | null
-  warningMessage?: string | null
-  createdAt?: Date | string
-  updatedAt?: Date | string
-  archivedAt?: Date | string | null
-  checkoutElements?: Prisma.CheckoutElementOfferUncheckedCreateNestedManyWithoutOfferInput
-}
-
-export type OfferCreateOrConnectWithoutLicenseKeysInput = {
-  where: Prisma.OfferWhereUniqueInput
-  create: Prisma.XOR<Prisma.OfferCreateWithoutLicenseKeysInput, Prisma.OfferUncheckedCreateWithoutLicenseKeysInput>
-}
-
-export type OfferUpsertWithoutLicenseKeysInput = {
-  update: Prisma.XOR<Prisma.OfferUpdateWithoutLicenseKeysInput, Prisma.OfferUncheckedUpdateWithoutLicenseKeysInput>
-  create: Prisma.XOR<Prisma.OfferCreateWithoutLicenseKeysInput, Prisma.OfferUncheckedCreateWithoutLicenseKeysInput>
-  where?: Prisma.OfferWhereInput
-}
-
-export type OfferUpdateToOneWithWhereWithoutLicenseKeysInput = {
-  where?: Prisma.OfferWhereInput
-  data: Prisma.XOR<Prisma.OfferUpdateWithoutLicenseKeysInput, Prisma.OfferUncheckedUpdateWithoutLicenseKeysInput>
-}
-
-export type OfferUpdateWithoutLicenseKeysInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
-  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  internalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  price?: Prisma.IntFieldUpdateOperationsInput | number
-  originalPrice?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  recurringInterval?: Prisma.NullableEnumRecurringIntervalFieldUpdateOperationsInput | $Enums.RecurringInterval | null
-  recurringIntervalCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  trialInterval?: Prisma.NullableEnumRecurringIntervalFieldUpdateOperationsInput | $Enums.RecurringInterval | null
-  trialIntervalCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  limit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  soldItems?: Prisma.IntFieldUpdateOperationsInput | number
-  status?: Prisma.EnumOfferStatusFieldUpdateOperationsInput | $Enums.OfferStatus
-  region?: Prisma.StringFieldUpdateOperationsInput | string
-  platform?: Prisma.StringFieldUpdateOperationsInput | string
-  gtin?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  warningMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  product?: Prisma.ProductUpdateOneRequiredWithoutOffersNestedInput
-  variant?: Prisma.VariantUpdateOneWithoutOffersNestedInput
-  checkoutElements?: Prisma.CheckoutElementOfferUpdateManyWithoutOfferNestedInput
-}
-
-export type OfferUncheckedUpdateWithoutLicenseKeysInput = {
-  id?: Prisma.StringFieldUpdateOperationsInput | string
-  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
-  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
-  productId?: Prisma.StringFieldUpdateOperationsInput | string
-  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  internalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  name?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  description?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  price?: Prisma.IntFieldUpdateOperationsInput | number
-  originalPrice?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  currency?: Prisma.StringFieldUpdateOperationsInput | string
-  recurringInterval?: Prisma.NullableEnumRecurringIntervalFieldUpdateOperationsInput | $Enums.RecurringInterval | null
-  recurringIntervalCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  trialInterval?: Prisma.NullableEnumRecurringIntervalFieldUpdateOperationsInput | $Enums.RecurringInterval | null
-  trialIntervalCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  limit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
-  soldItems?: Prisma.IntFieldUpdateOperationsInput | number
-  status?: Prisma.EnumOfferStatusFieldUpdateOperationsInput | $Enums.OfferStatus
-  region?: Prisma.StringFieldUpdateOperationsInput | string
-  platform?: Prisma.StringFieldUpdateOperationsInput | string
-  gtin?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  warningMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
-  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
-  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  checkoutElements?: Prisma.CheckoutElementOfferUncheckedUpdateManyWithoutOfferNestedInput
-}
-
 export type OfferCreateWithoutCheckoutElementsInput = {
   id?: string
   workspaceId: string
@@ -1329,7 +1172,6 @@ export type OfferCreateWithoutCheckoutElementsInput = {
   archivedAt?: Date | string | null
   product: Prisma.ProductCreateNestedOneWithoutOffersInput
   variant?: Prisma.VariantCreateNestedOneWithoutOffersInput
-  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutOfferInput
 }
 
 export type OfferUncheckedCreateWithoutCheckoutElementsInput = {
@@ -1358,7 +1200,6 @@ export type OfferUncheckedCreateWithoutCheckoutElementsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   archivedAt?: Date | string | null
-  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutOfferInput
 }
 
 export type OfferCreateOrConnectWithoutCheckoutElementsInput = {
@@ -1403,7 +1244,6 @@ export type OfferUpdateWithoutCheckoutElementsInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   product?: Prisma.ProductUpdateOneRequiredWithoutOffersNestedInput
   variant?: Prisma.VariantUpdateOneWithoutOffersNestedInput
-  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutOfferNestedInput
 }
 
 export type OfferUncheckedUpdateWithoutCheckoutElementsInput = {
@@ -1432,7 +1272,6 @@ export type OfferUncheckedUpdateWithoutCheckoutElementsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutOfferNestedInput
 }
 
 export type OfferCreateManyProductInput = {
@@ -1487,7 +1326,6 @@ export type OfferUpdateWithoutProductInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variant?: Prisma.VariantUpdateOneWithoutOffersNestedInput
-  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutOfferNestedInput
   checkoutElements?: Prisma.CheckoutElementOfferUpdateManyWithoutOfferNestedInput
 }
 
@@ -1516,7 +1354,6 @@ export type OfferUncheckedUpdateWithoutProductInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutOfferNestedInput
   checkoutElements?: Prisma.CheckoutElementOfferUncheckedUpdateManyWithoutOfferNestedInput
 }
 
@@ -1599,7 +1436,6 @@ export type OfferUpdateWithoutVariantInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   product?: Prisma.ProductUpdateOneRequiredWithoutOffersNestedInput
-  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutOfferNestedInput
   checkoutElements?: Prisma.CheckoutElementOfferUpdateManyWithoutOfferNestedInput
 }
 
@@ -1628,7 +1464,6 @@ export type OfferUncheckedUpdateWithoutVariantInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
-  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutOfferNestedInput
   checkoutElements?: Prisma.CheckoutElementOfferUncheckedUpdateManyWithoutOfferNestedInput
 }
 
@@ -1665,12 +1500,10 @@ export type OfferUncheckedUpdateManyWithoutVariantInput = {
  */
 
 export type OfferCountOutputType = {
-  licenseKeys: number
   checkoutElements: number
 }
 
 export type OfferCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  licenseKeys?: boolean | OfferCountOutputTypeCountLicenseKeysArgs
   checkoutElements?: boolean | OfferCountOutputTypeCountCheckoutElementsArgs
 }
 
@@ -1682,13 +1515,6 @@ export type OfferCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extens
    * Select specific fields to fetch from the OfferCountOutputType
    */
   select?: Prisma.OfferCountOutputTypeSelect<ExtArgs> | null
-}
-
-/**
- * OfferCountOutputType without action
- */
-export type OfferCountOutputTypeCountLicenseKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  where?: Prisma.LicenseKeyWhereInput
 }
 
 /**
@@ -1727,7 +1553,6 @@ export type OfferSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   archivedAt?: boolean
   product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
   variant?: boolean | Prisma.Offer$variantArgs<ExtArgs>
-  licenseKeys?: boolean | Prisma.Offer$licenseKeysArgs<ExtArgs>
   checkoutElements?: boolean | Prisma.Offer$checkoutElementsArgs<ExtArgs>
   _count?: boolean | Prisma.OfferCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["offer"]>
@@ -1824,7 +1649,6 @@ export type OfferOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = ru
 export type OfferInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
   variant?: boolean | Prisma.Offer$variantArgs<ExtArgs>
-  licenseKeys?: boolean | Prisma.Offer$licenseKeysArgs<ExtArgs>
   checkoutElements?: boolean | Prisma.Offer$checkoutElementsArgs<ExtArgs>
   _count?: boolean | Prisma.OfferCountOutputTypeDefaultArgs<ExtArgs>
 }
@@ -1842,7 +1666,6 @@ export type $OfferPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   objects: {
     product: Prisma.$ProductPayload<ExtArgs>
     variant: Prisma.$VariantPayload<ExtArgs> | null
-    licenseKeys: Prisma.$LicenseKeyPayload<ExtArgs>[]
     checkoutElements: Prisma.$CheckoutElementOfferPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
@@ -2267,7 +2090,6 @@ export interface Prisma__OfferClient<T, Null = never, ExtArgs extends runtime.Ty
   readonly [Symbol.toStringTag]: "PrismaPromise"
   product<T extends Prisma.ProductDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ProductDefaultArgs<ExtArgs>>): Prisma.Prisma__ProductClient<runtime.Types.Result.GetResult<Prisma.$ProductPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   variant<T extends Prisma.Offer$variantArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Offer$variantArgs<ExtArgs>>): Prisma.Prisma__VariantClient<runtime.Types.Result.GetResult<Prisma.$VariantPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
-  licenseKeys<T extends Prisma.Offer$licenseKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Offer$licenseKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$LicenseKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   checkoutElements<T extends Prisma.Offer$checkoutElementsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Offer$checkoutElementsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CheckoutElementOfferPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
@@ -2749,30 +2571,6 @@ export type Offer$variantArgs<ExtArgs extends runtime.Types.Extensions.InternalA
    */
   include?: Prisma.VariantInclude<ExtArgs> | null
   where?: Prisma.VariantWhereInput
-}
-
-/**
- * Offer.licenseKeys
- */
-export type Offer$licenseKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
-  /**
-   * Select specific fields to fetch from the LicenseKey
-   */
-  select?: Prisma.LicenseKeySelect<ExtArgs> | null
-  /**
-   * Omit specific fields from the LicenseKey
-   */
-  omit?: Prisma.LicenseKeyOmit<ExtArgs> | null
-  /**
-   * Choose, which related nodes to fetch as well
-   */
-  include?: Prisma.LicenseKeyInclude<ExtArgs> | null
-  where?: Prisma.LicenseKeyWhereInput
-  orderBy?: Prisma.LicenseKeyOrderByWithRelationInput | Prisma.LicenseKeyOrderByWithRelationInput[]
-  cursor?: Prisma.LicenseKeyWhereUniqueInput
-  take?: number
-  skip?: number
-  distinct?: Prisma.LicenseKeyScalarFieldEnum | Prisma.LicenseKeyScalarFieldEnum[]
 }
 
 /**

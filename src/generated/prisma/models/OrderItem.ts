@@ -305,6 +305,7 @@ export type OrderItemWhereInput = {
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
+  licenseKeys?: Prisma.LicenseKeyListRelationFilter
 }
 
 export type OrderItemOrderByWithRelationInput = {
@@ -323,6 +324,7 @@ export type OrderItemOrderByWithRelationInput = {
   customFields?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   order?: Prisma.OrderOrderByWithRelationInput
+  licenseKeys?: Prisma.LicenseKeyOrderByRelationAggregateInput
 }
 
 export type OrderItemWhereUniqueInput = Prisma.AtLeast<{
@@ -344,6 +346,7 @@ export type OrderItemWhereUniqueInput = Prisma.AtLeast<{
   customFields?: Prisma.JsonNullableFilter<"OrderItem">
   createdAt?: Prisma.DateTimeFilter<"OrderItem"> | Date | string
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
+  licenseKeys?: Prisma.LicenseKeyListRelationFilter
 }, "id">
 
 export type OrderItemOrderByWithAggregationInput = {
@@ -403,6 +406,7 @@ export type OrderItemCreateInput = {
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
   order: Prisma.OrderCreateNestedOneWithoutItemsInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutOrderItemInput
 }
 
 export type OrderItemUncheckedCreateInput = {
@@ -420,6 +424,7 @@ export type OrderItemUncheckedCreateInput = {
   refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutOrderItemInput
 }
 
 export type OrderItemUpdateInput = {
@@ -437,6 +442,7 @@ export type OrderItemUpdateInput = {
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   order?: Prisma.OrderUpdateOneRequiredWithoutItemsNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutOrderItemNestedInput
 }
 
 export type OrderItemUncheckedUpdateInput = {
@@ -454,6 +460,7 @@ export type OrderItemUncheckedUpdateInput = {
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutOrderItemNestedInput
 }
 
 export type OrderItemCreateManyInput = {
@@ -504,6 +511,11 @@ export type OrderItemUncheckedUpdateManyInput = {
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
+export type OrderItemNullableScalarRelationFilter = {
+  is?: Prisma.OrderItemWhereInput | null
+  isNot?: Prisma.OrderItemWhereInput | null
 }
 
 export type OrderItemListRelationFilter = {
@@ -583,6 +595,22 @@ export type OrderItemSumOrderByAggregateInput = {
   refundedQuantity?: Prisma.SortOrder
 }
 
+export type OrderItemCreateNestedOneWithoutLicenseKeysInput = {
+  create?: Prisma.XOR<Prisma.OrderItemCreateWithoutLicenseKeysInput, Prisma.OrderItemUncheckedCreateWithoutLicenseKeysInput>
+  connectOrCreate?: Prisma.OrderItemCreateOrConnectWithoutLicenseKeysInput
+  connect?: Prisma.OrderItemWhereUniqueInput
+}
+
+export type OrderItemUpdateOneWithoutLicenseKeysNestedInput = {
+  create?: Prisma.XOR<Prisma.OrderItemCreateWithoutLicenseKeysInput, Prisma.OrderItemUncheckedCreateWithoutLicenseKeysInput>
+  connectOrCreate?: Prisma.OrderItemCreateOrConnectWithoutLicenseKeysInput
+  upsert?: Prisma.OrderItemUpsertWithoutLicenseKeysInput
+  disconnect?: Prisma.OrderItemWhereInput | boolean
+  delete?: Prisma.OrderItemWhereInput | boolean
+  connect?: Prisma.OrderItemWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.OrderItemUpdateToOneWithWhereWithoutLicenseKeysInput, Prisma.OrderItemUpdateWithoutLicenseKeysInput>, Prisma.OrderItemUncheckedUpdateWithoutLicenseKeysInput>
+}
+
 export type OrderItemCreateNestedManyWithoutOrderInput = {
   create?: Prisma.XOR<Prisma.OrderItemCreateWithoutOrderInput, Prisma.OrderItemUncheckedCreateWithoutOrderInput> | Prisma.OrderItemCreateWithoutOrderInput[] | Prisma.OrderItemUncheckedCreateWithoutOrderInput[]
   connectOrCreate?: Prisma.OrderItemCreateOrConnectWithoutOrderInput | Prisma.OrderItemCreateOrConnectWithoutOrderInput[]
@@ -625,6 +653,90 @@ export type OrderItemUncheckedUpdateManyWithoutOrderNestedInput = {
   deleteMany?: Prisma.OrderItemScalarWhereInput | Prisma.OrderItemScalarWhereInput[]
 }
 
+export type OrderItemCreateWithoutLicenseKeysInput = {
+  id?: string
+  productId: string
+  offerId: string
+  variantId?: string | null
+  position?: number
+  quantity?: number
+  unitPrice: number
+  discount?: number
+  tax?: number
+  taxInclusive?: boolean
+  refundedQuantity?: number
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+  order: Prisma.OrderCreateNestedOneWithoutItemsInput
+}
+
+export type OrderItemUncheckedCreateWithoutLicenseKeysInput = {
+  id?: string
+  orderId: string
+  productId: string
+  offerId: string
+  variantId?: string | null
+  position?: number
+  quantity?: number
+  unitPrice: number
+  discount?: number
+  tax?: number
+  taxInclusive?: boolean
+  refundedQuantity?: number
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Date | string
+}
+
+export type OrderItemCreateOrConnectWithoutLicenseKeysInput = {
+  where: Prisma.OrderItemWhereUniqueInput
+  create: Prisma.XOR<Prisma.OrderItemCreateWithoutLicenseKeysInput, Prisma.OrderItemUncheckedCreateWithoutLicenseKeysInput>
+}
+
+export type OrderItemUpsertWithoutLicenseKeysInput = {
+  update: Prisma.XOR<Prisma.OrderItemUpdateWithoutLicenseKeysInput, Prisma.OrderItemUncheckedUpdateWithoutLicenseKeysInput>
+  create: Prisma.XOR<Prisma.OrderItemCreateWithoutLicenseKeysInput, Prisma.OrderItemUncheckedCreateWithoutLicenseKeysInput>
+  where?: Prisma.OrderItemWhereInput
+}
+
+export type OrderItemUpdateToOneWithWhereWithoutLicenseKeysInput = {
+  where?: Prisma.OrderItemWhereInput
+  data: Prisma.XOR<Prisma.OrderItemUpdateWithoutLicenseKeysInput, Prisma.OrderItemUncheckedUpdateWithoutLicenseKeysInput>
+}
+
+export type OrderItemUpdateWithoutLicenseKeysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  productId?: Prisma.StringFieldUpdateOperationsInput | string
+  offerId?: Prisma.StringFieldUpdateOperationsInput | string
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
+  quantity?: Prisma.IntFieldUpdateOperationsInput | number
+  unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  order?: Prisma.OrderUpdateOneRequiredWithoutItemsNestedInput
+}
+
+export type OrderItemUncheckedUpdateWithoutLicenseKeysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  orderId?: Prisma.StringFieldUpdateOperationsInput | string
+  productId?: Prisma.StringFieldUpdateOperationsInput | string
+  offerId?: Prisma.StringFieldUpdateOperationsInput | string
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  position?: Prisma.IntFieldUpdateOperationsInput | number
+  quantity?: Prisma.IntFieldUpdateOperationsInput | number
+  unitPrice?: Prisma.IntFieldUpdateOperationsInput | number
+  discount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
 export type OrderItemCreateWithoutOrderInput = {
   id?: string
   productId: string
@@ -639,6 +751,7 @@ export type OrderItemCreateWithoutOrderInput = {
   refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutOrderItemInput
 }
 
 export type OrderItemUncheckedCreateWithoutOrderInput = {
@@ -655,6 +768,7 @@ export type OrderItemUncheckedCreateWithoutOrderInput = {
   refundedQuantity?: number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Date | string
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutOrderItemInput
 }
 
 export type OrderItemCreateOrConnectWithoutOrderInput = {
@@ -733,6 +847,7 @@ export type OrderItemUpdateWithoutOrderInput = {
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutOrderItemNestedInput
 }
 
 export type OrderItemUncheckedUpdateWithoutOrderInput = {
@@ -749,6 +864,7 @@ export type OrderItemUncheckedUpdateWithoutOrderInput = {
   refundedQuantity?: Prisma.IntFieldUpdateOperationsInput | number
   customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutOrderItemNestedInput
 }
 
 export type OrderItemUncheckedUpdateManyWithoutOrderInput = {
@@ -768,6 +884,35 @@ export type OrderItemUncheckedUpdateManyWithoutOrderInput = {
 }
 
 
+/**
+ * Count Type OrderItemCountOutputType
+ */
+
+export type OrderItemCountOutputType = {
+  licenseKeys: number
+}
+
+export type OrderItemCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  licenseKeys?: boolean | OrderItemCountOutputTypeCountLicenseKeysArgs
+}
+
+/**
+ * OrderItemCountOutputType without action
+ */
+export type OrderItemCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the OrderItemCountOutputType
+   */
+  select?: Prisma.OrderItemCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * OrderItemCountOutputType without action
+ */
+export type OrderItemCountOutputTypeCountLicenseKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.LicenseKeyWhereInput
+}
+
 
 export type OrderItemSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -785,6 +930,8 @@ export type OrderItemSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   customFields?: boolean
   createdAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
+  licenseKeys?: boolean | Prisma.OrderItem$licenseKeysArgs<ExtArgs>
+  _count?: boolean | Prisma.OrderItemCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["orderItem"]>
 
 export type OrderItemSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -843,6 +990,8 @@ export type OrderItemSelectScalar = {
 export type OrderItemOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "orderId" | "productId" | "offerId" | "variantId" | "position" | "quantity" | "unitPrice" | "discount" | "tax" | "taxInclusive" | "refundedQuantity" | "customFields" | "createdAt", ExtArgs["result"]["orderItem"]>
 export type OrderItemInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
+  licenseKeys?: boolean | Prisma.OrderItem$licenseKeysArgs<ExtArgs>
+  _count?: boolean | Prisma.OrderItemCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type OrderItemIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -855,6 +1004,7 @@ export type $OrderItemPayload<ExtArgs extends runtime.Types.Extensions.InternalA
   name: "OrderItem"
   objects: {
     order: Prisma.$OrderPayload<ExtArgs>
+    licenseKeys: Prisma.$LicenseKeyPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1266,6 +1416,7 @@ readonly fields: OrderItemFieldRefs;
 export interface Prisma__OrderItemClient<T, Null = never, ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs, GlobalOmitOptions = {}> extends Prisma.PrismaPromise<T> {
   readonly [Symbol.toStringTag]: "PrismaPromise"
   order<T extends Prisma.OrderDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrderDefaultArgs<ExtArgs>>): Prisma.Prisma__OrderClient<runtime.Types.Result.GetResult<Prisma.$OrderPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  licenseKeys<T extends Prisma.OrderItem$licenseKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.OrderItem$licenseKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$LicenseKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1716,6 +1867,30 @@ export type OrderItemDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.Int
    * Limit how many OrderItems to delete.
    */
   limit?: number
+}
+
+/**
+ * OrderItem.licenseKeys
+ */
+export type OrderItem$licenseKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the LicenseKey
+   */
+  select?: Prisma.LicenseKeySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the LicenseKey
+   */
+  omit?: Prisma.LicenseKeyOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.LicenseKeyInclude<ExtArgs> | null
+  where?: Prisma.LicenseKeyWhereInput
+  orderBy?: Prisma.LicenseKeyOrderByWithRelationInput | Prisma.LicenseKeyOrderByWithRelationInput[]
+  cursor?: Prisma.LicenseKeyWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.LicenseKeyScalarFieldEnum | Prisma.LicenseKeyScalarFieldEnum[]
 }
 
 /**

@@ -343,6 +343,8 @@ export type ProductWhereInput = {
   project?: Prisma.XOR<Prisma.ProjectScalarRelationFilter, Prisma.ProjectWhereInput>
   variants?: Prisma.VariantListRelationFilter
   offers?: Prisma.OfferListRelationFilter
+  licenseKeys?: Prisma.LicenseKeyListRelationFilter
+  files?: Prisma.DownloadFileListRelationFilter
 }
 
 export type ProductOrderByWithRelationInput = {
@@ -372,6 +374,8 @@ export type ProductOrderByWithRelationInput = {
   project?: Prisma.ProjectOrderByWithRelationInput
   variants?: Prisma.VariantOrderByRelationAggregateInput
   offers?: Prisma.OfferOrderByRelationAggregateInput
+  licenseKeys?: Prisma.LicenseKeyOrderByRelationAggregateInput
+  files?: Prisma.DownloadFileOrderByRelationAggregateInput
 }
 
 export type ProductWhereUniqueInput = Prisma.AtLeast<{
@@ -405,6 +409,8 @@ export type ProductWhereUniqueInput = Prisma.AtLeast<{
   project?: Prisma.XOR<Prisma.ProjectScalarRelationFilter, Prisma.ProjectWhereInput>
   variants?: Prisma.VariantListRelationFilter
   offers?: Prisma.OfferListRelationFilter
+  licenseKeys?: Prisma.LicenseKeyListRelationFilter
+  files?: Prisma.DownloadFileListRelationFilter
 }, "id" | "workspaceId_livemode_slug">
 
 export type ProductOrderByWithAggregationInput = {
@@ -493,6 +499,8 @@ export type ProductCreateInput = {
   project: Prisma.ProjectCreateNestedOneWithoutProductsInput
   variants?: Prisma.VariantCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateInput = {
@@ -521,6 +529,8 @@ export type ProductUncheckedCreateInput = {
   archivedAt?: Date | string | null
   variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductUpdateInput = {
@@ -549,6 +559,8 @@ export type ProductUpdateInput = {
   project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
   variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateInput = {
@@ -577,6 +589,8 @@ export type ProductUncheckedUpdateInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductCreateManyInput = {
@@ -874,6 +888,34 @@ export type ProductUpdateOneRequiredWithoutOffersNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.ProductUpdateToOneWithWhereWithoutOffersInput, Prisma.ProductUpdateWithoutOffersInput>, Prisma.ProductUncheckedUpdateWithoutOffersInput>
 }
 
+export type ProductCreateNestedOneWithoutLicenseKeysInput = {
+  create?: Prisma.XOR<Prisma.ProductCreateWithoutLicenseKeysInput, Prisma.ProductUncheckedCreateWithoutLicenseKeysInput>
+  connectOrCreate?: Prisma.ProductCreateOrConnectWithoutLicenseKeysInput
+  connect?: Prisma.ProductWhereUniqueInput
+}
+
+export type ProductUpdateOneRequiredWithoutLicenseKeysNestedInput = {
+  create?: Prisma.XOR<Prisma.ProductCreateWithoutLicenseKeysInput, Prisma.ProductUncheckedCreateWithoutLicenseKeysInput>
+  connectOrCreate?: Prisma.ProductCreateOrConnectWithoutLicenseKeysInput
+  upsert?: Prisma.ProductUpsertWithoutLicenseKeysInput
+  connect?: Prisma.ProductWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ProductUpdateToOneWithWhereWithoutLicenseKeysInput, Prisma.ProductUpdateWithoutLicenseKeysInput>, Prisma.ProductUncheckedUpdateWithoutLicenseKeysInput>
+}
+
+export type ProductCreateNestedOneWithoutFilesInput = {
+  create?: Prisma.XOR<Prisma.ProductCreateWithoutFilesInput, Prisma.ProductUncheckedCreateWithoutFilesInput>
+  connectOrCreate?: Prisma.ProductCreateOrConnectWithoutFilesInput
+  connect?: Prisma.ProductWhereUniqueInput
+}
+
+export type ProductUpdateOneRequiredWithoutFilesNestedInput = {
+  create?: Prisma.XOR<Prisma.ProductCreateWithoutFilesInput, Prisma.ProductUncheckedCreateWithoutFilesInput>
+  connectOrCreate?: Prisma.ProductCreateOrConnectWithoutFilesInput
+  upsert?: Prisma.ProductUpsertWithoutFilesInput
+  connect?: Prisma.ProductWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.ProductUpdateToOneWithWhereWithoutFilesInput, Prisma.ProductUpdateWithoutFilesInput>, Prisma.ProductUncheckedUpdateWithoutFilesInput>
+}
+
 export type ProductCreateWithoutProjectInput = {
   id?: string
   workspaceId: string
@@ -899,6 +941,8 @@ export type ProductCreateWithoutProjectInput = {
   archivedAt?: Date | string | null
   variants?: Prisma.VariantCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateWithoutProjectInput = {
@@ -926,6 +970,8 @@ export type ProductUncheckedCreateWithoutProjectInput = {
   archivedAt?: Date | string | null
   variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
   offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductCreateOrConnectWithoutProjectInput = {
@@ -1008,6 +1054,8 @@ export type ProductCreateWithoutVariantsInput = {
   archivedAt?: Date | string | null
   project: Prisma.ProjectCreateNestedOneWithoutProductsInput
   offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateWithoutVariantsInput = {
@@ -1035,6 +1083,8 @@ export type ProductUncheckedCreateWithoutVariantsInput = {
   updatedAt?: Date | string
   archivedAt?: Date | string | null
   offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductCreateOrConnectWithoutVariantsInput = {
@@ -1078,6 +1128,8 @@ export type ProductUpdateWithoutVariantsInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
   offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateWithoutVariantsInput = {
@@ -1105,6 +1157,8 @@ export type ProductUncheckedUpdateWithoutVariantsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductCreateWithoutOffersInput = {
@@ -1132,6 +1186,8 @@ export type ProductCreateWithoutOffersInput = {
   archivedAt?: Date | string | null
   project: Prisma.ProjectCreateNestedOneWithoutProductsInput
   variants?: Prisma.VariantCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileCreateNestedManyWithoutProductInput
 }
 
 export type ProductUncheckedCreateWithoutOffersInput = {
@@ -1159,6 +1215,8 @@ export type ProductUncheckedCreateWithoutOffersInput = {
   updatedAt?: Date | string
   archivedAt?: Date | string | null
   variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileUncheckedCreateNestedManyWithoutProductInput
 }
 
 export type ProductCreateOrConnectWithoutOffersInput = {
@@ -1202,6 +1260,8 @@ export type ProductUpdateWithoutOffersInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
   variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateWithoutOffersInput = {
@@ -1229,6 +1289,272 @@ export type ProductUncheckedUpdateWithoutOffersInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUncheckedUpdateManyWithoutProductNestedInput
+}
+
+export type ProductCreateWithoutLicenseKeysInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  type: $Enums.ProductType
+  slug: string
+  internalId?: string | null
+  name: string
+  description?: string
+  developer?: string | null
+  publisher?: string | null
+  pegiRating?: string
+  releaseDate?: string | null
+  systems?: Prisma.ProductCreatesystemsInput | string[]
+  genres?: Prisma.ProductCreategenresInput | string[]
+  tags?: Prisma.ProductCreatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  archivedAt?: Date | string | null
+  project: Prisma.ProjectCreateNestedOneWithoutProductsInput
+  variants?: Prisma.VariantCreateNestedManyWithoutProductInput
+  offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileCreateNestedManyWithoutProductInput
+}
+
+export type ProductUncheckedCreateWithoutLicenseKeysInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  projectId: string
+  type: $Enums.ProductType
+  slug: string
+  internalId?: string | null
+  name: string
+  description?: string
+  developer?: string | null
+  publisher?: string | null
+  pegiRating?: string
+  releaseDate?: string | null
+  systems?: Prisma.ProductCreatesystemsInput | string[]
+  genres?: Prisma.ProductCreategenresInput | string[]
+  tags?: Prisma.ProductCreatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  archivedAt?: Date | string | null
+  variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
+  offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+  files?: Prisma.DownloadFileUncheckedCreateNestedManyWithoutProductInput
+}
+
+export type ProductCreateOrConnectWithoutLicenseKeysInput = {
+  where: Prisma.ProductWhereUniqueInput
+  create: Prisma.XOR<Prisma.ProductCreateWithoutLicenseKeysInput, Prisma.ProductUncheckedCreateWithoutLicenseKeysInput>
+}
+
+export type ProductUpsertWithoutLicenseKeysInput = {
+  update: Prisma.XOR<Prisma.ProductUpdateWithoutLicenseKeysInput, Prisma.ProductUncheckedUpdateWithoutLicenseKeysInput>
+  create: Prisma.XOR<Prisma.ProductCreateWithoutLicenseKeysInput, Prisma.ProductUncheckedCreateWithoutLicenseKeysInput>
+  where?: Prisma.ProductWhereInput
+}
+
+export type ProductUpdateToOneWithWhereWithoutLicenseKeysInput = {
+  where?: Prisma.ProductWhereInput
+  data: Prisma.XOR<Prisma.ProductUpdateWithoutLicenseKeysInput, Prisma.ProductUncheckedUpdateWithoutLicenseKeysInput>
+}
+
+export type ProductUpdateWithoutLicenseKeysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  type?: Prisma.EnumProductTypeFieldUpdateOperationsInput | $Enums.ProductType
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  internalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  developer?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  publisher?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pegiRating?: Prisma.StringFieldUpdateOperationsInput | string
+  releaseDate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  systems?: Prisma.ProductUpdatesystemsInput | string[]
+  genres?: Prisma.ProductUpdategenresInput | string[]
+  tags?: Prisma.ProductUpdatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.EnumProductStatusFieldUpdateOperationsInput | $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
+  variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
+  offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUpdateManyWithoutProductNestedInput
+}
+
+export type ProductUncheckedUpdateWithoutLicenseKeysInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  projectId?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumProductTypeFieldUpdateOperationsInput | $Enums.ProductType
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  internalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  developer?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  publisher?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pegiRating?: Prisma.StringFieldUpdateOperationsInput | string
+  releaseDate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  systems?: Prisma.ProductUpdatesystemsInput | string[]
+  genres?: Prisma.ProductUpdategenresInput | string[]
+  tags?: Prisma.ProductUpdatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.EnumProductStatusFieldUpdateOperationsInput | $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
+  offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUncheckedUpdateManyWithoutProductNestedInput
+}
+
+export type ProductCreateWithoutFilesInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  type: $Enums.ProductType
+  slug: string
+  internalId?: string | null
+  name: string
+  description?: string
+  developer?: string | null
+  publisher?: string | null
+  pegiRating?: string
+  releaseDate?: string | null
+  systems?: Prisma.ProductCreatesystemsInput | string[]
+  genres?: Prisma.ProductCreategenresInput | string[]
+  tags?: Prisma.ProductCreatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  archivedAt?: Date | string | null
+  project: Prisma.ProjectCreateNestedOneWithoutProductsInput
+  variants?: Prisma.VariantCreateNestedManyWithoutProductInput
+  offers?: Prisma.OfferCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyCreateNestedManyWithoutProductInput
+}
+
+export type ProductUncheckedCreateWithoutFilesInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  projectId: string
+  type: $Enums.ProductType
+  slug: string
+  internalId?: string | null
+  name: string
+  description?: string
+  developer?: string | null
+  publisher?: string | null
+  pegiRating?: string
+  releaseDate?: string | null
+  systems?: Prisma.ProductCreatesystemsInput | string[]
+  genres?: Prisma.ProductCreategenresInput | string[]
+  tags?: Prisma.ProductCreatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: number | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  archivedAt?: Date | string | null
+  variants?: Prisma.VariantUncheckedCreateNestedManyWithoutProductInput
+  offers?: Prisma.OfferUncheckedCreateNestedManyWithoutProductInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedCreateNestedManyWithoutProductInput
+}
+
+export type ProductCreateOrConnectWithoutFilesInput = {
+  where: Prisma.ProductWhereUniqueInput
+  create: Prisma.XOR<Prisma.ProductCreateWithoutFilesInput, Prisma.ProductUncheckedCreateWithoutFilesInput>
+}
+
+export type ProductUpsertWithoutFilesInput = {
+  update: Prisma.XOR<Prisma.ProductUpdateWithoutFilesInput, Prisma.ProductUncheckedUpdateWithoutFilesInput>
+  create: Prisma.XOR<Prisma.ProductCreateWithoutFilesInput, Prisma.ProductUncheckedCreateWithoutFilesInput>
+  where?: Prisma.ProductWhereInput
+}
+
+export type ProductUpdateToOneWithWhereWithoutFilesInput = {
+  where?: Prisma.ProductWhereInput
+  data: Prisma.XOR<Prisma.ProductUpdateWithoutFilesInput, Prisma.ProductUncheckedUpdateWithoutFilesInput>
+}
+
+export type ProductUpdateWithoutFilesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  type?: Prisma.EnumProductTypeFieldUpdateOperationsInput | $Enums.ProductType
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  internalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  developer?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  publisher?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pegiRating?: Prisma.StringFieldUpdateOperationsInput | string
+  releaseDate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  systems?: Prisma.ProductUpdatesystemsInput | string[]
+  genres?: Prisma.ProductUpdategenresInput | string[]
+  tags?: Prisma.ProductUpdatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.EnumProductStatusFieldUpdateOperationsInput | $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  project?: Prisma.ProjectUpdateOneRequiredWithoutProductsNestedInput
+  variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
+  offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
+}
+
+export type ProductUncheckedUpdateWithoutFilesInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  projectId?: Prisma.StringFieldUpdateOperationsInput | string
+  type?: Prisma.EnumProductTypeFieldUpdateOperationsInput | $Enums.ProductType
+  slug?: Prisma.StringFieldUpdateOperationsInput | string
+  internalId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  name?: Prisma.StringFieldUpdateOperationsInput | string
+  description?: Prisma.StringFieldUpdateOperationsInput | string
+  developer?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  publisher?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pegiRating?: Prisma.StringFieldUpdateOperationsInput | string
+  releaseDate?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  systems?: Prisma.ProductUpdatesystemsInput | string[]
+  genres?: Prisma.ProductUpdategenresInput | string[]
+  tags?: Prisma.ProductUpdatetagsInput | string[]
+  media?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.EnumProductStatusFieldUpdateOperationsInput | $Enums.ProductStatus
+  customFields?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  lowestPrice?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
+  offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductCreateManyProjectInput = {
@@ -1281,6 +1607,8 @@ export type ProductUpdateWithoutProjectInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variants?: Prisma.VariantUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateWithoutProjectInput = {
@@ -1308,6 +1636,8 @@ export type ProductUncheckedUpdateWithoutProjectInput = {
   archivedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   variants?: Prisma.VariantUncheckedUpdateManyWithoutProductNestedInput
   offers?: Prisma.OfferUncheckedUpdateManyWithoutProductNestedInput
+  licenseKeys?: Prisma.LicenseKeyUncheckedUpdateManyWithoutProductNestedInput
+  files?: Prisma.DownloadFileUncheckedUpdateManyWithoutProductNestedInput
 }
 
 export type ProductUncheckedUpdateManyWithoutProjectInput = {
@@ -1343,11 +1673,15 @@ export type ProductUncheckedUpdateManyWithoutProjectInput = {
 export type ProductCountOutputType = {
   variants: number
   offers: number
+  licenseKeys: number
+  files: number
 }
 
 export type ProductCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   variants?: boolean | ProductCountOutputTypeCountVariantsArgs
   offers?: boolean | ProductCountOutputTypeCountOffersArgs
+  licenseKeys?: boolean | ProductCountOutputTypeCountLicenseKeysArgs
+  files?: boolean | ProductCountOutputTypeCountFilesArgs
 }
 
 /**
@@ -1372,6 +1706,20 @@ export type ProductCountOutputTypeCountVariantsArgs<ExtArgs extends runtime.Type
  */
 export type ProductCountOutputTypeCountOffersArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.OfferWhereInput
+}
+
+/**
+ * ProductCountOutputType without action
+ */
+export type ProductCountOutputTypeCountLicenseKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.LicenseKeyWhereInput
+}
+
+/**
+ * ProductCountOutputType without action
+ */
+export type ProductCountOutputTypeCountFilesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.DownloadFileWhereInput
 }
 
 
@@ -1402,6 +1750,8 @@ export type ProductSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   project?: boolean | Prisma.ProjectDefaultArgs<ExtArgs>
   variants?: boolean | Prisma.Product$variantsArgs<ExtArgs>
   offers?: boolean | Prisma.Product$offersArgs<ExtArgs>
+  licenseKeys?: boolean | Prisma.Product$licenseKeysArgs<ExtArgs>
+  files?: boolean | Prisma.Product$filesArgs<ExtArgs>
   _count?: boolean | Prisma.ProductCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["product"]>
 
@@ -1490,6 +1840,8 @@ export type ProductInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   project?: boolean | Prisma.ProjectDefaultArgs<ExtArgs>
   variants?: boolean | Prisma.Product$variantsArgs<ExtArgs>
   offers?: boolean | Prisma.Product$offersArgs<ExtArgs>
+  licenseKeys?: boolean | Prisma.Product$licenseKeysArgs<ExtArgs>
+  files?: boolean | Prisma.Product$filesArgs<ExtArgs>
   _count?: boolean | Prisma.ProductCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type ProductIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1505,6 +1857,8 @@ export type $ProductPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     project: Prisma.$ProjectPayload<ExtArgs>
     variants: Prisma.$VariantPayload<ExtArgs>[]
     offers: Prisma.$OfferPayload<ExtArgs>[]
+    licenseKeys: Prisma.$LicenseKeyPayload<ExtArgs>[]
+    files: Prisma.$DownloadFilePayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1927,6 +2281,8 @@ export interface Prisma__ProductClient<T, Null = never, ExtArgs extends runtime.
   project<T extends Prisma.ProjectDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ProjectDefaultArgs<ExtArgs>>): Prisma.Prisma__ProjectClient<runtime.Types.Result.GetResult<Prisma.$ProjectPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   variants<T extends Prisma.Product$variantsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$variantsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$VariantPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   offers<T extends Prisma.Product$offersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$offersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OfferPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  licenseKeys<T extends Prisma.Product$licenseKeysArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$licenseKeysArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$LicenseKeyPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  files<T extends Prisma.Product$filesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Product$filesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$DownloadFilePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2434,6 +2790,54 @@ export type Product$offersArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.OfferScalarFieldEnum | Prisma.OfferScalarFieldEnum[]
+}
+
+/**
+ * Product.licenseKeys
+ */
+export type Product$licenseKeysArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the LicenseKey
+   */
+  select?: Prisma.LicenseKeySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the LicenseKey
+   */
+  omit?: Prisma.LicenseKeyOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.LicenseKeyInclude<ExtArgs> | null
+  where?: Prisma.LicenseKeyWhereInput
+  orderBy?: Prisma.LicenseKeyOrderByWithRelationInput | Prisma.LicenseKeyOrderByWithRelationInput[]
+  cursor?: Prisma.LicenseKeyWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.LicenseKeyScalarFieldEnum | Prisma.LicenseKeyScalarFieldEnum[]
+}
+
+/**
+ * Product.files
+ */
+export type Product$filesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the DownloadFile
+   */
+  select?: Prisma.DownloadFileSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the DownloadFile
+   */
+  omit?: Prisma.DownloadFileOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.DownloadFileInclude<ExtArgs> | null
+  where?: Prisma.DownloadFileWhereInput
+  orderBy?: Prisma.DownloadFileOrderByWithRelationInput | Prisma.DownloadFileOrderByWithRelationInput[]
+  cursor?: Prisma.DownloadFileWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.DownloadFileScalarFieldEnum | Prisma.DownloadFileScalarFieldEnum[]
 }
 
 /**

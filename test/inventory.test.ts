@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { baseUrl, keyHeaders, newWorkspace, type KeyChoice, type Workspace } from './support/api.js';
+import { restClient } from './support/client.js';
+import { CARD_DECLINED, card, orderBody, payCheckout } from './support/checkout.js';
+import { failure, ok, useSuiteDatabase } from './support/responses.js';
+
+// The buyer's inventory (GET /v0/users/{userId}/inventory) after real sales through the hosted
+// checkout: what each item is (order, product, offer, units, refunded units), its license keys
+// (values only with the secret key), the subscription's status, paging exactly as the contract's
+// page pagination; declined and cancelled orders, orders refunded in full and items whose every
+// unit is refunded own nothing. Refunds have no API yet (a parallel issue): the refund cases set
+// OrderItem.refundedQuantity and the order's status with SQL, as the refund path will.
+
+const SLOW = 240_000;
+const READ: KeyChoice = { write: false };
+const db = useSuiteDatabase();
+
+async function element(ws: Workspace, type: 'SoftwareKey' | 'DigitalDownload', offer: Record<string, unknown> = {}) {
+  const client = restClient(ws);
+  const { product } = await ok(client.POST('/v0/products/create', { body: { name: `Owned ${randomUUID().slice(0, 8)}`, projectId: ws.projectId, type } }));
+  const created = (await ok(client.POST('/v0/offers/create', { body: { productId: product.id, price: 700, currency: 'USD', name: 'Standard', ...offer } }))).offer;
+  const { checkoutElement } = await ok(client.POST('/v0/elements/checkout/create', { body: { offersIds: [created.id] } }));
+  return { product, offer: created, elementId: checkoutElement.id };
+}
+
+const inventory = (ws: Workspace, userId: string, query: { page?: number; limit?: number } = {}, key: KeyChoice = {}) =>
+  restClient(ws, key).GET('/v0/users/{userId}/inventory', { params: { path: { userId }, query } });
+
+describe('inventory after sales', () => {
+  let ws: Workspace;
+  const email = `owner-${randomUUID()}@example.com`;
+  let userId: string;
+  let keyed: Awaited<ReturnType<typeof element>>;
+  let keyedOrder: { id: string; number: string };
+
+  beforeAll(async () => {
+    ws = await newWorkspace('Inventory');
+    keyed = await element(ws, 'SoftwareKey');
+    await ok(restClient(ws).POST('/v0/products/{productId}/keys', { params: { path: { productId: keyed.product.id } }, body: { keys: ['OWN-1', 'OWN-2', 'OWN-3'] } }));
+    const paid = await payCheckout(keyed.elementId, orderBody({ email, quantity: 2 }));
+    expect(paid.status).toBe(200);
+    keyedOrder = paid.body.data.order;
+    userId = paid.body.data.order.userId;
+  }, SLOW);
+
+  test('a keyed item: order, product, offer, units and its keys; values with the secret key only', async () => {
+    const { inventory: items, count, pages } = await ok(inventory(ws, userId));
+    expect([count, pages]).toEqual([1, 1]);
+    expect(items[0]).toMatchObject({
+      object: 'inventoryItem',
+      orderId: keyedOrder.id,
+      orderNumber: keyedOrder.number,
+      orderStatus: 'PAID',
+      productId: keyed.product.id,
+      productName: keyed.product.name,
+      productType: 'SoftwareKey',
+      offerId: keyed.offer.id,
+      offerName: 'Standard',
+      quantity: 2,
+      refundedQuantity: 0,
+      subscriptionId: null,
+      subscriptionStatus: null,
+    });
+    expect(items[0]!.paidAt).toEqual(expect.any(Number));
+    expect(items[0]!.licenseKeys.map((k) => [k.unit, k.key, k.status])).toEqual([
+      [0, 'OWN-1', 'active'],
+      [1, 'OWN-2', 'active'],
+    ]);
+    const publicView = await ok(inventory(ws, userId, {}, READ));
+    expect(publicView.inventory[0]!.licenseKeys.map((k) => k.key)).toEqual([null, null]);
+  }, SLOW);
+
+  test('a subscription item carries its status; declined orders own nothing; paging', async () => {
+    const subscription = await element(ws, 'DigitalDownload', { recurringInterval: 'month' });
+    const started = await payCheckout(subscription.elementId, orderBody({ email }));
+    expect(started.status).toBe(200);
+    const download = await element(ws, 'DigitalDownload');
+    const attached = await fetch(`${baseUrl()}/v0/products/${download.product.id}/files/upload?fileName=game.zip`, {
+      method: 'POST',
+      headers: { ...keyHeaders(ws), 'content-type': 'application/zip' },
+      body: 'PK-bytes',
+    });
+    expect(attached.status).toBe(200);
+    expect((await payCheckout(download.elementId, orderBody({ email, card: card(CARD_DECLINED) }))).status).toBe(402);
+    expect((await payCheckout(download.elementId, orderBody({ email }))).status).toBe(200);
+
+    const all = await ok(inventory(ws, userId));
+    expect([all.count, all.pages]).toEqual([3, 1]);
+    expect(all.inventory.map((i) => i.productId)).toEqual([download.product.id, subscription.product.id, keyed.product.id]);
+    expect(all.inventory[1]).toMatchObject({ subscriptionId: started.body.data.order.number, subscriptionStatus: 'active', productType: 'DigitalDownload', licenseKeys: [], download: null });
+    expect(all.inventory[0]!.download).toMatchObject({ fileName: 'game.zip', mimeType: 'application/zip', size: 8 });
+    expect(all.inventory[2]!.download).toBeNull();
+
+    const page2 = await ok(inventory(ws, userId, { page: 2, limit: 2 }));
+    expect([page2.count, page2.pages, page2.inventory.map((i) => i.productId)]).toEqual([3, 2, [keyed.product.id]]);
+    const beyond = await ok(inventory(ws, userId, { page: 9, limit: 2 }));
+    expect(beyond).toEqual({ inventory: [], count: 3, pages: 2 });
+    expect((await ok(inventory(ws, userId, { limit: 500 }))).inventory).toHaveLength(3);
+    expect((await failure(inventory(ws, userId, { page: 0 }))).status).toBe(400);
+  }, SLOW);
+
+  test('refunds: a partial refund keeps the item with its refunded units; a fully refunded item or order, and a cancelled order, leave it', async () => {
+    const buyer = `refunded-${randomUUID()}@example.com`;
+    const paid = await payCheckout(keyed.elementId, orderBody({ email: buyer }));
+    expect(paid.status).toBe(200);
+    const owner: string = paid.body.data.order.userId;
+    const orderId: string = paid.body.data.order.id;
+    const other = await element(ws, 'DigitalDownload');
+    const second = await payCheckout(other.elementId, orderBody({ email: buyer, quantity: 2 }));
+    const secondId: string = second.body.data.order.id;
+    expect((await ok(inventory(ws, owner))).count).toBe(2);
+
+    // One of two units refunded: still owned, its key for that unit revoked.
+    await db.query(`UPDATE "OrderItem" SET "refundedQuantity" = 1 WHERE "orderId" = $1`, [secondId]);
+    await db.query(`UPDATE "Order" SET status = 'PARTIALLY_REFUNDED' WHERE id = $1`, [secondId]);
+    const partial = await ok(inventory(ws, owner));
+    expect(partial.inventory[0]).toMatchObject({ orderId: secondId, orderStatus: 'PARTIALLY_REFUNDED', quantity: 2, refundedQuantity: 1 });
+
+    // Every unit of the item refunded: gone, though its order is only partially refunded on paper.
+    await db.query(`UPDATE "OrderItem" SET "refundedQuantity" = 2 WHERE "orderId" = $1`, [secondId]);
+    expect((await ok(inventory(ws, owner))).inventory.map((i) => i.orderId)).toEqual([orderId]);
+
+    await db.query(`UPDATE "Order" SET status = 'REFUNDED' WHERE id = $1`, [orderId]);
+    expect(await ok(inventory(ws, owner))).toEqual({ inventory: [], count: 0, pages: 0 });
+    await db.query(`UPDATE "Order" SET status = 'PAID' WHERE id = $1`, [orderId]);
+    expect((await ok(restClient(ws).PATCH('/v0/orders/{orderIdOrNumber}/cancel', { params: { path: { orderIdOrNumber: orderId } }, body: {} }))).order.status).toBe('CANCELLED');
+    expect((await ok(inventory(ws, owner))).count).toBe(0);
+  }, SLOW);
+
+  test('tenancy: another workspace, or the test mode, sees 404', async () => {
+    const stranger = await newWorkspace('Inventory stranger');
+    expect((await failure(inventory(stranger, userId))).status).toBe(404);
+    const testMode = await newWorkspace('Inventory modes', ['testMode=true']);
+    const buyer = (await ok(restClient(testMode).POST('/v0/users/create', { body: { email: `live-${randomUUID()}@example.com` } }))).user;
+    expect((await failure(inventory(testMode, buyer.id, {}, { mode: 'test' }))).status).toBe(404);
+  });
+});
