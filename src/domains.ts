@@ -10,6 +10,7 @@ import { ordersModule } from './orders/module.js';
 import { paymentsModule } from './payments/module.js';
 import { platformModule } from './platform/module.js';
 import { productsModule } from './products/module.js';
+import { refundsModule } from './refunds/module.js';
 import type { HttpEndpoint } from './http/endpoint.js';
 import type { TaggedRoute } from './rest/route.js';
 import { subscriptionsModule } from './subscriptions/module.js';
@@ -24,6 +25,7 @@ export const domains: readonly DomainModule[] = [
   checkoutModule,
   ordersModule,
   paymentsModule,
+  refundsModule,
   subscriptionsModule,
   webhooksModule,
   platformModule,

@@ -50,3 +50,13 @@ export class ProductLimitReached extends DomainError {
 export class NoFreeValue extends DomainError {
   readonly kind = 'conflict';
 }
+
+/** The feature is turned off for the workspace (a workspace setting). */
+export class FeatureDisabled extends DomainError {
+  readonly kind = 'forbidden';
+}
+
+/** A dependency (the processor) could not answer now: retrying later can succeed. */
+export class TemporarilyUnavailable extends DomainError {
+  readonly kind = 'unavailable';
+}

@@ -108,7 +108,7 @@ const CartItem = builder.objectRef<orders.CatalogueItem>('CartItem').implement({
 });
 
 /** GET by id or number: the order with its cart items and its payments (first to last). */
-const OrderDetails = builder.prismaObject('Order', {
+export const OrderDetails = builder.prismaObject('Order', {
   variant: 'OrderDetails',
   fields: (t) => ({
     ...orderFields(t),

@@ -27,8 +27,21 @@ function outcomeOf(event: ProcessorEvent): ChargeOutcome | null {
   return null;
 }
 
+/** A reactor to the processor's refund events (the refunds domain registers one). */
+export type RefundEventHandler = (prisma: PrismaClient, event: Extract<ProcessorEvent, { type: 'charge.refunded' | 'refund.failed' }>) => Promise<void>;
+const refundEventHandlers: RefundEventHandler[] = [];
+
+/** Refund events (charge.refunded, refund.failed) go to the handlers registered here. */
+export function onProcessorRefundEvents(handler: RefundEventHandler): void {
+  refundEventHandlers.push(handler);
+}
+
 export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, events: readonly ProcessorEvent[]): Promise<void> {
   for (const event of events) {
+    if (event.type === 'charge.refunded' || event.type === 'refund.failed') {
+      for (const handler of refundEventHandlers) await handler(prisma, event);
+      continue;
+    }
     if (event.type === 'charge.disputed' && event.paymentId) {
       // A dispute does not change the payment's status: the payment (and its order) is marked disputed, idempotently.
       const { paymentId } = event;

@@ -1,0 +1,19 @@
+// The refunds domain: what it contributes to the service (see src/domain-module.ts).
+import type { DomainModule } from '../domain-module.js';
+import { createRefundActivities } from './activities.js';
+import { events } from './events.js';
+import { onProcessorRefundEvents } from '../payments/processor-callbacks.js';
+import { handleRefundEvent } from './processor-events.js';
+import { routes } from './routes.js';
+
+// The processor's refund events reach the refunds through the payments' webhook path.
+onProcessorRefundEvents(handleRefundEvent);
+
+export const refundsModule: DomainModule = {
+  tag: { name: 'Refunds', description: "Refunds: an order's money given back through its payments' processor, durable and idempotent" },
+  registerTypes: () => import('./types.js'),
+  routes,
+  events,
+  createActivities: createRefundActivities,
+  workflowModules: ['workflows/refund.ts'],
+};
