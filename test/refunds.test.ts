@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 
+import { startPayment } from '../src/payments/payment-flow.js';
 import { refundOrder } from '../src/refunds/flow.js';
 import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
 import { keyHeaders, newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
+import { eventually } from './support/checkout.js';
 import { restClient } from './support/client.js';
 import { failure, ok } from './support/responses.js';
 import { eventsAbout, salesDb, seedOrder } from './support/sales.js';
@@ -307,5 +309,26 @@ describe('GraphQL', () => {
     expect(left.data.orderRefundable.refundable).toEqual({ amount: 850, fee: 43 });
     const tooMuch = await post('mutation ($id: String!) { refundOrder(orderIdOrNumber: $id, amount: 5000) { refundId } }', { id: order.id });
     expect(tooMuch.errors[0]).toMatchObject({ message: 'amount 5000 exceeds the 850 still refundable on this order', extensions: { code: 'BAD_REQUEST' } });
+  });
+});
+
+describe('no money stranded', () => {
+  test('a success after the payment EXPIRED is refunded automatically (expired_payment), shown on the order, reported by payment_refunded', async () => {
+    const { order, payment } = await seedOrder(ws, { payment: { processor: 'sandbox', methodType: 'paypal' } }, TEST);
+    await startPayment(salesDb(), temporal, new SandboxProcessor({ prisma: salesDb() }), { paymentId: payment.id, expireAfterMs: 500 });
+    expect((await eventually(() => getPayment(ws, payment.id), (p) => p.status === 'EXPIRED')).status).toBe('EXPIRED');
+    // The PayPal approval arrives late: the processor took the money.
+    await ok(testHelper(ws, 'settle', payment.id));
+    const refunded = await eventually(() => salesDb().refund.findFirst({ where: { orderId: order.id } }), (r) => r?.status === 'succeeded');
+    expect(refunded).toMatchObject({ source: 'expired_payment', reason: 'expired_payment', amount: 1000, status: 'succeeded' });
+    const atProcessor = await salesDb().sandboxRefund.findMany({ where: { charge: { paymentId: payment.id } } });
+    expect(atProcessor.map((r) => [r.amount, r.status])).toEqual([[1000, 'succeeded']]);
+    const shown = await getOrder(ws, order.id);
+    expect(shown.status).toBe('EXPIRED');
+    expect(shown.refunds).toEqual([expect.objectContaining({ source: 'expired_payment', status: 'succeeded', amount: 1000 })]);
+    expect(await getPayment(ws, payment.id)).toMatchObject({ status: 'EXPIRED', refundedAmount: 0 });
+    const events = await eventsAbout(ws, 'payment_refunded', 'payment', payment.id);
+    expect(events).toHaveLength(1);
+    expect((events[0]!.payload as Record<string, any>).refund).toMatchObject({ source: 'expired_payment', amount: 1000 });
   });
 });

@@ -13,16 +13,16 @@ export interface RefundInput {
  * settles it later (its webhook books the outcome).
  */
 export async function refundWorkflow(input: RefundInput): Promise<string> {
-  const activities = proxyActivities<RefundActivities>({
-    startToCloseTimeout: '1 minute',
-    // Only transient failures reach the retry policy: a processor's refusal is an answer (failed).
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-  });
-  const { partIds, status } = await activities.refundPartsToAsk(input.refundId);
+  // Only transient failures reach the retry policy: a processor's refusal is an answer (failed).
+  const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
+  const { refundAtProcessor } = proxyActivities<RefundActivities>({ startToCloseTimeout: '1 minute', retry });
+  // Database work only: a worker lost in the middle is noticed (and the bookkeeping retried) soon.
+  const { refundPartsToAsk, recordRefundOutcome } = proxyActivities<RefundActivities>({ startToCloseTimeout: '20 seconds', retry });
+  const { partIds, status } = await refundPartsToAsk(input.refundId);
   let last: string = status;
   for (const partId of partIds) {
-    const outcome = await activities.refundAtProcessor(partId);
-    last = await activities.recordRefundOutcome(partId, outcome);
+    const outcome = await refundAtProcessor(partId);
+    last = await recordRefundOutcome(partId, outcome);
   }
   return last;
 }

@@ -36,6 +36,20 @@ export function onProcessorRefundEvents(handler: RefundEventHandler): void {
   refundEventHandlers.push(handler);
 }
 
+/** Money the processor took for a payment that had already ended otherwise (EXPIRED, CANCELLED, FAILED). */
+export interface StrandedCharge {
+  paymentId: string;
+  chargeId: string;
+  amount: number;
+}
+export type StrandedChargeHandler = (prisma: PrismaClient, temporal: TemporalConnection, charge: StrandedCharge) => Promise<void>;
+const strandedChargeHandlers: StrandedChargeHandler[] = [];
+
+/** A late success (a PayPal approval after expiry, a charge whose answer was lost) goes to the handlers registered here (the refunds give it back). */
+export function onStrandedCharge(handler: StrandedChargeHandler): void {
+  strandedChargeHandlers.push(handler);
+}
+
 export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, events: readonly ProcessorEvent[]): Promise<void> {
   for (const event of events) {
     if (event.type === 'charge.refunded' || event.type === 'refund.failed') {
@@ -63,6 +77,10 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
       // The payment already ended otherwise (a cancelled charge of an EXPIRED payment): nothing to change.
       if (!(error instanceof PaymentTransitionRefused)) throw error;
       log.warn({ paymentId, chargeId: event.chargeId, eventId: event.id, type: event.type }, 'processor event for a payment that already ended otherwise');
+      // Money moved all the same: it must go back.
+      if (event.type === 'charge.succeeded') {
+        for (const handler of strandedChargeHandlers) await handler(prisma, temporal, { paymentId, chargeId: event.chargeId, amount: event.amount });
+      }
     }
   }
 }

@@ -62,12 +62,17 @@ async function succeededOnPayment(tx: Tx, paymentId: string): Promise<number> {
 
 async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rule: FeeRule): Promise<void> {
   const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId } });
+  // Money that came after its payment ended (source expired_payment) was never on the books: only the part changes.
+  if (!PAID_STATES.includes(payment.status)) {
+    await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } });
+    return;
+  }
   const before = await succeededOnPayment(tx, part.paymentId);
   const feeRefunded = (await feeRefundedByPayment(tx, [payment.id])).get(payment.id) ?? 0;
   const fee = feeReturned({ ...payment, feeRefunded }, before, before + part.amount, rule);
   await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId, feeRefunded: fee } });
   const status = paymentStatusFor(before + part.amount, payment.amount);
-  await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, ...(PAID_STATES.includes(payment.status) ? { status } : {}) } });
+  await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status } });
   await tx.order.update({ where: { id: payment.orderId }, data: { fee: { decrement: fee } } });
   const orderStatus = await settleOrderStatus(tx, payment.orderId, true);
   // Every unit is refunded once the whole order is (also when partial amounts got there).
