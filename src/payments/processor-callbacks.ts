@@ -50,8 +50,20 @@ export function onStrandedCharge(handler: StrandedChargeHandler): void {
   strandedChargeHandlers.push(handler);
 }
 
-export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, events: readonly ProcessorEvent[]): Promise<void> {
-  for (const event of events) {
+/**
+ * Our payment an event is about: the id the processor kept in the object's metadata, else the
+ * payment whose charge has the event's charge id (Stripe's disputes and refunds carry no metadata
+ * we set).
+ */
+async function withPaymentId(prisma: PrismaClient, event: ProcessorEvent): Promise<ProcessorEvent> {
+  if (event.paymentId) return event;
+  const charge = await prisma.charge.findUnique({ where: { processor_processorChargeId: { processor: event.processor, processorChargeId: event.chargeId } }, select: { paymentId: true } });
+  return charge ? { ...event, paymentId: charge.paymentId } : event;
+}
+
+export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, received: readonly ProcessorEvent[]): Promise<void> {
+  for (const unmapped of received) {
+    const event = await withPaymentId(prisma, unmapped);
     if (event.type === 'charge.refunded' || event.type === 'refund.failed') {
       for (const handler of refundEventHandlers) await handler(prisma, event);
       continue;

@@ -31,7 +31,12 @@ export function createRefundActivities({ prisma }: ActivityDependencies) {
       const processor = processorFor(part.processor, configured, { prisma });
       if (!processor) return { processorRefundId: null, status: 'failed', failureCode: 'processor_not_configured', failureMessage: `The ${part.processor} processor is not configured here` };
       try {
-        const result = await processor.refund({ chargeId: part.processorChargeId, amount: part.amount, idempotencyKey: refundIdempotencyKey(part.refundId, part.paymentId) });
+        const result = await processor.refund({
+          chargeId: part.processorChargeId,
+          amount: part.amount,
+          idempotencyKey: refundIdempotencyKey(part.refundId, part.paymentId),
+          metadata: { refundId: part.refundId, paymentId: part.paymentId },
+        });
         return { processorRefundId: result.refundId, status: result.status };
       } catch (error) {
         if (error instanceof ProcessorError && !error.retryable) return { processorRefundId: null, status: 'failed', failureCode: error.code, failureMessage: error.message };
