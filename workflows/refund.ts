@@ -1,9 +1,11 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 
 import type { RefundActivities } from '../src/refunds/activities.js';
 
 export interface RefundInput {
   refundId: string;
+  /** Its parts the processor has not answered yet, one per payment (known when the refund is created). */
+  partIds: string[];
 }
 
 /**
@@ -15,14 +17,15 @@ export interface RefundInput {
 export async function refundWorkflow(input: RefundInput): Promise<string> {
   // Only transient failures reach the retry policy: a processor's refusal is an answer (failed).
   const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
+  // The processor call: an activity of its own, retried for as long as the processor is down.
   const { refundAtProcessor } = proxyActivities<RefundActivities>({ startToCloseTimeout: '1 minute', retry });
-  // Database work only: a worker lost in the middle is noticed (and the bookkeeping retried) soon.
-  const { refundPartsToAsk, recordRefundOutcome } = proxyActivities<RefundActivities>({ startToCloseTimeout: '20 seconds', retry });
-  const { partIds, status } = await refundPartsToAsk(input.refundId);
-  let last: string = status;
-  for (const partId of partIds) {
+  // The bookkeeping is database work in one transaction: a local activity (no task queue round
+  // trip), run again by the next worker if this one is lost, idempotent.
+  const { recordRefundOutcome } = proxyLocalActivities<RefundActivities>({ startToCloseTimeout: '20 seconds', retry });
+  let status = 'pending';
+  for (const partId of input.partIds) {
     const outcome = await refundAtProcessor(partId);
-    last = await recordRefundOutcome(partId, outcome);
+    status = await recordRefundOutcome(partId, outcome);
   }
-  return last;
+  return status;
 }

@@ -15,12 +15,6 @@ export function createRefundActivities({ prisma }: ActivityDependencies) {
   const configured = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
 
   return {
-    /** The parts the processor has not answered yet, and the refund's status. */
-    async refundPartsToAsk(refundId: string): Promise<{ partIds: string[]; status: RefundStatus }> {
-      const refund = await prisma.refund.findUniqueOrThrow({ where: { id: refundId }, include: { parts: { orderBy: { createdAt: 'asc' } } } });
-      return { partIds: refund.parts.filter((p) => p.status === 'pending' && p.processorRefundId === null).map((p) => p.id), status: refund.status };
-    },
-
     /**
      * Refunds one part at the payment's own processor. An error that retrying cannot fix (a
      * refused request, a charge that cannot be refunded, a processor not configured here) is the

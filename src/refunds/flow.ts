@@ -22,18 +22,20 @@ export function refundWaitMsFromEnv(env: NodeJS.ProcessEnv = process.env): numbe
 }
 const WAIT_MS = refundWaitMsFromEnv();
 
-/** Starts the refund's workflow, or joins the one running under its id. */
-export async function startRefundWorkflow(temporal: TemporalConnection, refund: Pick<RefundRow, 'id' | 'workflowId'>) {
+/** The parts the processor has not answered yet: a refund with some needs its workflow (also after a crash between the row and the start). */
+const unanswered = (refund: Pick<RefundRow, 'status' | 'parts'>) =>
+  refund.status === 'pending' ? refund.parts.filter((p) => p.status === 'pending' && p.processorRefundId === null).map((p) => p.id) : [];
+
+/** Starts the refund's workflow, or joins the one running under its id; null when the processor answered every part. */
+export async function startRefundWorkflow(temporal: TemporalConnection, refund: Pick<RefundRow, 'id' | 'workflowId' | 'status' | 'parts'>) {
+  if (unanswered(refund).length === 0) return null;
   return temporal.client.workflow.start<typeof refundWorkflow>('refundWorkflow', {
     taskQueue: temporal.taskQueue,
     workflowId: refund.workflowId,
     workflowIdConflictPolicy: 'USE_EXISTING',
-    args: [{ refundId: refund.id }],
+    args: [{ refundId: refund.id, partIds: unanswered(refund) }],
   });
 }
-
-/** A refund the processor has not answered yet needs its workflow (also after a crash between the row and the start). */
-const awaitsProcessor = (refund: RefundRow) => refund.status === 'pending' && refund.parts.some((p) => p.status === 'pending' && p.processorRefundId === null);
 
 export async function refundOrder(
   deps: RefundDeps & { temporal: TemporalConnection; waitMs?: number },
@@ -43,8 +45,8 @@ export async function refundOrder(
   body: RefundBody,
 ): Promise<RefundResource> {
   const { refund, replayed } = await requestRefund(deps, scope, settings, orderIdOrNumber, body);
-  if (!awaitsProcessor(refund)) return refundResource(refund, replayed);
   const handle = await startRefundWorkflow(deps.temporal, refund);
+  if (!handle) return refundResource(refund, replayed);
   const waited = new AbortController();
   await Promise.race([handle.result().catch(() => undefined), sleep(deps.waitMs ?? WAIT_MS, undefined, { signal: waited.signal }).catch(() => undefined)]);
   waited.abort();

@@ -16,7 +16,7 @@ export const refundStrandedCharge: StrandedChargeHandler = async (prisma: Prisma
     const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId } });
     await tx.$queryRaw`SELECT 1 FROM "Order" WHERE id = ${payment.orderId}::uuid FOR UPDATE`;
     const fingerprint = `${STRANDED_REASON}:${chargeId}`;
-    const earlier = await tx.refund.findFirst({ where: { orderId: payment.orderId, source: STRANDED_REASON, fingerprint } });
+    const earlier = await tx.refund.findFirst({ where: { orderId: payment.orderId, source: STRANDED_REASON, fingerprint }, include: { parts: true } });
     if (earlier) return earlier;
     if (!payment.processor) return null;
     return tx.refund.create({
@@ -25,7 +25,8 @@ export const refundStrandedCharge: StrandedChargeHandler = async (prisma: Prisma
         source: STRANDED_REASON, fingerprint, workflowId: refundWorkflowId(payment.workspaceId, payment.orderId, { expiredPaymentId: payment.id }),
         parts: { create: [{ paymentId, processor: payment.processor, processorChargeId: chargeId, amount }] },
       },
+      include: { parts: true },
     });
   });
-  if (refund?.status === 'pending') await startRefundWorkflow(temporal, refund);
+  if (refund) await startRefundWorkflow(temporal, refund);
 };
