@@ -12,6 +12,7 @@ import { paymentsModule } from './payments/module.js';
 import { platformModule } from './platform/module.js';
 import { portalModule } from './portal/module.js';
 import { productsModule } from './products/module.js';
+import { refundsModule } from './refunds/module.js';
 import type { HttpEndpoint } from './http/endpoint.js';
 import type { TaggedRoute } from './rest/route.js';
 import { subscriptionsModule } from './subscriptions/module.js';
@@ -27,6 +28,7 @@ export const domains: readonly DomainModule[] = [
   checkoutModule,
   ordersModule,
   paymentsModule,
+  refundsModule,
   subscriptionsModule,
   webhooksModule,
   deliveryModule,

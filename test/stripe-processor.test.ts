@@ -4,6 +4,7 @@ import {
   CardDeclined,
   InvalidProcessorSignature,
   OperationNotSupported,
+  ProcessorAuthenticationFailed,
   ProcessorUnavailable,
   chargeIdempotencyKey,
   type ChargeRequest,
@@ -102,11 +103,13 @@ describeWithMock('Stripe adapter against stripe-mock', () => {
     expect(error).toMatchObject({ retryable: true, name: 'ProcessorUnavailable' });
   });
 
-  test('a refused key is ProcessorUnavailable and its message does not contain the key', async () => {
+  test('a refused key is ProcessorAuthenticationFailed (not retryable: an operator must fix it) and its message does not contain the key', async () => {
     const badKey = 'sk_live_not_a_test_key';
     const wrong = new StripeProcessor({ secretKey: badKey, webhookSecret: WEBHOOK_SECRET, apiBase: mock!.url });
     const error = (await wrong.refund({ chargeId: 'pi_123', idempotencyKey: randomUUID() }).catch((caught: unknown) => caught)) as Error;
-    expect(error).toBeInstanceOf(ProcessorUnavailable);
+    expect(error).toBeInstanceOf(ProcessorAuthenticationFailed);
+    expect(error).toMatchObject({ retryable: false, code: 'processor_authentication_failed' });
+    expect(error.message).toMatch(/STRIPE_SECRET_KEY/);
     expect(error.message).not.toContain(badKey);
   });
 });

@@ -26,8 +26,8 @@ export function checkIdempotencyKey(key: string | undefined): void {
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw new ValidationFailed('Idempotency-Key must be 1 to 255 printable ASCII characters');
 }
 
-/** Canonical JSON (sorted keys) for the request hash. */
-function canonical(value: unknown): string {
+/** Canonical JSON (sorted keys) for the request hash; refunds' fingerprints use it too. */
+export function canonical(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);

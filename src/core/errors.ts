@@ -62,3 +62,13 @@ export class RateLimited extends DomainError {
     super(message);
   }
 }
+
+/** The feature is turned off for the workspace (a workspace setting). */
+export class FeatureDisabled extends DomainError {
+  readonly kind = 'forbidden';
+}
+
+/** A dependency (the processor) could not answer now: retrying later can succeed. */
+export class TemporarilyUnavailable extends DomainError {
+  readonly kind = 'unavailable';
+}

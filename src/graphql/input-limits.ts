@@ -79,7 +79,10 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   url: 2_048,
   // The orders and payments lists' filter: a URL-encoded JSON object, as long as a JSON string may be.
   customFields: 2_048,
+  // A refund's key (the contract: 1 to 255 characters).
+  idempotencyKey: 255,
   // Free text.
+  reason: 1_000,
   warningMessage: 1_000,
   description: 10_000,
 };

@@ -112,7 +112,7 @@ export const CartItem = builder.objectRef<orders.CatalogueItem>('CartItem').impl
 });
 
 /** GET by id or number: the order with its cart items and its payments (first to last). */
-const OrderDetails = builder.prismaObject('Order', {
+export const OrderDetails = builder.prismaObject('Order', {
   variant: 'OrderDetails',
   fields: (t) => ({
     ...orderFields(t),

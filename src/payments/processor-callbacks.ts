@@ -27,8 +27,47 @@ function outcomeOf(event: ProcessorEvent): ChargeOutcome | null {
   return null;
 }
 
-export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, events: readonly ProcessorEvent[]): Promise<void> {
-  for (const event of events) {
+/** A reactor to the processor's refund events (the refunds domain registers one). */
+export type RefundEventHandler = (prisma: PrismaClient, event: Extract<ProcessorEvent, { type: 'charge.refunded' | 'refund.failed' }>) => Promise<void>;
+const refundEventHandlers: RefundEventHandler[] = [];
+
+/** Refund events (charge.refunded, refund.failed) go to the handlers registered here. */
+export function onProcessorRefundEvents(handler: RefundEventHandler): void {
+  refundEventHandlers.push(handler);
+}
+
+/** Money the processor took for a payment that had already ended otherwise (EXPIRED, CANCELLED, FAILED). */
+export interface StrandedCharge {
+  paymentId: string;
+  chargeId: string;
+  amount: number;
+}
+export type StrandedChargeHandler = (prisma: PrismaClient, temporal: TemporalConnection, charge: StrandedCharge) => Promise<void>;
+const strandedChargeHandlers: StrandedChargeHandler[] = [];
+
+/** A late success (a PayPal approval after expiry, a charge whose answer was lost) goes to the handlers registered here (the refunds give it back). */
+export function onStrandedCharge(handler: StrandedChargeHandler): void {
+  strandedChargeHandlers.push(handler);
+}
+
+/**
+ * Our payment an event is about: the id the processor kept in the object's metadata, else the
+ * payment whose charge has the event's charge id (Stripe's disputes and refunds carry no metadata
+ * we set).
+ */
+async function withPaymentId(prisma: PrismaClient, event: ProcessorEvent): Promise<ProcessorEvent> {
+  if (event.paymentId) return event;
+  const charge = await prisma.charge.findUnique({ where: { processor_processorChargeId: { processor: event.processor, processorChargeId: event.chargeId } }, select: { paymentId: true } });
+  return charge ? { ...event, paymentId: charge.paymentId } : event;
+}
+
+export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, received: readonly ProcessorEvent[]): Promise<void> {
+  for (const unmapped of received) {
+    const event = await withPaymentId(prisma, unmapped);
+    if (event.type === 'charge.refunded' || event.type === 'refund.failed') {
+      for (const handler of refundEventHandlers) await handler(prisma, event);
+      continue;
+    }
     if (event.type === 'charge.disputed' && event.paymentId) {
       // A dispute does not change the payment's status: the payment (and its order) is marked disputed, idempotently.
       const { paymentId } = event;
@@ -50,6 +89,10 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
       // The payment already ended otherwise (a cancelled charge of an EXPIRED payment): nothing to change.
       if (!(error instanceof PaymentTransitionRefused)) throw error;
       log.warn({ paymentId, chargeId: event.chargeId, eventId: event.id, type: event.type }, 'processor event for a payment that already ended otherwise');
+      // Money moved all the same: it must go back.
+      if (event.type === 'charge.succeeded') {
+        for (const handler of strandedChargeHandlers) await handler(prisma, temporal, { paymentId, chargeId: event.chargeId, amount: event.amount });
+      }
     }
   }
 }

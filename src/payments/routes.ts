@@ -8,4 +8,6 @@ export const routes: readonly RestRoute[] = [
   { method: 'POST', path: '/test-helpers/payments/:paymentId/settle', field: 'Mutation.settleTestPayment', summary: 'Test mode: the sandbox settles the payment\'s pending charge (3-D Secure completed, PayPal approved)' },
   { method: 'POST', path: '/test-helpers/payments/:paymentId/fail', field: 'Mutation.failTestPayment', summary: 'Test mode: the sandbox fails the payment\'s pending charge' },
   { method: 'POST', path: '/test-helpers/payments/:paymentId/dispute', field: 'Mutation.disputeTestPayment', summary: 'Test mode: the cardholder disputes the paid payment\'s charge' },
+  { method: 'POST', path: '/test-helpers/payments/:paymentId/lose-dispute', field: 'Mutation.loseDisputeTestPayment', summary: 'Test mode: the open dispute of the paid payment\'s charge is lost' },
+  { method: 'POST', path: '/test-helpers/payments/:paymentId/fail-dispute-check', field: 'Mutation.failDisputeCheckTestPayment', summary: 'Test mode: the live dispute check of the paid payment\'s charge fails from now on (the refund answers 503)' },
 ];

@@ -12,7 +12,10 @@ import { handleProcessorEvents } from './processor-callbacks.js';
 import { InvalidChargeState } from './processors/processor.js';
 import { SandboxProcessor } from './processors/sandbox.js';
 
-export type TestHelperAction = 'settle' | 'fail' | 'dispute';
+export type TestHelperAction = 'settle' | 'fail' | 'dispute' | 'lose-dispute' | 'fail-dispute-check';
+
+/** The actions on a paid payment's charge (the others act on a pending one). */
+const ON_PAID: readonly TestHelperAction[] = ['dispute', 'lose-dispute', 'fail-dispute-check'];
 
 /** How long the answer waits for the payment's workflow to apply the change (it is asynchronous). */
 const SETTLE_WAIT = { ms: 5_000, step: 50 };
@@ -22,21 +25,26 @@ export async function runPaymentTestHelper(prisma: PrismaClient, temporal: Tempo
   const payment = await prisma.payment.findFirst({ where: { id: paymentId, ...inScope(scope) }, include: { charges: { orderBy: { attempt: 'desc' } } } });
   if (!payment) throw new NotFound('Payment');
   if (payment.processor !== 'sandbox') throw new ValidationFailed('Test helpers act only on payments of the sandbox processor');
-  const wanted = action === 'dispute' ? 'succeeded' : 'pending';
-  const charge = payment.charges.find((c) => c.processor === 'sandbox' && c.status === wanted && c.processorChargeId);
-  if (!charge?.processorChargeId) {
-    throw new ValidationFailed(action === 'dispute' ? `Only a paid payment can be disputed; this one is ${payment.status}` : `This payment has no pending charge to ${action}; it is ${payment.status}`);
+  const onPaid = ON_PAID.includes(action);
+  const wanted = onPaid ? 'succeeded' : 'pending';
+  // Charges are recorded succeeded by the checkout, while settled ones keep the status they had: take the payment's own charge.
+  const charge = payment.charges.find((c) => c.processor === 'sandbox' && c.processorChargeId && (c.status === wanted || (onPaid && c.processorChargeId === payment.processorChargeId)));
+  if (!charge?.processorChargeId || (onPaid && !['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'].includes(payment.status))) {
+    throw new ValidationFailed(onPaid ? `Only a paid payment's charge can be disputed; this one is ${payment.status}` : `This payment has no pending charge to ${action}; it is ${payment.status}`);
   }
   const sandbox = new SandboxProcessor({ prisma });
+  if (action === 'fail-dispute-check') return sandbox.failDisputeChecks(charge.processorChargeId);
   let webhook;
   try {
-    webhook = action === 'settle' ? await sandbox.settle(charge.processorChargeId) : action === 'fail' ? await sandbox.fail(charge.processorChargeId) : await sandbox.dispute(charge.processorChargeId);
+    const chargeId = charge.processorChargeId;
+    webhook = await { settle: () => sandbox.settle(chargeId), fail: () => sandbox.fail(chargeId), dispute: () => sandbox.dispute(chargeId), 'lose-dispute': () => sandbox.closeDispute(chargeId, 'lost') }[action]();
   } catch (error) {
     if (error instanceof InvalidChargeState) throw new ValidationFailed(error.message);
     throw error;
   }
   const events = await sandbox.parseWebhook(webhook.rawBody, webhook.headers);
   await handleProcessorEvents(prisma, temporal, events);
+  if (action === 'lose-dispute') return;
   // The workflow applies settle/fail asynchronously: wait, bounded, for the payment to change.
   const changed = (p: { status: string; disputed: boolean }) => (action === 'dispute' ? p.disputed : p.status !== 'PENDING');
   for (const deadline = Date.now() + SETTLE_WAIT.ms; Date.now() < deadline; await sleep(SETTLE_WAIT.step)) {

@@ -128,6 +128,8 @@ builder.mutationFields((t) => ({
         ['settleTestPayment', 'settle', "Test mode: settles the payment's pending sandbox charge as the processor would (its signed webhook goes through the processor webhook path); the payment as GET shows it after the change"],
         ['failTestPayment', 'fail', "Test mode: fails the payment's pending sandbox charge as the processor would; the payment as GET shows it after the change"],
         ['disputeTestPayment', 'dispute', "Test mode: the cardholder disputes the PAID payment's sandbox charge; the payment as GET shows it after the change"],
+        ['loseDisputeTestPayment', 'lose-dispute', "Test mode: the open dispute of the payment's sandbox charge is lost (the money stays with the cardholder)"],
+        ['failDisputeCheckTestPayment', 'fail-dispute-check', "Test mode: from now on the live dispute check of the payment's sandbox charge fails, as if the processor were unreachable"],
       ] as const satisfies readonly (readonly [string, TestHelperAction, string])[]
     ).map(([name, action, description]) => [
       name,

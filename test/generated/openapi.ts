@@ -681,6 +681,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/test-helpers/payments/{paymentId}/lose-dispute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the open dispute of the paid payment's charge is lost
+         * @description Test mode: the open dispute of the payment's sandbox charge is lost (the money stays with the cardholder)
+         */
+        post: operations["loseDisputeTestPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/test-helpers/payments/{paymentId}/fail-dispute-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the live dispute check of the paid payment's charge fails from now on (the refund answers 503)
+         * @description Test mode: from now on the live dispute check of the payment's sandbox charge fails, as if the processor were unreachable
+         */
+        post: operations["failDisputeCheckTestPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/orders/{orderIdOrNumber}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Refund an order in full or in part through the card processor
+         * @description Refunds the order in full or in part through its payments' processor; waits for the outcome up to REFUND_WAIT_MS
+         */
+        patch: operations["refundOrder"];
+        trace?: never;
+    };
+    "/v0/orders/{orderIdOrNumber}/refundable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a refund of the order could take now
+         * @description What a refund could take now: in total, per payment and per cart item, the fee that would come back, and whether a dispute blocks it
+         */
+        get: operations["orderRefundable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/webhooks/list": {
         parameters: {
             query?: never;
@@ -1636,6 +1716,8 @@ export interface components {
             orderNumber: string;
             paidAt: components["schemas"]["Timestamp"] | null;
             payments: components["schemas"]["Payment"][];
+            /** @description Its refunds, oldest first */
+            refunds: components["schemas"]["RefundResult"][];
             status: components["schemas"]["OrderStatus"];
             subscription: components["schemas"]["SubscriptionSummary"] | null;
             /** @description The subscription's id: its number */
@@ -1862,6 +1944,142 @@ export interface components {
         ProductType: "DigitalDownload" | "Game" | "GiftCard" | "OneTimePayment" | "SoftwareKey" | "Subscription" | "VirtualCurrency" | "VirtualItem";
         /** @enum {string} */
         RecurringInterval: "day" | "month" | "week" | "year";
+        RefundItemInput: {
+            /** @description A cart item of the order */
+            id: components["schemas"]["UUID"];
+            /**
+             * Format: int32
+             * @description Units to give back
+             */
+            quantity: number;
+        };
+        /** @description The refund's share of one payment (newest paid payment first) */
+        RefundPaymentShare: {
+            /**
+             * Format: int32
+             * @description Minor units
+             */
+            amount: number;
+            /**
+             * Format: int32
+             * @description The platform fee's share given back
+             */
+            feeRefunded: number;
+            paymentId: string;
+            processorRefundId: string | null;
+            status: components["schemas"]["RefundStatus"];
+        };
+        /** @description A refund (the contract's Refund result) */
+        RefundResult: {
+            /**
+             * Format: int32
+             * @description Minor units
+             */
+            amount: number;
+            /** @description ISO 8601 (the contract types it as a string) */
+            createdAt: string;
+            currency: string;
+            failureCode: string | null;
+            failureMessage: string | null;
+            /**
+             * Format: int32
+             * @description The platform fee given back (the percentage part, proportionally)
+             */
+            feeRefunded: number;
+            /** @description Units given back per cart item */
+            items: components["schemas"]["RefundedUnits"][];
+            metadata: components["schemas"]["JSON"];
+            object: string;
+            orderId: string;
+            /** @description The order's status now */
+            orderStatus: components["schemas"]["OrderStatus"];
+            payments: components["schemas"]["RefundPaymentShare"][];
+            reason: string | null;
+            refundId: string;
+            /** @description True when an earlier identical refund was returned instead of creating a new one */
+            replayed: boolean;
+            /** @description api, or expired_payment for money that arrived after its payment expired */
+            source: string;
+            status: components["schemas"]["RefundStatus"];
+            /** @description Its Temporal workflow: temporal workflow show --workflow-id <workflowId> */
+            workflowId: string;
+        };
+        /**
+         * @description Stripe's refund statuses: pending until the processor settles it
+         * @enum {string}
+         */
+        RefundStatus: "canceled" | "failed" | "pending" | "succeeded";
+        Refundable: {
+            /**
+             * Format: int32
+             * @description Minor units still refundable in total
+             */
+            amount: number;
+            currency: string;
+            /** @description Whether a dispute (open or lost) keeps money from being refunded */
+            disputeBlocked: boolean;
+            /**
+             * Format: int32
+             * @description The platform fee that would come back with all of it
+             */
+            fee: number;
+            items: components["schemas"]["RefundableItem"][];
+            object: string;
+            orderId: string;
+            /** @description Newest first: the order a refund draws from them */
+            payments: components["schemas"]["RefundablePayment"][];
+            /** @description Why nothing is refundable (the refund would answer 400 with it); null when something is */
+            reason: string | null;
+        };
+        RefundableItem: {
+            /**
+             * Format: int32
+             * @description What its refundable units are worth, minor units
+             */
+            amount: number;
+            /** @description The cart item */
+            id: string;
+            /**
+             * Format: int32
+             * @description Units bought
+             */
+            quantity: number;
+            /** Format: int32 */
+            refundableQuantity: number;
+            /**
+             * Format: int32
+             * @description Units refunded or being refunded
+             */
+            refundedQuantity: number;
+        };
+        RefundablePayload: {
+            refundable: components["schemas"]["Refundable"];
+        };
+        RefundablePayment: {
+            /**
+             * Format: int32
+             * @description Minor units still refundable on this payment
+             */
+            amount: number;
+            /** @description not_paid, manual_method, unsupported, dispute_open or dispute_lost; null when refundable */
+            blockedBy: string | null;
+            /**
+             * Format: int32
+             * @description The platform fee that would come back
+             */
+            fee: number;
+            number: string;
+            paymentId: string;
+        };
+        RefundedUnits: {
+            /** @description The cart item */
+            id: string;
+            /**
+             * Format: int32
+             * @description Units given back
+             */
+            quantity: number;
+        };
         /** @enum {string} */
         SaleOrderBy: "createdAt" | "orderNumber" | "value";
         /** @enum {string} */
@@ -2033,7 +2251,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description ms; when the webhook was archived */
             deletedAt: components["schemas"]["Timestamp"] | null;
-            /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, subscription_created, subscription_cancelled, subscription_updated */
+            /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
             events: string[];
             /** @description ms; first failure of the current streak */
             failingSince: components["schemas"]["Timestamp"] | null;
@@ -2109,6 +2327,16 @@ export interface components {
         };
         /** @description The payment was declined (the message says why); the order and its FAILED payment stay, and another card may be tried with a new request */
         PaymentRequired: {
+            headers: {
+                "x-request-id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The feature is not enabled for the workspace */
+        Forbidden: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -4030,6 +4258,173 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    loseDisputeTestPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paymentId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["PaymentDetailsPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    failDisputeCheckTestPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paymentId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["PaymentDetailsPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    refundOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description Minor units; omit for everything still refundable (or the value of the given items)
+                     */
+                    amount?: number | null;
+                    /** @description 1 to 255 characters; derive it from your own refund record */
+                    idempotencyKey?: string | null;
+                    /** @description Units of cart items to give back */
+                    items?: components["schemas"]["RefundItemInput"][] | null;
+                    /** @description A JSON object kept with the refund */
+                    metadata?: components["schemas"]["JSON"] | null;
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["RefundResult"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    orderRefundable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order id, or its number (a leading # is ignored) */
+                orderIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["RefundablePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     webhooks: {
         parameters: {
             query?: never;
@@ -4070,7 +4465,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event types to receive (at least one, no repeats). Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, subscription_created, subscription_cancelled, subscription_updated */
+                    /** @description Event types to receive (at least one, no repeats). Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
                     events: string[];
                     /** @description whsec_ + base64 of 24 to 64 bytes; generated (32 bytes) when absent */
                     secret?: string | null;
@@ -4115,7 +4510,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, subscription_created, subscription_cancelled, subscription_updated */
+                    /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
                     eventType: string;
                     /** @description Optional hint for the synthetic payload */
                     items?: components["schemas"]["JSON"] | null;

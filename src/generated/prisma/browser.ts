@@ -148,6 +148,16 @@ export type SandboxCharge = Prisma.SandboxChargeModel
  */
 export type SandboxRefund = Prisma.SandboxRefundModel
 /**
+ * Model Refund
+ * 
+ */
+export type Refund = Prisma.RefundModel
+/**
+ * Model RefundPart
+ * 
+ */
+export type RefundPart = Prisma.RefundPartModel
+/**
  * Model SandboxEvent
  * 
  */

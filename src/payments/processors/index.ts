@@ -4,12 +4,14 @@ import type {
   ChargeResult,
   DisputeInfo,
   PaymentProcessor,
+  ProcessorCapabilities,
   ProcessorEvent,
+  ProcessorName,
   RefundRequest,
   RefundResult,
   WebhookHeaders,
 } from './processor.js';
-import { SandboxProcessor } from './sandbox.js';
+import { SANDBOX_CAPABILITIES, SandboxProcessor } from './sandbox.js';
 import { STRIPE_CAPABILITIES } from './stripe-capabilities.js';
 import type { StripeProcessorConfig } from './stripe.js';
 
@@ -94,4 +96,17 @@ class LazyStripeProcessor implements PaymentProcessor {
   async parseWebhook(rawBody: string | Buffer, headers: WebhookHeaders): Promise<ProcessorEvent[]> {
     return (await this.processor()).parseWebhook(rawBody, headers);
   }
+}
+
+/** What a processor takes, known without creating it (a payment's own processor may not be today's PAYMENT_PROCESSOR). */
+export const capabilitiesOf = (name: ProcessorName): ProcessorCapabilities => (name === 'stripe' ? STRIPE_CAPABILITIES : SANDBOX_CAPABILITIES);
+
+/**
+ * The processor that made a payment's charge, whatever PAYMENT_PROCESSOR says today: the
+ * configured one, or the sandbox (every deployment has it); null for another one, whose
+ * credentials this deployment does not have.
+ */
+export function processorFor(name: ProcessorName, configured: PaymentProcessor, deps: PaymentProcessorDeps): PaymentProcessor | null {
+  if (configured.name === name) return configured;
+  return name === 'sandbox' ? new SandboxProcessor(deps) : null;
 }

@@ -62,6 +62,8 @@ export interface RefundRequest {
   amount?: number;
   /** Derived from our refund record: the same key returns the same refund. */
   idempotencyKey: string;
+  /** Our ids (refundId, paymentId, orderId), kept on the processor's refund so its events name them. */
+  metadata?: Record<string, string>;
 }
 
 export type RefundStatus = 'succeeded' | 'pending' | 'failed';
@@ -219,6 +221,14 @@ export class ProcessorUnavailable extends ProcessorError {
 
 export class InvalidProcessorSignature extends ProcessorError {
   readonly code = 'invalid_signature';
+}
+
+/**
+ * The processor refuses our credentials or their permissions (Stripe's 401 and 403): retrying
+ * cannot fix it until an operator does, so the payment or refund fails with this reason.
+ */
+export class ProcessorAuthenticationFailed extends ProcessorError {
+  readonly code = 'processor_authentication_failed';
 }
 
 /** A request the processor cannot take as it is (bad amount, missing card, key reused with other parameters). */

@@ -5,6 +5,7 @@ import {
   InvalidChargeState,
   InvalidProcessorRequest,
   OperationNotSupported,
+  ProcessorUnavailable,
   RefundExceedsCharge,
   checkChargeRequest,
   checkRefundRequest,
@@ -49,15 +50,17 @@ interface Outcome {
   newPaymentMethod?: Prisma.SandboxPaymentMethodCreateInput;
 }
 
+export const SANDBOX_CAPABILITIES: ProcessorCapabilities = {
+  methods: ['card', 'paypal', 'manual'],
+  // A bank transfer is paid back by another transfer, outside the API.
+  refunds: { card: true, paypal: true, manual: false },
+  cancel: { card: true, paypal: false, manual: true },
+  savedPaymentMethods: true,
+};
+
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = 'sandbox';
-  readonly capabilities: ProcessorCapabilities = {
-    methods: ['card', 'paypal', 'manual'],
-    // A bank transfer is paid back by another transfer, outside the API.
-    refunds: { card: true, paypal: true, manual: false },
-    cancel: { card: true, paypal: false, manual: true },
-    savedPaymentMethods: true,
-  };
+  readonly capabilities = SANDBOX_CAPABILITIES;
   private readonly prisma: PrismaClient;
   private readonly now: () => Date;
   private readonly webhooks: SandboxWebhooks;
@@ -208,6 +211,7 @@ export class SandboxProcessor implements PaymentProcessor {
   async disputeState(chargeId: string): Promise<DisputeInfo | null> {
     const charge = await this.prisma.sandboxCharge.findUnique({ where: { id: chargeId } });
     if (!charge) throw new ChargeNotFound(chargeId);
+    if (charge.disputeCheckFails) throw new ProcessorUnavailable('The dispute service did not answer');
     return disputeInfo(charge);
   }
 
@@ -260,6 +264,12 @@ export class SandboxProcessor implements PaymentProcessor {
       const closed = await tx.sandboxCharge.update({ where: { id: charge.id }, data: { disputeStatus: outcome } });
       return recordEvent(tx, closed, { type: 'dispute.closed', dispute: disputeInfo(closed)! }, now);
     });
+  }
+
+  /** Test helper: from now on the live dispute check of the charge fails as if the processor were unreachable. */
+  async failDisputeChecks(chargeId: string): Promise<void> {
+    const { count } = await this.prisma.sandboxCharge.updateMany({ where: { id: chargeId }, data: { disputeCheckFails: true } });
+    if (count === 0) throw new ChargeNotFound(chargeId);
   }
 
   /** The outbox: events not yet acknowledged, signed now, for a poller to hand to the webhook handler. */

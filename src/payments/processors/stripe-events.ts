@@ -62,6 +62,16 @@ export function normalizeStripeEvent(event: Stripe.Event): ProcessorEvent[] {
         fullyRefunded: charge.refunded,
       });
     }
+    case 'refund.updated': {
+      // A pending refund that settled: succeeded confirms it, failed and canceled give the money back.
+      const refund = event.data.object;
+      const common = base(idOf(refund.payment_intent), refund.metadata);
+      if (refund.status === 'succeeded') return one(common, { type: 'charge.refunded', refundId: refund.id, amountRefunded: refund.amount, fullyRefunded: false });
+      if (refund.status === 'failed' || refund.status === 'canceled') {
+        return one(common, { type: 'refund.failed', refundId: refund.id, amount: refund.amount, failureCode: refund.failure_reason ?? refund.status });
+      }
+      return [];
+    }
     case 'refund.failed': {
       const refund = event.data.object;
       return one(base(idOf(refund.payment_intent), refund.metadata), {

@@ -6,6 +6,7 @@ import {
   InvalidProcessorRequest,
   InvalidProcessorSignature,
   OperationNotSupported,
+  ProcessorAuthenticationFailed,
   ProcessorUnavailable,
   RefundExceedsCharge,
   checkChargeRequest,
@@ -138,7 +139,10 @@ export class StripeProcessor implements PaymentProcessor {
   async refund(request: RefundRequest): Promise<RefundResult> {
     checkRefundRequest(request);
     try {
-      const refund = await this.stripe.refunds.create({ payment_intent: request.chargeId, amount: request.amount }, { idempotencyKey: request.idempotencyKey });
+      const refund = await this.stripe.refunds.create(
+        { payment_intent: request.chargeId, amount: request.amount, ...(request.metadata ? { metadata: request.metadata } : {}) },
+        { idempotencyKey: request.idempotencyKey },
+      );
       const status = refund.status === 'succeeded' ? 'succeeded' : refund.status === 'failed' || refund.status === 'canceled' ? 'failed' : 'pending';
       return { refundId: refund.id, status, amount: refund.amount };
     } catch (error) {
@@ -198,15 +202,14 @@ function chargeResult(intent: Stripe.PaymentIntent): ChargeResult {
 function mapStripeError(error: unknown, chargeId?: string, refundAmount?: number): Error {
   const { errors } = Stripe;
   if (!(error instanceof errors.StripeError)) return error instanceof Error ? error : new Error(String(error));
-  // A bad key or a missing permission is fixed by the operator; until then retrying loses nothing.
+  // A bad key or a missing permission needs an operator: retrying the same call cannot fix it.
+  if (error instanceof errors.StripeAuthenticationError || error instanceof errors.StripePermissionError || error.statusCode === 401 || error.statusCode === 403) {
+    return new ProcessorAuthenticationFailed(`Stripe refused the API key or its permissions (HTTP ${error.statusCode ?? 401}): check STRIPE_SECRET_KEY`, { cause: error });
+  }
   if (
     error instanceof errors.StripeConnectionError ||
     error instanceof errors.StripeRateLimitError ||
     error instanceof errors.StripeAPIError ||
-    error instanceof errors.StripeAuthenticationError ||
-    error instanceof errors.StripePermissionError ||
-    error.statusCode === 401 ||
-    error.statusCode === 403 ||
     error.statusCode === 409 ||
     (error.statusCode ?? 0) >= 500 ||
     error.code === 'lock_timeout'

@@ -423,6 +423,8 @@ export const ModelName = {
   SandboxPaymentMethod: 'SandboxPaymentMethod',
   SandboxCharge: 'SandboxCharge',
   SandboxRefund: 'SandboxRefund',
+  Refund: 'Refund',
+  RefundPart: 'RefundPart',
   SandboxEvent: 'SandboxEvent'
 } as const
 
@@ -439,7 +441,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "checkoutIdempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "sandboxEvent"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "checkoutIdempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2367,6 +2369,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Refund: {
+      payload: Prisma.$RefundPayload<ExtArgs>
+      fields: Prisma.RefundFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RefundFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RefundFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload>
+        }
+        findFirst: {
+          args: Prisma.RefundFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RefundFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload>
+        }
+        findMany: {
+          args: Prisma.RefundFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload>[]
+        }
+        create: {
+          args: Prisma.RefundCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload>
+        }
+        createMany: {
+          args: Prisma.RefundCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RefundCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload>[]
+        }
+        delete: {
+          args: Prisma.RefundDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload>
+        }
+        update: {
+          args: Prisma.RefundUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload>
+        }
+        deleteMany: {
+          args: Prisma.RefundDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RefundUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RefundUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload>[]
+        }
+        upsert: {
+          args: Prisma.RefundUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPayload>
+        }
+        aggregate: {
+          args: Prisma.RefundAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRefund>
+        }
+        groupBy: {
+          args: Prisma.RefundGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RefundGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RefundCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RefundCountAggregateOutputType> | number
+        }
+      }
+    }
+    RefundPart: {
+      payload: Prisma.$RefundPartPayload<ExtArgs>
+      fields: Prisma.RefundPartFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RefundPartFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RefundPartFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload>
+        }
+        findFirst: {
+          args: Prisma.RefundPartFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RefundPartFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload>
+        }
+        findMany: {
+          args: Prisma.RefundPartFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload>[]
+        }
+        create: {
+          args: Prisma.RefundPartCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload>
+        }
+        createMany: {
+          args: Prisma.RefundPartCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RefundPartCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload>[]
+        }
+        delete: {
+          args: Prisma.RefundPartDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload>
+        }
+        update: {
+          args: Prisma.RefundPartUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload>
+        }
+        deleteMany: {
+          args: Prisma.RefundPartDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RefundPartUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RefundPartUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload>[]
+        }
+        upsert: {
+          args: Prisma.RefundPartUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RefundPartPayload>
+        }
+        aggregate: {
+          args: Prisma.RefundPartAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRefundPart>
+        }
+        groupBy: {
+          args: Prisma.RefundPartGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RefundPartGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RefundPartCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RefundPartCountAggregateOutputType> | number
+        }
+      }
+    }
     SandboxEvent: {
       payload: Prisma.$SandboxEventPayload<ExtArgs>
       fields: Prisma.SandboxEventFieldRefs
@@ -2968,6 +3118,7 @@ export const SandboxChargeScalarFieldEnum = {
   disputeId: 'disputeId',
   disputeStatus: 'disputeStatus',
   disputeReason: 'disputeReason',
+  disputeCheckFails: 'disputeCheckFails',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -2986,6 +3137,49 @@ export const SandboxRefundScalarFieldEnum = {
 } as const
 
 export type SandboxRefundScalarFieldEnum = (typeof SandboxRefundScalarFieldEnum)[keyof typeof SandboxRefundScalarFieldEnum]
+
+
+export const RefundScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  orderId: 'orderId',
+  amount: 'amount',
+  currency: 'currency',
+  status: 'status',
+  reason: 'reason',
+  metadata: 'metadata',
+  items: 'items',
+  idempotencyKey: 'idempotencyKey',
+  fingerprint: 'fingerprint',
+  workflowId: 'workflowId',
+  source: 'source',
+  feeRefunded: 'feeRefunded',
+  failureCode: 'failureCode',
+  failureMessage: 'failureMessage',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  settlingSince: 'settlingSince'
+} as const
+
+export type RefundScalarFieldEnum = (typeof RefundScalarFieldEnum)[keyof typeof RefundScalarFieldEnum]
+
+
+export const RefundPartScalarFieldEnum = {
+  id: 'id',
+  refundId: 'refundId',
+  paymentId: 'paymentId',
+  processor: 'processor',
+  processorChargeId: 'processorChargeId',
+  amount: 'amount',
+  status: 'status',
+  processorRefundId: 'processorRefundId',
+  feeRefunded: 'feeRefunded',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RefundPartScalarFieldEnum = (typeof RefundPartScalarFieldEnum)[keyof typeof RefundPartScalarFieldEnum]
 
 
 export const SandboxEventScalarFieldEnum = {
@@ -3413,6 +3607,20 @@ export type ListEnumWebhookStatusFieldRefInput<$PrismaModel> = FieldRefInputType
 
 
 /**
+ * Reference to a field of type 'RefundStatus'
+ */
+export type EnumRefundStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'RefundStatus'>
+    
+
+
+/**
+ * Reference to a field of type 'RefundStatus[]'
+ */
+export type ListEnumRefundStatusFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'RefundStatus[]'>
+    
+
+
+/**
  * Reference to a field of type 'Float'
  */
 export type FloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float'>
@@ -3602,6 +3810,8 @@ export type GlobalOmitConfig = {
   sandboxPaymentMethod?: Prisma.SandboxPaymentMethodOmit
   sandboxCharge?: Prisma.SandboxChargeOmit
   sandboxRefund?: Prisma.SandboxRefundOmit
+  refund?: Prisma.RefundOmit
+  refundPart?: Prisma.RefundPartOmit
   sandboxEvent?: Prisma.SandboxEventOmit
 }
 

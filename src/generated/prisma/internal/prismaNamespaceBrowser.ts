@@ -77,6 +77,8 @@ export const ModelName = {
   SandboxPaymentMethod: 'SandboxPaymentMethod',
   SandboxCharge: 'SandboxCharge',
   SandboxRefund: 'SandboxRefund',
+  Refund: 'Refund',
+  RefundPart: 'RefundPart',
   SandboxEvent: 'SandboxEvent'
 } as const
 
@@ -584,6 +586,7 @@ export const SandboxChargeScalarFieldEnum = {
   disputeId: 'disputeId',
   disputeStatus: 'disputeStatus',
   disputeReason: 'disputeReason',
+  disputeCheckFails: 'disputeCheckFails',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -602,6 +605,49 @@ export const SandboxRefundScalarFieldEnum = {
 } as const
 
 export type SandboxRefundScalarFieldEnum = (typeof SandboxRefundScalarFieldEnum)[keyof typeof SandboxRefundScalarFieldEnum]
+
+
+export const RefundScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  orderId: 'orderId',
+  amount: 'amount',
+  currency: 'currency',
+  status: 'status',
+  reason: 'reason',
+  metadata: 'metadata',
+  items: 'items',
+  idempotencyKey: 'idempotencyKey',
+  fingerprint: 'fingerprint',
+  workflowId: 'workflowId',
+  source: 'source',
+  feeRefunded: 'feeRefunded',
+  failureCode: 'failureCode',
+  failureMessage: 'failureMessage',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+  settlingSince: 'settlingSince'
+} as const
+
+export type RefundScalarFieldEnum = (typeof RefundScalarFieldEnum)[keyof typeof RefundScalarFieldEnum]
+
+
+export const RefundPartScalarFieldEnum = {
+  id: 'id',
+  refundId: 'refundId',
+  paymentId: 'paymentId',
+  processor: 'processor',
+  processorChargeId: 'processorChargeId',
+  amount: 'amount',
+  status: 'status',
+  processorRefundId: 'processorRefundId',
+  feeRefunded: 'feeRefunded',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RefundPartScalarFieldEnum = (typeof RefundPartScalarFieldEnum)[keyof typeof RefundPartScalarFieldEnum]
 
 
 export const SandboxEventScalarFieldEnum = {

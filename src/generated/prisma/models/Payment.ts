@@ -405,6 +405,7 @@ export type PaymentWhereInput = {
   subscription?: Prisma.XOR<Prisma.SubscriptionNullableScalarRelationFilter, Prisma.SubscriptionWhereInput> | null
   charges?: Prisma.ChargeListRelationFilter
   lastOfOrder?: Prisma.XOR<Prisma.OrderNullableScalarRelationFilter, Prisma.OrderWhereInput> | null
+  refundParts?: Prisma.RefundPartListRelationFilter
 }
 
 export type PaymentOrderByWithRelationInput = {
@@ -439,6 +440,7 @@ export type PaymentOrderByWithRelationInput = {
   subscription?: Prisma.SubscriptionOrderByWithRelationInput
   charges?: Prisma.ChargeOrderByRelationAggregateInput
   lastOfOrder?: Prisma.OrderOrderByWithRelationInput
+  refundParts?: Prisma.RefundPartOrderByRelationAggregateInput
 }
 
 export type PaymentWhereUniqueInput = Prisma.AtLeast<{
@@ -478,6 +480,7 @@ export type PaymentWhereUniqueInput = Prisma.AtLeast<{
   subscription?: Prisma.XOR<Prisma.SubscriptionNullableScalarRelationFilter, Prisma.SubscriptionWhereInput> | null
   charges?: Prisma.ChargeListRelationFilter
   lastOfOrder?: Prisma.XOR<Prisma.OrderNullableScalarRelationFilter, Prisma.OrderWhereInput> | null
+  refundParts?: Prisma.RefundPartListRelationFilter
 }, "id" | "workspaceId_livemode_number" | "orderId_sequence">
 
 export type PaymentOrderByWithAggregationInput = {
@@ -575,6 +578,7 @@ export type PaymentCreateInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutPaymentsInput
   charges?: Prisma.ChargeCreateNestedManyWithoutPaymentInput
   lastOfOrder?: Prisma.OrderCreateNestedOneWithoutLastPaymentInput
+  refundParts?: Prisma.RefundPartCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentUncheckedCreateInput = {
@@ -606,6 +610,7 @@ export type PaymentUncheckedCreateInput = {
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
   lastOfOrder?: Prisma.OrderUncheckedCreateNestedOneWithoutLastPaymentInput
+  refundParts?: Prisma.RefundPartUncheckedCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentUpdateInput = {
@@ -637,6 +642,7 @@ export type PaymentUpdateInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutPaymentsNestedInput
   charges?: Prisma.ChargeUpdateManyWithoutPaymentNestedInput
   lastOfOrder?: Prisma.OrderUpdateOneWithoutLastPaymentNestedInput
+  refundParts?: Prisma.RefundPartUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentUncheckedUpdateInput = {
@@ -668,6 +674,7 @@ export type PaymentUncheckedUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
   lastOfOrder?: Prisma.OrderUncheckedUpdateOneWithoutLastPaymentNestedInput
+  refundParts?: Prisma.RefundPartUncheckedUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentCreateManyInput = {
@@ -1056,6 +1063,20 @@ export type PaymentUncheckedUpdateManyWithoutSubscriptionNestedInput = {
   deleteMany?: Prisma.PaymentScalarWhereInput | Prisma.PaymentScalarWhereInput[]
 }
 
+export type PaymentCreateNestedOneWithoutRefundPartsInput = {
+  create?: Prisma.XOR<Prisma.PaymentCreateWithoutRefundPartsInput, Prisma.PaymentUncheckedCreateWithoutRefundPartsInput>
+  connectOrCreate?: Prisma.PaymentCreateOrConnectWithoutRefundPartsInput
+  connect?: Prisma.PaymentWhereUniqueInput
+}
+
+export type PaymentUpdateOneRequiredWithoutRefundPartsNestedInput = {
+  create?: Prisma.XOR<Prisma.PaymentCreateWithoutRefundPartsInput, Prisma.PaymentUncheckedCreateWithoutRefundPartsInput>
+  connectOrCreate?: Prisma.PaymentCreateOrConnectWithoutRefundPartsInput
+  upsert?: Prisma.PaymentUpsertWithoutRefundPartsInput
+  connect?: Prisma.PaymentWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.PaymentUpdateToOneWithWhereWithoutRefundPartsInput, Prisma.PaymentUpdateWithoutRefundPartsInput>, Prisma.PaymentUncheckedUpdateWithoutRefundPartsInput>
+}
+
 export type PaymentCreateWithoutUserInput = {
   id?: string
   workspaceId: string
@@ -1084,6 +1105,7 @@ export type PaymentCreateWithoutUserInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutPaymentsInput
   charges?: Prisma.ChargeCreateNestedManyWithoutPaymentInput
   lastOfOrder?: Prisma.OrderCreateNestedOneWithoutLastPaymentInput
+  refundParts?: Prisma.RefundPartCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentUncheckedCreateWithoutUserInput = {
@@ -1114,6 +1136,7 @@ export type PaymentUncheckedCreateWithoutUserInput = {
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
   lastOfOrder?: Prisma.OrderUncheckedCreateNestedOneWithoutLastPaymentInput
+  refundParts?: Prisma.RefundPartUncheckedCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentCreateOrConnectWithoutUserInput = {
@@ -1202,6 +1225,7 @@ export type PaymentCreateWithoutLastOfOrderInput = {
   user?: Prisma.UserCreateNestedOneWithoutPaymentsInput
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutPaymentsInput
   charges?: Prisma.ChargeCreateNestedManyWithoutPaymentInput
+  refundParts?: Prisma.RefundPartCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentUncheckedCreateWithoutLastOfOrderInput = {
@@ -1232,6 +1256,7 @@ export type PaymentUncheckedCreateWithoutLastOfOrderInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
+  refundParts?: Prisma.RefundPartUncheckedCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentCreateOrConnectWithoutLastOfOrderInput = {
@@ -1267,6 +1292,7 @@ export type PaymentCreateWithoutOrderInput = {
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutPaymentsInput
   charges?: Prisma.ChargeCreateNestedManyWithoutPaymentInput
   lastOfOrder?: Prisma.OrderCreateNestedOneWithoutLastPaymentInput
+  refundParts?: Prisma.RefundPartCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentUncheckedCreateWithoutOrderInput = {
@@ -1297,6 +1323,7 @@ export type PaymentUncheckedCreateWithoutOrderInput = {
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
   lastOfOrder?: Prisma.OrderUncheckedCreateNestedOneWithoutLastPaymentInput
+  refundParts?: Prisma.RefundPartUncheckedCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentCreateOrConnectWithoutOrderInput = {
@@ -1348,6 +1375,7 @@ export type PaymentUpdateWithoutLastOfOrderInput = {
   user?: Prisma.UserUpdateOneWithoutPaymentsNestedInput
   subscription?: Prisma.SubscriptionUpdateOneWithoutPaymentsNestedInput
   charges?: Prisma.ChargeUpdateManyWithoutPaymentNestedInput
+  refundParts?: Prisma.RefundPartUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentUncheckedUpdateWithoutLastOfOrderInput = {
@@ -1378,6 +1406,7 @@ export type PaymentUncheckedUpdateWithoutLastOfOrderInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
+  refundParts?: Prisma.RefundPartUncheckedUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentUpsertWithWhereUniqueWithoutOrderInput = {
@@ -1424,6 +1453,7 @@ export type PaymentCreateWithoutChargesInput = {
   user?: Prisma.UserCreateNestedOneWithoutPaymentsInput
   subscription?: Prisma.SubscriptionCreateNestedOneWithoutPaymentsInput
   lastOfOrder?: Prisma.OrderCreateNestedOneWithoutLastPaymentInput
+  refundParts?: Prisma.RefundPartCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentUncheckedCreateWithoutChargesInput = {
@@ -1454,6 +1484,7 @@ export type PaymentUncheckedCreateWithoutChargesInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   lastOfOrder?: Prisma.OrderUncheckedCreateNestedOneWithoutLastPaymentInput
+  refundParts?: Prisma.RefundPartUncheckedCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentCreateOrConnectWithoutChargesInput = {
@@ -1500,6 +1531,7 @@ export type PaymentUpdateWithoutChargesInput = {
   user?: Prisma.UserUpdateOneWithoutPaymentsNestedInput
   subscription?: Prisma.SubscriptionUpdateOneWithoutPaymentsNestedInput
   lastOfOrder?: Prisma.OrderUpdateOneWithoutLastPaymentNestedInput
+  refundParts?: Prisma.RefundPartUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentUncheckedUpdateWithoutChargesInput = {
@@ -1530,6 +1562,7 @@ export type PaymentUncheckedUpdateWithoutChargesInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastOfOrder?: Prisma.OrderUncheckedUpdateOneWithoutLastPaymentNestedInput
+  refundParts?: Prisma.RefundPartUncheckedUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentCreateWithoutSubscriptionInput = {
@@ -1560,6 +1593,7 @@ export type PaymentCreateWithoutSubscriptionInput = {
   user?: Prisma.UserCreateNestedOneWithoutPaymentsInput
   charges?: Prisma.ChargeCreateNestedManyWithoutPaymentInput
   lastOfOrder?: Prisma.OrderCreateNestedOneWithoutLastPaymentInput
+  refundParts?: Prisma.RefundPartCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentUncheckedCreateWithoutSubscriptionInput = {
@@ -1590,6 +1624,7 @@ export type PaymentUncheckedCreateWithoutSubscriptionInput = {
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
   lastOfOrder?: Prisma.OrderUncheckedCreateNestedOneWithoutLastPaymentInput
+  refundParts?: Prisma.RefundPartUncheckedCreateNestedManyWithoutPaymentInput
 }
 
 export type PaymentCreateOrConnectWithoutSubscriptionInput = {
@@ -1616,6 +1651,146 @@ export type PaymentUpdateWithWhereUniqueWithoutSubscriptionInput = {
 export type PaymentUpdateManyWithWhereWithoutSubscriptionInput = {
   where: Prisma.PaymentScalarWhereInput
   data: Prisma.XOR<Prisma.PaymentUpdateManyMutationInput, Prisma.PaymentUncheckedUpdateManyWithoutSubscriptionInput>
+}
+
+export type PaymentCreateWithoutRefundPartsInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  sequence: number
+  number: string
+  status?: $Enums.PaymentStatus
+  amount: number
+  tax?: number
+  fee?: number
+  currency: string
+  processor?: $Enums.PaymentProcessor | null
+  methodType?: $Enums.PaymentMethodType | null
+  processorChargeId?: string | null
+  failureCode?: string | null
+  failureMessage?: string | null
+  refundedAmount?: number
+  disputed?: boolean
+  planChange?: boolean
+  cancelRequestedAt?: Date | string | null
+  expiresAt?: Date | string | null
+  paidAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  order: Prisma.OrderCreateNestedOneWithoutPaymentsInput
+  user?: Prisma.UserCreateNestedOneWithoutPaymentsInput
+  subscription?: Prisma.SubscriptionCreateNestedOneWithoutPaymentsInput
+  charges?: Prisma.ChargeCreateNestedManyWithoutPaymentInput
+  lastOfOrder?: Prisma.OrderCreateNestedOneWithoutLastPaymentInput
+}
+
+export type PaymentUncheckedCreateWithoutRefundPartsInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  orderId: string
+  sequence: number
+  number: string
+  status?: $Enums.PaymentStatus
+  amount: number
+  tax?: number
+  fee?: number
+  currency: string
+  processor?: $Enums.PaymentProcessor | null
+  methodType?: $Enums.PaymentMethodType | null
+  processorChargeId?: string | null
+  failureCode?: string | null
+  failureMessage?: string | null
+  refundedAmount?: number
+  disputed?: boolean
+  planChange?: boolean
+  cancelRequestedAt?: Date | string | null
+  expiresAt?: Date | string | null
+  paidAt?: Date | string | null
+  userId?: string | null
+  subscriptionId?: string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
+  lastOfOrder?: Prisma.OrderUncheckedCreateNestedOneWithoutLastPaymentInput
+}
+
+export type PaymentCreateOrConnectWithoutRefundPartsInput = {
+  where: Prisma.PaymentWhereUniqueInput
+  create: Prisma.XOR<Prisma.PaymentCreateWithoutRefundPartsInput, Prisma.PaymentUncheckedCreateWithoutRefundPartsInput>
+}
+
+export type PaymentUpsertWithoutRefundPartsInput = {
+  update: Prisma.XOR<Prisma.PaymentUpdateWithoutRefundPartsInput, Prisma.PaymentUncheckedUpdateWithoutRefundPartsInput>
+  create: Prisma.XOR<Prisma.PaymentCreateWithoutRefundPartsInput, Prisma.PaymentUncheckedCreateWithoutRefundPartsInput>
+  where?: Prisma.PaymentWhereInput
+}
+
+export type PaymentUpdateToOneWithWhereWithoutRefundPartsInput = {
+  where?: Prisma.PaymentWhereInput
+  data: Prisma.XOR<Prisma.PaymentUpdateWithoutRefundPartsInput, Prisma.PaymentUncheckedUpdateWithoutRefundPartsInput>
+}
+
+export type PaymentUpdateWithoutRefundPartsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sequence?: Prisma.IntFieldUpdateOperationsInput | number
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumPaymentStatusFieldUpdateOperationsInput | $Enums.PaymentStatus
+  amount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  fee?: Prisma.IntFieldUpdateOperationsInput | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
+  methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
+  processorChargeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failureCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failureMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  refundedAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  planChange?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  order?: Prisma.OrderUpdateOneRequiredWithoutPaymentsNestedInput
+  user?: Prisma.UserUpdateOneWithoutPaymentsNestedInput
+  subscription?: Prisma.SubscriptionUpdateOneWithoutPaymentsNestedInput
+  charges?: Prisma.ChargeUpdateManyWithoutPaymentNestedInput
+  lastOfOrder?: Prisma.OrderUpdateOneWithoutLastPaymentNestedInput
+}
+
+export type PaymentUncheckedUpdateWithoutRefundPartsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  orderId?: Prisma.StringFieldUpdateOperationsInput | string
+  sequence?: Prisma.IntFieldUpdateOperationsInput | number
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumPaymentStatusFieldUpdateOperationsInput | $Enums.PaymentStatus
+  amount?: Prisma.IntFieldUpdateOperationsInput | number
+  tax?: Prisma.IntFieldUpdateOperationsInput | number
+  fee?: Prisma.IntFieldUpdateOperationsInput | number
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
+  methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
+  processorChargeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failureCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  failureMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  refundedAmount?: Prisma.IntFieldUpdateOperationsInput | number
+  disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  planChange?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
+  lastOfOrder?: Prisma.OrderUncheckedUpdateOneWithoutLastPaymentNestedInput
 }
 
 export type PaymentCreateManyUserInput = {
@@ -1674,6 +1849,7 @@ export type PaymentUpdateWithoutUserInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutPaymentsNestedInput
   charges?: Prisma.ChargeUpdateManyWithoutPaymentNestedInput
   lastOfOrder?: Prisma.OrderUpdateOneWithoutLastPaymentNestedInput
+  refundParts?: Prisma.RefundPartUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentUncheckedUpdateWithoutUserInput = {
@@ -1704,6 +1880,7 @@ export type PaymentUncheckedUpdateWithoutUserInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
   lastOfOrder?: Prisma.OrderUncheckedUpdateOneWithoutLastPaymentNestedInput
+  refundParts?: Prisma.RefundPartUncheckedUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentUncheckedUpdateManyWithoutUserInput = {
@@ -1790,6 +1967,7 @@ export type PaymentUpdateWithoutOrderInput = {
   subscription?: Prisma.SubscriptionUpdateOneWithoutPaymentsNestedInput
   charges?: Prisma.ChargeUpdateManyWithoutPaymentNestedInput
   lastOfOrder?: Prisma.OrderUpdateOneWithoutLastPaymentNestedInput
+  refundParts?: Prisma.RefundPartUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentUncheckedUpdateWithoutOrderInput = {
@@ -1820,6 +1998,7 @@ export type PaymentUncheckedUpdateWithoutOrderInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
   lastOfOrder?: Prisma.OrderUncheckedUpdateOneWithoutLastPaymentNestedInput
+  refundParts?: Prisma.RefundPartUncheckedUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentUncheckedUpdateManyWithoutOrderInput = {
@@ -1906,6 +2085,7 @@ export type PaymentUpdateWithoutSubscriptionInput = {
   user?: Prisma.UserUpdateOneWithoutPaymentsNestedInput
   charges?: Prisma.ChargeUpdateManyWithoutPaymentNestedInput
   lastOfOrder?: Prisma.OrderUpdateOneWithoutLastPaymentNestedInput
+  refundParts?: Prisma.RefundPartUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentUncheckedUpdateWithoutSubscriptionInput = {
@@ -1936,6 +2116,7 @@ export type PaymentUncheckedUpdateWithoutSubscriptionInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
   lastOfOrder?: Prisma.OrderUncheckedUpdateOneWithoutLastPaymentNestedInput
+  refundParts?: Prisma.RefundPartUncheckedUpdateManyWithoutPaymentNestedInput
 }
 
 export type PaymentUncheckedUpdateManyWithoutSubscriptionInput = {
@@ -1973,10 +2154,12 @@ export type PaymentUncheckedUpdateManyWithoutSubscriptionInput = {
 
 export type PaymentCountOutputType = {
   charges: number
+  refundParts: number
 }
 
 export type PaymentCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   charges?: boolean | PaymentCountOutputTypeCountChargesArgs
+  refundParts?: boolean | PaymentCountOutputTypeCountRefundPartsArgs
 }
 
 /**
@@ -1994,6 +2177,13 @@ export type PaymentCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Exte
  */
 export type PaymentCountOutputTypeCountChargesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.ChargeWhereInput
+}
+
+/**
+ * PaymentCountOutputType without action
+ */
+export type PaymentCountOutputTypeCountRefundPartsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RefundPartWhereInput
 }
 
 
@@ -2029,6 +2219,7 @@ export type PaymentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   subscription?: boolean | Prisma.Payment$subscriptionArgs<ExtArgs>
   charges?: boolean | Prisma.Payment$chargesArgs<ExtArgs>
   lastOfOrder?: boolean | Prisma.Payment$lastOfOrderArgs<ExtArgs>
+  refundParts?: boolean | Prisma.Payment$refundPartsArgs<ExtArgs>
   _count?: boolean | Prisma.PaymentCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["payment"]>
 
@@ -2132,6 +2323,7 @@ export type PaymentInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs
   subscription?: boolean | Prisma.Payment$subscriptionArgs<ExtArgs>
   charges?: boolean | Prisma.Payment$chargesArgs<ExtArgs>
   lastOfOrder?: boolean | Prisma.Payment$lastOfOrderArgs<ExtArgs>
+  refundParts?: boolean | Prisma.Payment$refundPartsArgs<ExtArgs>
   _count?: boolean | Prisma.PaymentCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type PaymentIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -2153,6 +2345,7 @@ export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     subscription: Prisma.$SubscriptionPayload<ExtArgs> | null
     charges: Prisma.$ChargePayload<ExtArgs>[]
     lastOfOrder: Prisma.$OrderPayload<ExtArgs> | null
+    refundParts: Prisma.$RefundPartPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2580,6 +2773,7 @@ export interface Prisma__PaymentClient<T, Null = never, ExtArgs extends runtime.
   subscription<T extends Prisma.Payment$subscriptionArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Payment$subscriptionArgs<ExtArgs>>): Prisma.Prisma__SubscriptionClient<runtime.Types.Result.GetResult<Prisma.$SubscriptionPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   charges<T extends Prisma.Payment$chargesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Payment$chargesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ChargePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   lastOfOrder<T extends Prisma.Payment$lastOfOrderArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Payment$lastOfOrderArgs<ExtArgs>>): Prisma.Prisma__OrderClient<runtime.Types.Result.GetResult<Prisma.$OrderPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  refundParts<T extends Prisma.Payment$refundPartsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Payment$refundPartsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RefundPartPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -3123,6 +3317,30 @@ export type Payment$lastOfOrderArgs<ExtArgs extends runtime.Types.Extensions.Int
    */
   include?: Prisma.OrderInclude<ExtArgs> | null
   where?: Prisma.OrderWhereInput
+}
+
+/**
+ * Payment.refundParts
+ */
+export type Payment$refundPartsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RefundPart
+   */
+  select?: Prisma.RefundPartSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RefundPart
+   */
+  omit?: Prisma.RefundPartOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RefundPartInclude<ExtArgs> | null
+  where?: Prisma.RefundPartWhereInput
+  orderBy?: Prisma.RefundPartOrderByWithRelationInput | Prisma.RefundPartOrderByWithRelationInput[]
+  cursor?: Prisma.RefundPartWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RefundPartScalarFieldEnum | Prisma.RefundPartScalarFieldEnum[]
 }
 
 /**

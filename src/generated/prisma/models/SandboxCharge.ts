@@ -54,6 +54,7 @@ export type SandboxChargeMinAggregateOutputType = {
   disputeId: string | null
   disputeStatus: string | null
   disputeReason: string | null
+  disputeCheckFails: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -76,6 +77,7 @@ export type SandboxChargeMaxAggregateOutputType = {
   disputeId: string | null
   disputeStatus: string | null
   disputeReason: string | null
+  disputeCheckFails: boolean | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -99,6 +101,7 @@ export type SandboxChargeCountAggregateOutputType = {
   disputeId: number
   disputeStatus: number
   disputeReason: number
+  disputeCheckFails: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -133,6 +136,7 @@ export type SandboxChargeMinAggregateInputType = {
   disputeId?: true
   disputeStatus?: true
   disputeReason?: true
+  disputeCheckFails?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -155,6 +159,7 @@ export type SandboxChargeMaxAggregateInputType = {
   disputeId?: true
   disputeStatus?: true
   disputeReason?: true
+  disputeCheckFails?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -178,6 +183,7 @@ export type SandboxChargeCountAggregateInputType = {
   disputeId?: true
   disputeStatus?: true
   disputeReason?: true
+  disputeCheckFails?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -288,6 +294,7 @@ export type SandboxChargeGroupByOutputType = {
   disputeId: string | null
   disputeStatus: string | null
   disputeReason: string | null
+  disputeCheckFails: boolean
   createdAt: Date
   updatedAt: Date
   _count: SandboxChargeCountAggregateOutputType | null
@@ -334,6 +341,7 @@ export type SandboxChargeWhereInput = {
   disputeId?: Prisma.StringNullableFilter<"SandboxCharge"> | string | null
   disputeStatus?: Prisma.StringNullableFilter<"SandboxCharge"> | string | null
   disputeReason?: Prisma.StringNullableFilter<"SandboxCharge"> | string | null
+  disputeCheckFails?: Prisma.BoolFilter<"SandboxCharge"> | boolean
   createdAt?: Prisma.DateTimeFilter<"SandboxCharge"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"SandboxCharge"> | Date | string
   paymentMethod?: Prisma.XOR<Prisma.SandboxPaymentMethodNullableScalarRelationFilter, Prisma.SandboxPaymentMethodWhereInput> | null
@@ -359,6 +367,7 @@ export type SandboxChargeOrderByWithRelationInput = {
   disputeId?: Prisma.SortOrderInput | Prisma.SortOrder
   disputeStatus?: Prisma.SortOrderInput | Prisma.SortOrder
   disputeReason?: Prisma.SortOrderInput | Prisma.SortOrder
+  disputeCheckFails?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   paymentMethod?: Prisma.SandboxPaymentMethodOrderByWithRelationInput
@@ -387,6 +396,7 @@ export type SandboxChargeWhereUniqueInput = Prisma.AtLeast<{
   disputeId?: Prisma.StringNullableFilter<"SandboxCharge"> | string | null
   disputeStatus?: Prisma.StringNullableFilter<"SandboxCharge"> | string | null
   disputeReason?: Prisma.StringNullableFilter<"SandboxCharge"> | string | null
+  disputeCheckFails?: Prisma.BoolFilter<"SandboxCharge"> | boolean
   createdAt?: Prisma.DateTimeFilter<"SandboxCharge"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"SandboxCharge"> | Date | string
   paymentMethod?: Prisma.XOR<Prisma.SandboxPaymentMethodNullableScalarRelationFilter, Prisma.SandboxPaymentMethodWhereInput> | null
@@ -412,6 +422,7 @@ export type SandboxChargeOrderByWithAggregationInput = {
   disputeId?: Prisma.SortOrderInput | Prisma.SortOrder
   disputeStatus?: Prisma.SortOrderInput | Prisma.SortOrder
   disputeReason?: Prisma.SortOrderInput | Prisma.SortOrder
+  disputeCheckFails?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.SandboxChargeCountOrderByAggregateInput
@@ -443,6 +454,7 @@ export type SandboxChargeScalarWhereWithAggregatesInput = {
   disputeId?: Prisma.StringNullableWithAggregatesFilter<"SandboxCharge"> | string | null
   disputeStatus?: Prisma.StringNullableWithAggregatesFilter<"SandboxCharge"> | string | null
   disputeReason?: Prisma.StringNullableWithAggregatesFilter<"SandboxCharge"> | string | null
+  disputeCheckFails?: Prisma.BoolWithAggregatesFilter<"SandboxCharge"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"SandboxCharge"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"SandboxCharge"> | Date | string
 }
@@ -465,6 +477,7 @@ export type SandboxChargeCreateInput = {
   disputeId?: string | null
   disputeStatus?: string | null
   disputeReason?: string | null
+  disputeCheckFails?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   paymentMethod?: Prisma.SandboxPaymentMethodCreateNestedOneWithoutChargesInput
@@ -490,6 +503,7 @@ export type SandboxChargeUncheckedCreateInput = {
   disputeId?: string | null
   disputeStatus?: string | null
   disputeReason?: string | null
+  disputeCheckFails?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   refunds?: Prisma.SandboxRefundUncheckedCreateNestedManyWithoutChargeInput
@@ -513,6 +527,7 @@ export type SandboxChargeUpdateInput = {
   disputeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputeCheckFails?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   paymentMethod?: Prisma.SandboxPaymentMethodUpdateOneWithoutChargesNestedInput
@@ -538,6 +553,7 @@ export type SandboxChargeUncheckedUpdateInput = {
   disputeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputeCheckFails?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   refunds?: Prisma.SandboxRefundUncheckedUpdateManyWithoutChargeNestedInput
@@ -562,6 +578,7 @@ export type SandboxChargeCreateManyInput = {
   disputeId?: string | null
   disputeStatus?: string | null
   disputeReason?: string | null
+  disputeCheckFails?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -584,6 +601,7 @@ export type SandboxChargeUpdateManyMutationInput = {
   disputeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputeCheckFails?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -607,6 +625,7 @@ export type SandboxChargeUncheckedUpdateManyInput = {
   disputeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputeCheckFails?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -640,6 +659,7 @@ export type SandboxChargeCountOrderByAggregateInput = {
   disputeId?: Prisma.SortOrder
   disputeStatus?: Prisma.SortOrder
   disputeReason?: Prisma.SortOrder
+  disputeCheckFails?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -667,6 +687,7 @@ export type SandboxChargeMaxOrderByAggregateInput = {
   disputeId?: Prisma.SortOrder
   disputeStatus?: Prisma.SortOrder
   disputeReason?: Prisma.SortOrder
+  disputeCheckFails?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -689,6 +710,7 @@ export type SandboxChargeMinOrderByAggregateInput = {
   disputeId?: Prisma.SortOrder
   disputeStatus?: Prisma.SortOrder
   disputeReason?: Prisma.SortOrder
+  disputeCheckFails?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -777,6 +799,7 @@ export type SandboxChargeCreateWithoutPaymentMethodInput = {
   disputeId?: string | null
   disputeStatus?: string | null
   disputeReason?: string | null
+  disputeCheckFails?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   refunds?: Prisma.SandboxRefundCreateNestedManyWithoutChargeInput
@@ -800,6 +823,7 @@ export type SandboxChargeUncheckedCreateWithoutPaymentMethodInput = {
   disputeId?: string | null
   disputeStatus?: string | null
   disputeReason?: string | null
+  disputeCheckFails?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   refunds?: Prisma.SandboxRefundUncheckedCreateNestedManyWithoutChargeInput
@@ -853,6 +877,7 @@ export type SandboxChargeScalarWhereInput = {
   disputeId?: Prisma.StringNullableFilter<"SandboxCharge"> | string | null
   disputeStatus?: Prisma.StringNullableFilter<"SandboxCharge"> | string | null
   disputeReason?: Prisma.StringNullableFilter<"SandboxCharge"> | string | null
+  disputeCheckFails?: Prisma.BoolFilter<"SandboxCharge"> | boolean
   createdAt?: Prisma.DateTimeFilter<"SandboxCharge"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"SandboxCharge"> | Date | string
 }
@@ -875,6 +900,7 @@ export type SandboxChargeCreateWithoutRefundsInput = {
   disputeId?: string | null
   disputeStatus?: string | null
   disputeReason?: string | null
+  disputeCheckFails?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
   paymentMethod?: Prisma.SandboxPaymentMethodCreateNestedOneWithoutChargesInput
@@ -899,6 +925,7 @@ export type SandboxChargeUncheckedCreateWithoutRefundsInput = {
   disputeId?: string | null
   disputeStatus?: string | null
   disputeReason?: string | null
+  disputeCheckFails?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -937,6 +964,7 @@ export type SandboxChargeUpdateWithoutRefundsInput = {
   disputeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputeCheckFails?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   paymentMethod?: Prisma.SandboxPaymentMethodUpdateOneWithoutChargesNestedInput
@@ -961,6 +989,7 @@ export type SandboxChargeUncheckedUpdateWithoutRefundsInput = {
   disputeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputeCheckFails?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -983,6 +1012,7 @@ export type SandboxChargeCreateManyPaymentMethodInput = {
   disputeId?: string | null
   disputeStatus?: string | null
   disputeReason?: string | null
+  disputeCheckFails?: boolean
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1005,6 +1035,7 @@ export type SandboxChargeUpdateWithoutPaymentMethodInput = {
   disputeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputeCheckFails?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   refunds?: Prisma.SandboxRefundUpdateManyWithoutChargeNestedInput
@@ -1028,6 +1059,7 @@ export type SandboxChargeUncheckedUpdateWithoutPaymentMethodInput = {
   disputeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputeCheckFails?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   refunds?: Prisma.SandboxRefundUncheckedUpdateManyWithoutChargeNestedInput
@@ -1051,6 +1083,7 @@ export type SandboxChargeUncheckedUpdateManyWithoutPaymentMethodInput = {
   disputeId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputeReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  disputeCheckFails?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1105,6 +1138,7 @@ export type SandboxChargeSelect<ExtArgs extends runtime.Types.Extensions.Interna
   disputeId?: boolean
   disputeStatus?: boolean
   disputeReason?: boolean
+  disputeCheckFails?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   paymentMethod?: boolean | Prisma.SandboxCharge$paymentMethodArgs<ExtArgs>
@@ -1131,6 +1165,7 @@ export type SandboxChargeSelectCreateManyAndReturn<ExtArgs extends runtime.Types
   disputeId?: boolean
   disputeStatus?: boolean
   disputeReason?: boolean
+  disputeCheckFails?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   paymentMethod?: boolean | Prisma.SandboxCharge$paymentMethodArgs<ExtArgs>
@@ -1155,6 +1190,7 @@ export type SandboxChargeSelectUpdateManyAndReturn<ExtArgs extends runtime.Types
   disputeId?: boolean
   disputeStatus?: boolean
   disputeReason?: boolean
+  disputeCheckFails?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   paymentMethod?: boolean | Prisma.SandboxCharge$paymentMethodArgs<ExtArgs>
@@ -1179,11 +1215,12 @@ export type SandboxChargeSelectScalar = {
   disputeId?: boolean
   disputeStatus?: boolean
   disputeReason?: boolean
+  disputeCheckFails?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type SandboxChargeOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "idempotencyKey" | "paymentId" | "livemode" | "amount" | "currency" | "method" | "status" | "failureCode" | "failureMessage" | "paymentMethodId" | "behaviour" | "email" | "metadata" | "amountRefunded" | "disputeId" | "disputeStatus" | "disputeReason" | "createdAt" | "updatedAt", ExtArgs["result"]["sandboxCharge"]>
+export type SandboxChargeOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "idempotencyKey" | "paymentId" | "livemode" | "amount" | "currency" | "method" | "status" | "failureCode" | "failureMessage" | "paymentMethodId" | "behaviour" | "email" | "metadata" | "amountRefunded" | "disputeId" | "disputeStatus" | "disputeReason" | "disputeCheckFails" | "createdAt" | "updatedAt", ExtArgs["result"]["sandboxCharge"]>
 export type SandboxChargeInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   paymentMethod?: boolean | Prisma.SandboxCharge$paymentMethodArgs<ExtArgs>
   refunds?: boolean | Prisma.SandboxCharge$refundsArgs<ExtArgs>
@@ -1221,6 +1258,7 @@ export type $SandboxChargePayload<ExtArgs extends runtime.Types.Extensions.Inter
     disputeId: string | null
     disputeStatus: string | null
     disputeReason: string | null
+    disputeCheckFails: boolean
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["sandboxCharge"]>
@@ -1666,6 +1704,7 @@ export interface SandboxChargeFieldRefs {
   readonly disputeId: Prisma.FieldRef<"SandboxCharge", 'String'>
   readonly disputeStatus: Prisma.FieldRef<"SandboxCharge", 'String'>
   readonly disputeReason: Prisma.FieldRef<"SandboxCharge", 'String'>
+  readonly disputeCheckFails: Prisma.FieldRef<"SandboxCharge", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"SandboxCharge", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"SandboxCharge", 'DateTime'>
 }

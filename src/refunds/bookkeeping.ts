@@ -1,0 +1,138 @@
+// The processor's answer for one part of a refund, applied to our books in one transaction (the
+// order's row locked, as refunds are created under it):
+//   pending    the processor settles it later (counted by the workspace's settling limit);
+//   succeeded  the fee's share comes back, the payment and the order become PARTIALLY_REFUNDED or
+//              REFUNDED, payment_refunded (user and customer) is recorded;
+//   failed     the money and units go back on the books (refundable again, the payment's status
+//              restored, also after an earlier success), refund_failed is recorded.
+// Idempotent: the same answer twice (a retried activity, a redelivered webhook) changes nothing.
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { OrderStatus, PaymentStatus, RefundStatus } from '../generated/prisma/enums.js';
+import { recordEvent } from '../events/event-service.js';
+import { FEE_RULE, type FeeRule } from '../orders/fee.js';
+import { loadOrderForEvent } from '../orders/service.js';
+import { paymentEventData } from '../payments/events.js';
+import { paymentRowInclude } from '../payments/resource.js';
+import { feeReturned } from './plan.js';
+import { refundResource } from './resource.js';
+import { feeRefundedByPayment, findRefund } from './service.js';
+
+type Tx = Prisma.TransactionClient;
+
+export interface PartOutcome {
+  processorRefundId: string | null;
+  status: 'pending' | 'succeeded' | 'failed';
+  failureCode?: string;
+  failureMessage?: string;
+}
+
+const PAID_STATES: readonly PaymentStatus[] = ['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'];
+
+const paymentStatusFor = (succeeded: number, amount: number): PaymentStatus => (succeeded === 0 ? 'PAID' : succeeded >= amount ? 'REFUNDED' : 'PARTIALLY_REFUNDED');
+
+/** Applies the answer; returns the refund's status afterwards. */
+export async function applyPartOutcome(prisma: PrismaClient, partId: string, outcome: PartOutcome, rule: FeeRule = FEE_RULE, now = new Date()): Promise<RefundStatus> {
+  return prisma.$transaction(async (tx) => {
+    const { refundId, refund } = await tx.refundPart.findUniqueOrThrow({ where: { id: partId }, select: { refundId: true, refund: { select: { orderId: true } } } });
+    await tx.$queryRaw`SELECT 1 FROM "Order" WHERE id = ${refund.orderId}::uuid FOR UPDATE`;
+    const part = await tx.refundPart.findUniqueOrThrow({ where: { id: partId } });
+    const processorRefundId = outcome.processorRefundId ?? part.processorRefundId;
+    const moves = part.status === 'pending' || (part.status === 'succeeded' && outcome.status === 'failed');
+    if (!moves || (part.status === outcome.status && part.processorRefundId === processorRefundId)) return (await tx.refund.findUniqueOrThrow({ where: { id: refundId } })).status;
+    if (outcome.status === 'pending') {
+      await tx.refundPart.update({ where: { id: partId }, data: { processorRefundId } });
+      await tx.refund.updateMany({ where: { id: refundId, settlingSince: null }, data: { settlingSince: now } });
+      return settleRefund(tx, refundId, outcome);
+    }
+    if (outcome.status === 'succeeded') await succeed(tx, part, processorRefundId, rule);
+    else await fail(tx, part, processorRefundId);
+    const status = await settleRefund(tx, refundId, outcome);
+    // After the refund's own status, so the event shows the refund as it now is.
+    await recordRefundEvent(tx, outcome.status === 'succeeded' ? 'payment_refunded' : 'refund_failed', part);
+    return status;
+  });
+}
+
+type Part = Prisma.RefundPartGetPayload<object>;
+
+async function succeededOnPayment(tx: Tx, paymentId: string): Promise<number> {
+  const { _sum } = await tx.refundPart.aggregate({ where: { paymentId, status: 'succeeded' }, _sum: { amount: true } });
+  return _sum.amount ?? 0;
+}
+
+async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rule: FeeRule): Promise<void> {
+  const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId } });
+  // Money that came after its payment ended (source expired_payment) was never on the books: only the part changes.
+  if (!PAID_STATES.includes(payment.status)) {
+    await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } });
+    return;
+  }
+  const before = await succeededOnPayment(tx, part.paymentId);
+  const feeRefunded = (await feeRefundedByPayment(tx, [payment.id])).get(payment.id) ?? 0;
+  const fee = feeReturned({ ...payment, feeRefunded }, before, before + part.amount, rule);
+  await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId, feeRefunded: fee } });
+  const status = paymentStatusFor(before + part.amount, payment.amount);
+  await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status } });
+  await tx.order.update({ where: { id: payment.orderId }, data: { fee: { decrement: fee } } });
+  const orderStatus = await settleOrderStatus(tx, payment.orderId, true);
+  // Every unit is refunded once the whole order is (also when partial amounts got there).
+  if (orderStatus === 'REFUNDED') await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = quantity WHERE "orderId" = ${payment.orderId}::uuid`;
+}
+
+async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promise<void> {
+  const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId } });
+  await tx.refundPart.update({ where: { id: part.id }, data: { status: 'failed', processorRefundId, feeRefunded: 0 } });
+  const succeeded = await succeededOnPayment(tx, part.paymentId);
+  await tx.payment.update({
+    where: { id: payment.id },
+    data: {
+      refundedAmount: { decrement: Math.min(part.amount, payment.refundedAmount) },
+      fee: { increment: part.feeRefunded },
+      ...(PAID_STATES.includes(payment.status) ? { status: paymentStatusFor(succeeded, payment.amount) } : {}),
+    },
+  });
+  await tx.order.update({ where: { id: payment.orderId }, data: { fee: { increment: part.feeRefunded } } });
+  await settleOrderStatus(tx, payment.orderId, false);
+}
+
+/**
+ * The order's status from its paid payments: REFUNDED when all are, PARTIALLY_REFUNDED when some
+ * money came back, PAID otherwise. After a failure it is only restored from a refund status (an
+ * order set otherwise by PATCH update keeps that status).
+ */
+async function settleOrderStatus(tx: Tx, orderId: string, onSuccess: boolean): Promise<OrderStatus> {
+  const payments = await tx.payment.findMany({ where: { orderId, status: { in: [...PAID_STATES] } }, select: { status: true } });
+  const next: OrderStatus = payments.length > 0 && payments.every((p) => p.status === 'REFUNDED') ? 'REFUNDED' : payments.some((p) => p.status !== 'PAID') ? 'PARTIALLY_REFUNDED' : 'PAID';
+  const where: Prisma.OrderWhereInput = onSuccess ? { id: orderId } : { id: orderId, status: { in: ['REFUNDED', 'PARTIALLY_REFUNDED'] } };
+  await tx.order.updateMany({ where, data: { status: next } });
+  return next;
+}
+
+async function recordRefundEvent(tx: Tx, type: 'payment_refunded' | 'refund_failed', part: Part): Promise<void> {
+  const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId }, include: paymentRowInclude });
+  const { order, items } = await loadOrderForEvent(tx, payment.orderId);
+  const refund = await findRefund(tx, part.refundId);
+  await recordEvent(tx, { workspaceId: payment.workspaceId, livemode: payment.livemode }, type, { ...paymentEventData(payment, order, items), refund: refundResource(refund) });
+}
+
+/**
+ * The refund's status from its parts: failed when every part failed (its units go back), pending
+ * while one is, succeeded otherwise; the fee given back is the parts' sum.
+ */
+async function settleRefund(tx: Tx, refundId: string, outcome: PartOutcome): Promise<RefundStatus> {
+  const refund = await tx.refund.findUniqueOrThrow({ where: { id: refundId }, include: { parts: true } });
+  const statuses = refund.parts.map((p) => p.status);
+  const status: RefundStatus = statuses.every((s) => s === 'failed') ? 'failed' : statuses.some((s) => s === 'pending') ? 'pending' : 'succeeded';
+  const failure = outcome.status === 'failed' ? { failureCode: outcome.failureCode ?? 'refund_failed', failureMessage: outcome.failureMessage ?? 'The processor failed the refund' } : {};
+  await tx.refund.update({ where: { id: refundId }, data: { status, feeRefunded: refund.parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure } });
+  if (status === 'failed' && refund.status !== 'failed') {
+    for (const item of refund.items as Array<{ id: string; quantity: number }>) {
+      await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = GREATEST("refundedQuantity" - ${item.quantity}, 0) WHERE id = ${item.id}::uuid`;
+    }
+  }
+  return status;
+}
+
+/** The part a processor's refund id names (its webhooks), or null when the refund is not ours. */
+export const partOfProcessorRefund = (prisma: PrismaClient, processor: 'sandbox' | 'stripe', processorRefundId: string) =>
+  prisma.refundPart.findUnique({ where: { processor_processorRefundId: { processor, processorRefundId } }, select: { id: true } });

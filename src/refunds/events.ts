@@ -1,0 +1,9 @@
+// The refunds' own event: refund_failed, when the processor fails a refund (at once, or later
+// after accepting it). Its data is a payment event's (payment, order, items, user and customer)
+// plus the refund; payment_refunded (the payments domain's type) carries the refund too.
+import type { EventDefinitions } from '../events/event-types.js';
+import { events as paymentEvents } from '../payments/events.js';
+
+export const events = {
+  refund_failed: paymentEvents.payment_refunded,
+} satisfies EventDefinitions;

@@ -1,0 +1,54 @@
+// A refund request end to end: the refund row (./service.ts), its workflow started once under the
+// refund's business key (concurrent identical requests join it), and the answer after the
+// outcome or after REFUND_WAIT_MS, whichever comes first (then the refund's current status).
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { Scope } from '../core/scope.js';
+import type { WorkspaceSettings } from '../core/workspace-settings.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import type { refundWorkflow } from '../../workflows/refund.js';
+import type { RefundBody } from './plan.js';
+import { refundResource, type RefundResource } from './resource.js';
+import { findRefund, requestRefund, type RefundDeps, type RefundRow } from './service.js';
+
+const DEFAULT_WAIT_MS = 10_000;
+
+/** REFUND_WAIT_MS: how long PATCH /refund waits for the processor's outcome before answering the refund's current status. */
+export function refundWaitMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.REFUND_WAIT_MS;
+  if (raw === undefined || raw === '') return DEFAULT_WAIT_MS;
+  if (!/^[0-9]{1,6}$/.test(raw)) throw new Error(`REFUND_WAIT_MS must be a whole number of milliseconds, not ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+const WAIT_MS = refundWaitMsFromEnv();
+
+/** The parts the processor has not answered yet: a refund with some needs its workflow (also after a crash between the row and the start). */
+const unanswered = (refund: Pick<RefundRow, 'status' | 'parts'>) =>
+  refund.status === 'pending' ? refund.parts.filter((p) => p.status === 'pending' && p.processorRefundId === null).map((p) => p.id) : [];
+
+/** Starts the refund's workflow, or joins the one running under its id; null when the processor answered every part. */
+export async function startRefundWorkflow(temporal: TemporalConnection, refund: Pick<RefundRow, 'id' | 'workflowId' | 'status' | 'parts'>) {
+  if (unanswered(refund).length === 0) return null;
+  return temporal.client.workflow.start<typeof refundWorkflow>('refundWorkflow', {
+    taskQueue: temporal.taskQueue,
+    workflowId: refund.workflowId,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    args: [{ refundId: refund.id, partIds: unanswered(refund) }],
+  });
+}
+
+export async function refundOrder(
+  deps: RefundDeps & { temporal: TemporalConnection; waitMs?: number },
+  scope: Scope,
+  settings: Pick<WorkspaceSettings, 'refundsEnabled'>,
+  orderIdOrNumber: string,
+  body: RefundBody,
+): Promise<RefundResource> {
+  const { refund, replayed } = await requestRefund(deps, scope, settings, orderIdOrNumber, body);
+  const handle = await startRefundWorkflow(deps.temporal, refund);
+  if (!handle) return refundResource(refund, replayed);
+  const waited = new AbortController();
+  await Promise.race([handle.result().catch(() => undefined), sleep(deps.waitMs ?? WAIT_MS, undefined, { signal: waited.signal }).catch(() => undefined)]);
+  waited.abort();
+  return refundResource(await findRefund(deps.prisma, refund.id), replayed);
+}

@@ -1,0 +1,21 @@
+// The refunds domain: what it contributes to the service (see src/domain-module.ts).
+import type { DomainModule } from '../domain-module.js';
+import { createRefundActivities } from './activities.js';
+import { events } from './events.js';
+import { onProcessorRefundEvents, onStrandedCharge } from '../payments/processor-callbacks.js';
+import { handleRefundEvent } from './processor-events.js';
+import { routes } from './routes.js';
+import { refundStrandedCharge } from './stranded.js';
+
+// The processor's refund events and late successes reach the refunds through the payments' webhook path.
+onProcessorRefundEvents(handleRefundEvent);
+onStrandedCharge(refundStrandedCharge);
+
+export const refundsModule: DomainModule = {
+  tag: { name: 'Refunds', description: "Refunds: an order's money given back through its payments' processor, durable and idempotent" },
+  registerTypes: () => import('./types.js'),
+  routes,
+  events,
+  createActivities: createRefundActivities,
+  workflowModules: ['workflows/refund.ts'],
+};

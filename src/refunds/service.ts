@@ -1,0 +1,192 @@
+// Refunds: what an order can still give back (GET /refundable) and a refund request
+// (PATCH /refund) up to the refund row, its per-payment parts and the money reserved on the
+// payments, all under the order's row lock. The processor call and the bookkeeping after it run in
+// the refund's workflow (workflows/refund.ts, ./activities.ts, ./bookkeeping.ts).
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { Db } from '../db/client.js';
+import { FeatureDisabled, TemporarilyUnavailable, ValidationFailed } from '../core/errors.js';
+import { inScope, type Scope } from '../core/scope.js';
+import type { Clock } from '../core/time.js';
+import type { WorkspaceSettings } from '../core/workspace-settings.js';
+import { FEE_RULE, type FeeRule } from '../orders/fee.js';
+import { findOrder } from '../orders/service.js';
+import { capabilitiesOf, processorFor } from '../payments/processors/index.js';
+import type { PaymentProcessor } from '../payments/processors/processor.js';
+import {
+  DERIVED_DEDUP_WINDOW_MS,
+  paymentBlock,
+  planRefund,
+  refundableView,
+  refundFingerprint,
+  refundWorkflowId,
+  type DisputeStates,
+  type ItemState,
+  type PaymentState,
+  type RefundableView,
+  type RefundBody,
+} from './plan.js';
+
+type Tx = Prisma.TransactionClient;
+
+export interface RefundDeps {
+  prisma: PrismaClient;
+  /** Today's processor (PAYMENT_PROCESSOR); a payment of another one is refunded through its own. */
+  processor: PaymentProcessor;
+  now: Clock;
+  feeRule?: FeeRule;
+}
+
+export const refundRowInclude = { parts: { orderBy: { createdAt: 'asc' } }, order: { select: { status: true } } } satisfies Prisma.RefundInclude;
+export type RefundRow = Prisma.RefundGetPayload<{ include: typeof refundRowInclude }>;
+
+const DEFAULT_SETTLING_LIMIT = 10;
+
+/** REFUND_SETTLING_LIMIT: refunds a workspace may have pending at the processor before new ones wait (400). */
+export function settlingLimitFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.REFUND_SETTLING_LIMIT;
+  if (raw === undefined || raw === '') return DEFAULT_SETTLING_LIMIT;
+  if (!/^[1-9][0-9]{0,5}$/.test(raw)) throw new Error(`REFUND_SETTLING_LIMIT must be a positive whole number, not ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+const SETTLING_LIMIT = settlingLimitFromEnv();
+
+/** The fee each payment of an order has given back so far (its succeeded refund parts). */
+export async function feeRefundedByPayment(db: Db, paymentIds: string[]): Promise<Map<string, number>> {
+  const sums = await db.refundPart.groupBy({ by: ['paymentId'], where: { paymentId: { in: paymentIds }, status: 'succeeded' }, _sum: { feeRefunded: true } });
+  return new Map(sums.map((row) => [row.paymentId, row._sum.feeRefunded ?? 0]));
+}
+
+async function orderState(db: Db, orderId: string): Promise<{ payments: PaymentState[]; items: ItemState[] }> {
+  const [payments, items] = await Promise.all([
+    db.payment.findMany({ where: { orderId }, orderBy: { sequence: 'asc' } }),
+    db.orderItem.findMany({ where: { orderId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] }),
+  ]);
+  const feeRefunded = await feeRefundedByPayment(db, payments.map((p) => p.id));
+  return { payments: payments.map((p) => ({ ...p, feeRefunded: feeRefunded.get(p.id) ?? 0 })), items };
+}
+
+const refundsSupported = (payment: PaymentState) => Boolean(payment.processor && payment.methodType && capabilitiesOf(payment.processor).refunds[payment.methodType]);
+
+/**
+ * The live dispute check: each disputed payment with money left is asked of its own processor.
+ * 503 when a check fails (retryable, not a rejection).
+ */
+async function disputeStates(deps: RefundDeps, payments: readonly PaymentState[]): Promise<DisputeStates> {
+  const states = new Map<string, 'open' | 'lost' | 'won' | 'none'>();
+  for (const payment of payments) {
+    if (!payment.disputed || !payment.processor || !payment.processorChargeId || payment.refundedAmount >= payment.amount) continue;
+    const processor = processorFor(payment.processor, deps.processor, { prisma: deps.prisma });
+    if (!processor) continue;
+    let dispute;
+    try {
+      dispute = await processor.disputeState(payment.processorChargeId);
+    } catch {
+      throw new TemporarilyUnavailable('The live check of the disputed charge failed; retry the refund later');
+    }
+    states.set(payment.id, !dispute ? 'none' : dispute.status === 'lost' ? 'lost' : dispute.status === 'won' ? 'won' : 'open');
+  }
+  return states;
+}
+
+function viewOf(deps: RefundDeps, state: { payments: PaymentState[]; items: ItemState[] }, disputes: DisputeStates): RefundableView {
+  const blocks = state.payments.map((payment) => {
+    const block = paymentBlock(payment, disputes, refundsSupported);
+    // A payment whose processor this deployment has no credentials for cannot be refunded from here.
+    return block === null && !processorFor(payment.processor!, deps.processor, { prisma: deps.prisma }) ? 'unsupported' : block;
+  });
+  return refundableView(state.payments, state.items, blocks, deps.feeRule ?? FEE_RULE);
+}
+
+/** GET /v0/orders/{orderIdOrNumber}/refundable: what a refund could take now, by the refund's own rules. */
+export async function refundableOf(deps: RefundDeps, scope: Scope, orderIdOrNumber: string) {
+  const order = await findOrder(deps.prisma, scope, orderIdOrNumber, { select: { id: true, currency: true } });
+  const state = await orderState(deps.prisma, order.id);
+  return { order, view: viewOf(deps, state, await disputeStates(deps, state.payments)) };
+}
+
+/** 400 unless the optional fields are well-formed (the types are checked by the schema). */
+function checkBody(body: RefundBody): void {
+  if (body.idempotencyKey != null && body.idempotencyKey.length === 0) throw new ValidationFailed('idempotencyKey must have 1 to 255 characters');
+  if (body.metadata != null && (typeof body.metadata !== 'object' || Array.isArray(body.metadata))) throw new ValidationFailed('metadata must be a JSON object');
+}
+
+export interface RefundRequested {
+  refund: RefundRow;
+  replayed: boolean;
+}
+
+/**
+ * PATCH /v0/orders/{orderIdOrNumber}/refund up to the workflow: an earlier refund for the same
+ * key (replayed, after a fresh eligibility check) or the same body within 23 hours without a key
+ * (replayed), else a new pending refund with its parts, the money and units reserved.
+ */
+export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pick<WorkspaceSettings, 'refundsEnabled'>, orderIdOrNumber: string, body: RefundBody): Promise<RefundRequested> {
+  if (!settings.refundsEnabled) throw new FeatureDisabled('Refunds are not enabled for this workspace');
+  checkBody(body);
+  const order = await findOrder(deps.prisma, scope, orderIdOrNumber, { select: { id: true, currency: true } });
+  const fingerprint = refundFingerprint(body);
+  const disputes = await disputeStates(deps, (await orderState(deps.prisma, order.id)).payments);
+  const now = deps.now();
+  return deps.prisma.$transaction(async (tx) => {
+    // Every refund of the order serialises here: the checks below see the refunds committed before.
+    await tx.$queryRaw`SELECT 1 FROM "Order" WHERE id = ${order.id}::uuid FOR UPDATE`;
+    const view = viewOf(deps, await orderState(tx, order.id), disputes);
+    const earlier = await earlierRefund(tx, order.id, body, fingerprint, now);
+    if (earlier) {
+      if (body.idempotencyKey != null) checkKeyReplay(earlier, fingerprint, body, view);
+      return { refund: earlier, replayed: true };
+    }
+    const plan = planRefund(view, body);
+    const settling = await tx.refund.count({ where: { ...inScope(scope), status: 'pending', settlingSince: { not: null } } });
+    if (settling >= SETTLING_LIMIT) {
+      throw new ValidationFailed(`Refunds on this workspace are temporarily limited: ${settling} earlier refunds are still settling at the processor; retry once they settle`);
+    }
+    const key = body.idempotencyKey != null ? { idempotencyKey: body.idempotencyKey } : { fingerprint, at: now };
+    const refund = await tx.refund.create({
+      data: {
+        ...inScope(scope), orderId: order.id, amount: plan.amount, currency: order.currency, reason: body.reason ?? null,
+        metadata: (body.metadata ?? {}) as Prisma.InputJsonObject, items: plan.items, idempotencyKey: body.idempotencyKey ?? null, fingerprint,
+        workflowId: refundWorkflowId(scope.workspaceId, order.id, key), createdAt: now,
+        parts: { create: plan.shares.map((share) => ({ paymentId: share.paymentId, processor: share.processor, processorChargeId: share.processorChargeId, amount: share.amount })) },
+      },
+      include: refundRowInclude,
+    });
+    await reserve(tx, plan.shares, plan.items);
+    return { refund, replayed: false };
+  });
+}
+
+/** The same key's refund, or without a key the same body's refund of the last 23 hours. */
+async function earlierRefund(tx: Tx, orderId: string, body: RefundBody, fingerprint: string, now: Date): Promise<RefundRow | null> {
+  if (body.idempotencyKey != null) {
+    return tx.refund.findUnique({ where: { orderId_idempotencyKey: { orderId, idempotencyKey: body.idempotencyKey } }, include: refundRowInclude });
+  }
+  return tx.refund.findFirst({
+    where: { orderId, idempotencyKey: null, source: 'api', fingerprint, createdAt: { gt: new Date(now.getTime() - DERIVED_DEDUP_WINDOW_MS) } },
+    orderBy: { createdAt: 'asc' },
+    include: refundRowInclude,
+  });
+}
+
+/**
+ * A repeated key returns its refund only when a fresh eligibility check would still take the
+ * same request: not for a full refund, an exhausting partial, or more than is refundable now (400).
+ * The same key with another body is refused, as Stripe's idempotency_error.
+ */
+function checkKeyReplay(earlier: RefundRow, fingerprint: string, body: RefundBody, view: RefundableView): void {
+  if (earlier.fingerprint !== fingerprint) throw new ValidationFailed('idempotencyKey was already used for a refund of this order with a different request body');
+  if (body.amount == null && !body.items?.length) throw new ValidationFailed('idempotencyKey belongs to a full refund of this order: nothing is left to refund');
+  if (view.amount === 0) throw new ValidationFailed(`idempotencyKey belongs to a refund that exhausted the order: ${view.reason}`);
+  if (earlier.amount > view.amount) throw new ValidationFailed(`idempotencyKey belongs to a refund of ${earlier.amount}, more than the ${view.amount} still refundable`);
+}
+
+/** Reserves the refund's money on its payments and its units on the items (given back if the processor fails it). */
+async function reserve(tx: Tx, shares: ReadonlyArray<{ paymentId: string; amount: number }>, items: ReadonlyArray<{ id: string; quantity: number }>): Promise<void> {
+  for (const share of shares) await tx.payment.update({ where: { id: share.paymentId }, data: { refundedAmount: { increment: share.amount } } });
+  for (const item of items) await tx.orderItem.update({ where: { id: item.id }, data: { refundedQuantity: { increment: item.quantity } } });
+}
+
+export const findRefund = (prisma: Db, refundId: string) => prisma.refund.findUniqueOrThrow({ where: { id: refundId }, include: refundRowInclude });
+
+/** The refunds of an order, oldest first (shown on the order). */
+export const refundsOfOrder = (prisma: Db, orderId: string) => prisma.refund.findMany({ where: { orderId }, orderBy: { createdAt: 'asc' }, include: refundRowInclude });

@@ -1,0 +1,53 @@
+import fc from 'fast-check';
+
+import { DERIVED_DEDUP_WINDOW_MS, dedupBucket, feeReturned, refundFingerprint, refundWorkflowId, unitsValue } from '../src/refunds/plan.js';
+
+// The refunds' pure rules: cumulative rounding (partials add up to one full refund), the body's
+// fingerprint, and the workflow id from the business key.
+
+const RULE = { basisPoints: 500, fixed: 50 };
+
+test('fee shares of any split of a payment add up to what one full refund returns: the percentage part, the fixed part kept', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 1, maxLength: 20 }), (amount, weights) => {
+      const fee = Math.min(amount, Math.floor((amount * 500 + 5_000) / 10_000) + 50);
+      const total = weights.reduce((a, b) => a + b, 0);
+      let refunded = 0;
+      let returned = 0;
+      weights.forEach((w, i) => {
+        const part = i === weights.length - 1 ? amount - refunded : Math.floor((amount * w) / total);
+        returned += feeReturned({ amount, fee, feeRefunded: 0 }, refunded, refunded + part, RULE);
+        refunded += part;
+      });
+      expect(returned).toBe(fee - Math.min(50, fee));
+    }),
+  );
+});
+
+test('units are worth their share of the line, cumulatively: every unit refunded is the whole line', () => {
+  const item = { id: 'i', quantity: 3, refundedQuantity: 0, unitPrice: 333, discount: 100, tax: 1 };
+  const line = 333 * 3 - 100 + 1;
+  const first = unitsValue(item, 1);
+  const rest = unitsValue({ ...item, refundedQuantity: 1 }, 2);
+  expect(first + rest).toBe(line);
+  expect(unitsValue(item, 3)).toBe(line);
+});
+
+test('the fingerprint ignores key order in metadata and item order, and tells reason, metadata and amount apart', () => {
+  const a = refundFingerprint({ amount: 100, reason: 'r', metadata: { x: 1, y: [1, 2] }, items: [{ id: 'B', quantity: 1 }, { id: 'a', quantity: 2 }] });
+  const b = refundFingerprint({ amount: 100, reason: 'r', metadata: { y: [1, 2], x: 1 }, items: [{ id: 'a', quantity: 2 }, { id: 'b', quantity: 1 }] });
+  expect(a).toBe(b);
+  expect(refundFingerprint({ amount: 100, reason: 's', metadata: { x: 1, y: [1, 2] } })).not.toBe(refundFingerprint({ amount: 100, reason: 'r', metadata: { x: 1, y: [1, 2] } }));
+  expect(refundFingerprint({ amount: 100 })).not.toBe(refundFingerprint({ amount: 101 }));
+  expect(refundFingerprint({})).not.toBe(refundFingerprint({ metadata: { a: 1 } }));
+});
+
+test('workflow ids come from the business key; the derived one changes with the 23-hour bucket', () => {
+  expect(refundWorkflowId('w', 'o', { idempotencyKey: 'order-42/refund-1' })).toBe('refund/w/o/key/order-42/refund-1');
+  expect(refundWorkflowId('w', 'o', { idempotencyKey: 'clé espacée' })).toMatch(/^refund\/w\/o\/key\/sha256-[0-9a-f]{64}$/);
+  const at = new Date(Math.floor(Date.now() / DERIVED_DEDUP_WINDOW_MS) * DERIVED_DEDUP_WINDOW_MS);
+  const id = (ms: number) => refundWorkflowId('w', 'o', { fingerprint: 'f'.repeat(64), at: new Date(at.getTime() + ms) });
+  expect(id(0)).toBe(`refund/w/o/body/${'f'.repeat(32)}/${dedupBucket(at)}`);
+  expect(id(DERIVED_DEDUP_WINDOW_MS - 1)).toBe(id(0));
+  expect(id(DERIVED_DEDUP_WINDOW_MS)).not.toBe(id(0));
+});

@@ -1,0 +1,77 @@
+import { Client, Connection } from '@temporalio/client';
+import type { operations } from '../generated/openapi.js';
+import { SandboxProcessor } from '../../src/payments/processors/sandbox.js';
+import type { TemporalConnection } from '../../src/temporal/client.js';
+import { baseUrl, type KeyChoice, type Workspace } from './api.js';
+import { card, newCheckout, payCheckout, orderBody } from './checkout.js';
+import { restClient } from './client.js';
+import { ok } from './responses.js';
+import { salesDb } from './sales.js';
+
+// Refunds as an integrator calls them (typed from the published OpenAPI document, every answer
+// checked against it), and paid orders made through the hosted checkout.
+
+export const TEST: KeyChoice = { mode: 'test' };
+export const VISA = '4242424242424242';
+export const REFUND_FAILS = '4000000000005126';
+
+export type RefundBody = NonNullable<operations['refundOrder']['requestBody']>['content']['application/json'];
+
+export const refund = (ws: Workspace, orderIdOrNumber: string, body: RefundBody = {}, key: KeyChoice = TEST) =>
+  restClient(ws, key).PATCH('/v0/orders/{orderIdOrNumber}/refund', { params: { path: { orderIdOrNumber } }, body });
+
+export const refundable = (ws: Workspace, orderIdOrNumber: string, key: KeyChoice = TEST) =>
+  restClient(ws, { ...key, write: false }).GET('/v0/orders/{orderIdOrNumber}/refundable', { params: { path: { orderIdOrNumber } } });
+
+export const getOrder = async (ws: Workspace, orderIdOrNumber: string, key: KeyChoice = TEST) =>
+  (await ok(restClient(ws, { ...key, write: false }).GET('/v0/orders/{orderIdOrNumber}', { params: { path: { orderIdOrNumber } } }))).order;
+
+export const getPayment = async (ws: Workspace, paymentId: string, key: KeyChoice = TEST) =>
+  (await ok(restClient(ws, { ...key, write: false }).GET('/v0/payments/{paymentId}', { params: { path: { paymentId } } }))).payment;
+
+export const testHelper = (ws: Workspace, action: 'dispute' | 'lose-dispute' | 'fail-dispute-check' | 'settle', paymentId: string) =>
+  restClient(ws, TEST).POST(`/v0/test-helpers/payments/{paymentId}/${action}`, { params: { path: { paymentId } }, body: {} });
+
+/** A checkout element of the workspace selling one offer at `price`, in test mode. */
+export const sellingElement = async (ws: Workspace, price = 1000) => (await newCheckout(ws, { price, key: TEST })).element;
+
+/** An order paid through the hosted checkout (PAID at once with these cards). */
+export async function paidOrder(elementId: string, options: { number?: string; quantity?: number; method?: 'card' | 'manual' } = {}) {
+  const { number = VISA, quantity = 1, method = 'card' } = options;
+  const body = method === 'card' ? orderBody({ card: card(number), quantity }) : orderBody({ card: undefined, method, quantity });
+  const { status, body: answer } = await payCheckout(elementId, body);
+  if (status !== 200) throw new Error(`checkout answered ${status}: ${JSON.stringify(answer)}`);
+  return answer.data as { order: { id: string; number: string; value: number; fee: number; status: string }; payment: { id: string; status: string } };
+}
+
+/** A Temporal client on the suite's dev server, for tests that call the service functions. */
+export async function suiteTemporal(): Promise<TemporalConnection> {
+  const address = process.env.TEST_TEMPORAL_ADDRESS!;
+  const connection = await Connection.connect({ address });
+  return {
+    client: new Client({ connection }),
+    namespace: 'default',
+    address,
+    taskQueue: 'commerce',
+    connectionOptions: { address },
+    failure: new Promise<never>(() => undefined),
+    stop: () => connection.close(),
+  };
+}
+
+/**
+ * Delivers the sandbox's undelivered webhooks about these charges through the processor webhook
+ * ingress, as its relay would (the suite's server leaves the sandbox's outbox undelivered).
+ */
+export async function deliverSandboxWebhooks(chargeIds: readonly string[]): Promise<number> {
+  const sandbox = new SandboxProcessor({ prisma: salesDb() });
+  let delivered = 0;
+  for (const webhook of await sandbox.pendingWebhooks(1000)) {
+    if (!chargeIds.includes((JSON.parse(webhook.rawBody) as { chargeId: string }).chargeId)) continue;
+    const response = await fetch(`${baseUrl()}/processor-webhooks/sandbox`, { method: 'POST', body: webhook.rawBody, headers: webhook.headers });
+    if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
+    await sandbox.acknowledgeWebhook(webhook.eventId);
+    delivered += 1;
+  }
+  return delivered;
+}
