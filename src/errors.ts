@@ -1,5 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { DomainError, type ErrorKind } from './core/errors.js';
+import { isDatabaseBusy } from './db/client.js';
+import { logger } from './logger.js';
 
 export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 416 | 422 | 429 | 500 | 503;
 
@@ -46,7 +48,16 @@ const STATUS_OF: Record<ErrorKind, ErrorStatus> = {
   unavailable: 503,
 };
 
-/** A domain error as the API reports it (status, GraphQL code, message); other errors unchanged. */
+/**
+ * A domain error as the API reports it (status, GraphQL code, message); a database too busy to
+ * serve the request (its transaction rolled back) as a retryable 503, never a 500; other errors
+ * unchanged.
+ */
 export function asApiError(error: unknown): unknown {
-  return error instanceof DomainError ? new ApiError(STATUS_OF[error.kind], error.message) : error;
+  if (error instanceof DomainError) return new ApiError(STATUS_OF[error.kind], error.message);
+  if (isDatabaseBusy(error)) {
+    logger.warn({ err: error }, 'database busy: answered 503');
+    return new ApiError(503, 'The service is busy; nothing was changed. Retry with backoff');
+  }
+  return error;
 }

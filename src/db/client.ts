@@ -10,6 +10,16 @@ export type Db = PrismaClient | Prisma.TransactionClient;
 /** Whether a write failed on a unique constraint (Prisma's P2002). */
 export const isUniqueViolation = (error: unknown): boolean => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
 
+/**
+ * Prisma's codes for a database too busy to serve the request now, with nothing written: no
+ * pooled connection in time (P2024), a transaction that could not start within `maxWait` or
+ * outlived `timeout` and was rolled back (P2028), a deadlock or serialization failure (P2034).
+ */
+const BUSY_CODES = new Set(['P2024', 'P2028', 'P2034']);
+
+/** Whether a request failed only because the database was overloaded: the caller may retry it. */
+export const isDatabaseBusy = (error: unknown): boolean => error instanceof Prisma.PrismaClientKnownRequestError && BUSY_CODES.has(error.code);
+
 /** Statement texts named at most; past it, new texts run unnamed (a runaway of query shapes cannot grow memory). */
 const MAX_NAMED_STATEMENTS = 2000;
 
