@@ -37,7 +37,7 @@ export function sampleItems(now: Date, hints: Array<Record<string, unknown> & { 
     const quantity = typeof hint.quantity === 'number' ? hint.quantity : 1;
     const unitPrice = typeof hint.unitPrice === 'number' ? hint.unitPrice : 1999;
     const row: OrderItem = {
-      id: hint.id, orderId, position: 0, productId: randomUUID(), offerId: randomUUID(), variantId: null, quantity, unitPrice, discount: 0, tax: 0,
+      id: hint.id, orderId, position: 0, productId: randomUUID(), offerId: randomUUID(), variantId: null, quantity, refundedQuantity: 0, unitPrice, discount: 0, tax: 0,
       customFields: null, createdAt: now,
     };
     return { ...orderItemResource(row), ...hint };

@@ -841,7 +841,7 @@ export interface components {
         };
         CartItem: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"] | null;
+            customFields: components["schemas"]["JSON"];
             /** Format: int32 */
             discount: number;
             /** @description The item id a download URL takes */
@@ -1037,8 +1037,8 @@ export interface components {
             /** @description IANA zone for showing validFrom/validUntil; the Unix times themselves are absolute */
             timezone: string;
             type: components["schemas"]["DiscountType"];
-            validFrom: components["schemas"]["Timestamp"] | null;
-            validUntil: components["schemas"]["Timestamp"] | null;
+            validFrom: (number & components["schemas"]["Timestamp"]) | null;
+            validUntil: (number & components["schemas"]["Timestamp"]) | null;
         };
         /** @enum {string} */
         DiscountAmountType: "fixed" | "percentage";
@@ -1070,8 +1070,8 @@ export interface components {
             timezone: string;
             type: components["schemas"]["DiscountType"];
             usage: components["schemas"]["DiscountUsage"];
-            validFrom: components["schemas"]["Timestamp"] | null;
-            validUntil: components["schemas"]["Timestamp"] | null;
+            validFrom: (number & components["schemas"]["Timestamp"]) | null;
+            validUntil: (number & components["schemas"]["Timestamp"]) | null;
         };
         DiscountDetailsPayload: {
             discount: components["schemas"]["DiscountDetails"];
@@ -1169,14 +1169,14 @@ export interface components {
             price: number;
             productId: string;
             /** @description null for one-time offers */
-            recurringInterval: components["schemas"]["RecurringInterval"] | null;
+            recurringInterval: (string & components["schemas"]["RecurringInterval"]) | null;
             /** Format: int32 */
             recurringIntervalCount: number | null;
             region: string;
             /** Format: int32 */
             soldItems: number;
             status: components["schemas"]["OfferStatus"];
-            trialInterval: components["schemas"]["RecurringInterval"] | null;
+            trialInterval: (string & components["schemas"]["RecurringInterval"]) | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
             variantId: string | null;
@@ -1211,14 +1211,14 @@ export interface components {
             product: components["schemas"]["ProductReference"];
             productId: string;
             /** @description null for one-time offers */
-            recurringInterval: components["schemas"]["RecurringInterval"] | null;
+            recurringInterval: (string & components["schemas"]["RecurringInterval"]) | null;
             /** Format: int32 */
             recurringIntervalCount: number | null;
             region: string;
             /** Format: int32 */
             soldItems: number;
             status: components["schemas"]["OfferStatus"];
-            trialInterval: components["schemas"]["RecurringInterval"] | null;
+            trialInterval: (string & components["schemas"]["RecurringInterval"]) | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
             variant: components["schemas"]["Variant"] | null;
@@ -1279,7 +1279,7 @@ export interface components {
             object: string;
             /** @description Equal to number */
             orderNumber: string;
-            paidAt: components["schemas"]["Timestamp"] | null;
+            paidAt: (number & components["schemas"]["Timestamp"]) | null;
             status: components["schemas"]["OrderStatus"];
             subscription: components["schemas"]["SubscriptionSummary"] | null;
             /** @description The subscription's id: its number */
@@ -1330,7 +1330,7 @@ export interface components {
             object: string;
             /** @description Equal to number */
             orderNumber: string;
-            paidAt: components["schemas"]["Timestamp"] | null;
+            paidAt: (number & components["schemas"]["Timestamp"]) | null;
             payments: components["schemas"]["Payment"][];
             status: components["schemas"]["OrderStatus"];
             subscription: components["schemas"]["SubscriptionSummary"] | null;
@@ -1386,7 +1386,7 @@ export interface components {
              */
             amount: number;
             /** @description When a cancel was requested (the processor confirms it) */
-            cancelRequestedAt: components["schemas"]["Timestamp"] | null;
+            cancelRequestedAt: (number & components["schemas"]["Timestamp"]) | null;
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             /** Format: int32 */
@@ -1397,17 +1397,17 @@ export interface components {
             /** Format: int32 */
             fee: number;
             id: string;
-            methodType: components["schemas"]["PaymentMethodType"] | null;
+            methodType: (string & components["schemas"]["PaymentMethodType"]) | null;
             /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
             number: string;
             object: string;
             orderId: string;
             orderNumber: string;
-            paidAt: components["schemas"]["Timestamp"] | null;
+            paidAt: (number & components["schemas"]["Timestamp"]) | null;
             /** @description A subscription's plan change */
             planChange: boolean;
             /** @description null when no processor is involved (a free claim) */
-            processor: components["schemas"]["PaymentProcessor"] | null;
+            processor: (string & components["schemas"]["PaymentProcessor"]) | null;
             processorChargeId: string | null;
             /** Format: int32 */
             refundedAmount: number;
@@ -1426,7 +1426,7 @@ export interface components {
              */
             amount: number;
             /** @description When a cancel was requested (the processor confirms it) */
-            cancelRequestedAt: components["schemas"]["Timestamp"] | null;
+            cancelRequestedAt: (number & components["schemas"]["Timestamp"]) | null;
             charges: components["schemas"]["Charge"][];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
@@ -1439,18 +1439,18 @@ export interface components {
             fee: number;
             id: string;
             invoice: components["schemas"]["Invoice"] | null;
-            methodType: components["schemas"]["PaymentMethodType"] | null;
+            methodType: (string & components["schemas"]["PaymentMethodType"]) | null;
             /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
             number: string;
             object: string;
             order: components["schemas"]["Order"];
             orderId: string;
             orderNumber: string;
-            paidAt: components["schemas"]["Timestamp"] | null;
+            paidAt: (number & components["schemas"]["Timestamp"]) | null;
             /** @description A subscription's plan change */
             planChange: boolean;
             /** @description null when no processor is involved (a free claim) */
-            processor: components["schemas"]["PaymentProcessor"] | null;
+            processor: (string & components["schemas"]["PaymentProcessor"]) | null;
             processorChargeId: string | null;
             /** Format: int32 */
             refundedAmount: number;
@@ -1483,7 +1483,7 @@ export interface components {
         };
         Product: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"] | null;
+            customFields: components["schemas"]["JSON"];
             description: string;
             developer: string | null;
             genres: string[] | null;
@@ -1505,7 +1505,7 @@ export interface components {
         };
         ProductDetails: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"] | null;
+            customFields: components["schemas"]["JSON"];
             description: string;
             developer: string | null;
             genres: string[] | null;
@@ -1565,11 +1565,11 @@ export interface components {
              */
             amount: number;
             cancelAtPeriodEnd: boolean;
-            cancelledAt: components["schemas"]["Timestamp"] | null;
+            cancelledAt: (number & components["schemas"]["Timestamp"]) | null;
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
-            currentPeriodEnd: components["schemas"]["Timestamp"] | null;
-            currentPeriodStart: components["schemas"]["Timestamp"] | null;
+            currentPeriodEnd: (number & components["schemas"]["Timestamp"]) | null;
+            currentPeriodStart: (number & components["schemas"]["Timestamp"]) | null;
             /** @description The number of the order that started it */
             id: string;
             object: string;
@@ -1577,7 +1577,7 @@ export interface components {
             /** Format: int32 */
             recurringIntervalCount: number;
             status: components["schemas"]["SubscriptionStatus"];
-            trialEndsAt: components["schemas"]["Timestamp"] | null;
+            trialEndsAt: (number & components["schemas"]["Timestamp"]) | null;
             trialInterval: string | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
@@ -1607,7 +1607,7 @@ export interface components {
         User: {
             billingDetails: components["schemas"]["BillingDetails"] | null;
             createdAt: components["schemas"]["Timestamp"];
-            details: components["schemas"]["JSON"] | null;
+            details: components["schemas"]["JSON"];
             email: string | null;
             id: string;
             internalId: string | null;
@@ -1658,16 +1658,16 @@ export interface components {
             /** @description ms */
             createdAt: components["schemas"]["Timestamp"];
             /** @description ms; when the webhook was archived */
-            deletedAt: components["schemas"]["Timestamp"] | null;
+            deletedAt: (number & components["schemas"]["Timestamp"]) | null;
             /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, subscription_created, subscription_cancelled, subscription_updated */
             events: string[];
             /** @description ms; first failure of the current streak */
-            failingSince: components["schemas"]["Timestamp"] | null;
+            failingSince: (number & components["schemas"]["Timestamp"]) | null;
             id: string;
             /** @description Why the last delivery was skipped: malformed_url, disallowed_scheme, blocked_host, unresolvable_host or blocked_resolved_address */
             lastBlockReason: string | null;
             /** @description ms */
-            lastBlockedAt: components["schemas"]["Timestamp"] | null;
+            lastBlockedAt: (number & components["schemas"]["Timestamp"]) | null;
             object: string;
             /** @description Signing secret (whsec_ + base64). Create and update return it in full; list and get show "••••" plus its last four characters */
             secret: string;
@@ -1683,9 +1683,9 @@ export interface components {
             id: string;
             object: string;
             /** @description The body sent */
-            request: components["schemas"]["JSON"] | null;
+            request: components["schemas"]["JSON"];
             /** @description The parsed JSON response body */
-            response: components["schemas"]["JSON"] | null;
+            response: components["schemas"]["JSON"];
             /**
              * Format: int32
              * @description 0 is the first try of an event
@@ -1903,13 +1903,13 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description A JSON object */
-                    customFields?: components["schemas"]["JSON"] | null;
+                    customFields?: components["schemas"]["JSON"];
                     description?: string | null;
                     developer?: string | null;
                     genres?: string[] | null;
                     internalId?: string | null;
                     /** @description Array of {url, type: image|video} */
-                    media?: components["schemas"]["JSON"] | null;
+                    media?: components["schemas"]["JSON"];
                     name: string;
                     /** @description One of NONE, PEGI_3, PEGI_7, PEGI_12, PEGI_16, PEGI_18 */
                     pegiRating?: string | null;
@@ -1918,7 +1918,7 @@ export interface operations {
                     releaseDate?: string | null;
                     /** @description Fixed at creation; generated from the name when absent */
                     slug?: string | null;
-                    status?: components["schemas"]["ProductStatus"] | null;
+                    status?: (string & components["schemas"]["ProductStatus"]) | null;
                     systems?: string[] | null;
                     tags?: string[] | null;
                     type: components["schemas"]["ProductType"];
@@ -1996,19 +1996,19 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description A JSON object */
-                    customFields?: components["schemas"]["JSON"] | null;
+                    customFields?: components["schemas"]["JSON"];
                     description?: string | null;
                     developer?: string | null;
                     genres?: string[] | null;
                     internalId?: string | null;
                     /** @description Array of {url, type: image|video} */
-                    media?: components["schemas"]["JSON"] | null;
+                    media?: components["schemas"]["JSON"];
                     name?: string | null;
                     /** @description One of NONE, PEGI_3, PEGI_7, PEGI_12, PEGI_16, PEGI_18 */
                     pegiRating?: string | null;
                     publisher?: string | null;
                     releaseDate?: string | null;
-                    status?: components["schemas"]["ProductStatus"] | null;
+                    status?: (string & components["schemas"]["ProductStatus"]) | null;
                     systems?: string[] | null;
                     tags?: string[] | null;
                 };
@@ -2350,7 +2350,7 @@ export interface operations {
                     price: number;
                     productId: components["schemas"]["UUID"];
                     /** @description Makes a subscription offer; null makes it one-time */
-                    recurringInterval?: components["schemas"]["RecurringInterval"] | null;
+                    recurringInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with recurringInterval
@@ -2359,16 +2359,16 @@ export interface operations {
                     /** @description 1 to 64 characters; default WORLDWIDE */
                     region?: string | null;
                     /** @description Default ACTIVE */
-                    status?: components["schemas"]["OfferStatus"] | null;
+                    status?: (string & components["schemas"]["OfferStatus"]) | null;
                     /** @description Subscription offers only */
-                    trialInterval?: components["schemas"]["RecurringInterval"] | null;
+                    trialInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with trialInterval
                      */
                     trialIntervalCount?: number | null;
                     /** @description A live variant of the offer's product */
-                    variantId?: components["schemas"]["UUID"] | null;
+                    variantId?: (string & components["schemas"]["UUID"]) | null;
                     warningMessage?: string | null;
                 };
             };
@@ -2447,7 +2447,7 @@ export interface operations {
                     /** @description 8, 12, 13 or 14 digits */
                     gtin?: string | null;
                     /** @description When sent, must equal offerId */
-                    id?: components["schemas"]["UUID"] | null;
+                    id?: (string & components["schemas"]["UUID"]) | null;
                     internalId?: string | null;
                     /**
                      * Format: int32
@@ -2465,7 +2465,7 @@ export interface operations {
                     /** Format: int32 */
                     price?: number | null;
                     /** @description Makes a subscription offer; null makes it one-time */
-                    recurringInterval?: components["schemas"]["RecurringInterval"] | null;
+                    recurringInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with recurringInterval
@@ -2474,16 +2474,16 @@ export interface operations {
                     /** @description 1 to 64 characters; default WORLDWIDE */
                     region?: string | null;
                     /** @description Default ACTIVE */
-                    status?: components["schemas"]["OfferStatus"] | null;
+                    status?: (string & components["schemas"]["OfferStatus"]) | null;
                     /** @description Subscription offers only */
-                    trialInterval?: components["schemas"]["RecurringInterval"] | null;
+                    trialInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with trialInterval
                      */
                     trialIntervalCount?: number | null;
                     /** @description A live variant of the offer's product */
-                    variantId?: components["schemas"]["UUID"] | null;
+                    variantId?: (string & components["schemas"]["UUID"]) | null;
                     warningMessage?: string | null;
                 };
             };
@@ -2640,13 +2640,13 @@ export interface operations {
                      */
                     purchaseLimit?: number | null;
                     /** @description Default active */
-                    status?: components["schemas"]["DiscountStatus"] | null;
+                    status?: (string & components["schemas"]["DiscountStatus"]) | null;
                     /** @description IANA time zone; default UTC */
                     timezone?: string | null;
                     type: components["schemas"]["DiscountType"];
-                    validFrom?: components["schemas"]["Timestamp"] | null;
+                    validFrom?: (number & components["schemas"]["Timestamp"]) | null;
                     /** @description Not before validFrom */
-                    validUntil?: components["schemas"]["Timestamp"] | null;
+                    validUntil?: (number & components["schemas"]["Timestamp"]) | null;
                 };
             };
         };
@@ -2724,7 +2724,7 @@ export interface operations {
                      * @description percentage: greater than 0, at most 100, up to 4 decimals; fixed: whole minor currency units
                      */
                     amount?: number | null;
-                    amountType?: components["schemas"]["DiscountAmountType"] | null;
+                    amountType?: (string & components["schemas"]["DiscountAmountType"]) | null;
                     /** @description Currency code; default USD */
                     currency?: string | null;
                     /** @description 1 to 64 of A-Z a-z 0-9 _ -, unique ignoring case; generated for code discounts when absent; not allowed on sale discounts */
@@ -2732,7 +2732,7 @@ export interface operations {
                     /** @description Offer ids */
                     excludedOffers?: components["schemas"]["UUID"][] | null;
                     /** @description When sent, must equal discountId */
-                    id?: components["schemas"]["UUID"] | null;
+                    id?: (string & components["schemas"]["UUID"]) | null;
                     /** @description Offer ids; empty or absent includes every offer */
                     includedOffers?: components["schemas"]["UUID"][] | null;
                     name?: string | null;
@@ -2742,13 +2742,13 @@ export interface operations {
                      */
                     purchaseLimit?: number | null;
                     /** @description Default active */
-                    status?: components["schemas"]["DiscountStatus"] | null;
+                    status?: (string & components["schemas"]["DiscountStatus"]) | null;
                     /** @description IANA time zone; default UTC */
                     timezone?: string | null;
-                    type?: components["schemas"]["DiscountType"] | null;
-                    validFrom?: components["schemas"]["Timestamp"] | null;
+                    type?: (string & components["schemas"]["DiscountType"]) | null;
+                    validFrom?: (number & components["schemas"]["Timestamp"]) | null;
                     /** @description Not before validFrom */
-                    validUntil?: components["schemas"]["Timestamp"] | null;
+                    validUntil?: (number & components["schemas"]["Timestamp"]) | null;
                 };
             };
         };
@@ -2869,7 +2869,7 @@ export interface operations {
                 "application/json": {
                     billingDetails?: components["schemas"]["BillingDetailsInput"] | null;
                     /** @description A JSON object */
-                    details?: components["schemas"]["JSON"] | null;
+                    details?: components["schemas"]["JSON"];
                     /** @description Unique per workspace and mode, compared case-insensitively (archived users included) */
                     email: string;
                     internalId?: string | null;
@@ -3030,12 +3030,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Not supported: sending it at all (even null) is rejected with 400 */
-                    customFields?: components["schemas"]["JSON"] | null;
+                    customFields?: components["schemas"]["JSON"];
                     name?: string | null;
                     /** @description 1 to 25 distinct offer ids */
                     offersIds: components["schemas"]["UUID"][];
                     /** @description Default ACTIVE */
-                    status?: components["schemas"]["CheckoutElementStatus"] | null;
+                    status?: (string & components["schemas"]["CheckoutElementStatus"]) | null;
                 };
             };
         };
@@ -3078,13 +3078,13 @@ export interface operations {
                     /** @description Optional here; checked when sent */
                     billingDetails?: components["schemas"]["CheckoutBillingDetails"] | null;
                     /** @description Ignored */
-                    customFields?: components["schemas"]["JSON"] | null;
+                    customFields?: components["schemas"]["JSON"];
                     /** @description Matched ignoring case (svc-discount-code); without one the best automatic sale applies */
                     discountCode?: string | null;
                     /** @description Ignored */
                     email?: string | null;
                     /** @description Ignored */
-                    method?: components["schemas"]["CheckoutPaymentMethod"] | null;
+                    method?: (string & components["schemas"]["CheckoutPaymentMethod"]) | null;
                     /**
                      * Format: int32
                      * @description Units of every offer of the element, 1 to 1000 (default 1; svc-quantity)
@@ -3136,13 +3136,13 @@ export interface operations {
                     /** @description Required for method card when the total is above 0 */
                     card?: components["schemas"]["CheckoutCard"] | null;
                     /** @description Per cart item: {<offerId>: {<fieldId>: <string>}} */
-                    customFields?: components["schemas"]["JSON"] | null;
+                    customFields?: components["schemas"]["JSON"];
                     /** @description Matched ignoring case (svc-discount-code); without one the best automatic sale applies */
                     discountCode?: string | null;
                     /** @description The buyer: the workspace's user with this email (any case), created when new */
                     email: string;
                     /** @description Default card */
-                    method?: components["schemas"]["CheckoutPaymentMethod"] | null;
+                    method?: (string & components["schemas"]["CheckoutPaymentMethod"]) | null;
                     /**
                      * Format: int32
                      * @description Units of every offer of the element, 1 to 1000 (default 1; svc-quantity)
@@ -3342,7 +3342,7 @@ export interface operations {
                      * @description Minor units, at most value
                      */
                     fee?: number | null;
-                    status?: components["schemas"]["OrderStatus"] | null;
+                    status?: (string & components["schemas"]["OrderStatus"]) | null;
                     /**
                      * Format: int32
                      * @description Minor units, at most value
@@ -3689,7 +3689,7 @@ export interface operations {
                     /** @description whsec_ + base64 of 24 to 64 bytes; generated (32 bytes) when absent */
                     secret?: string | null;
                     /** @description Default active */
-                    status?: components["schemas"]["WebhookStatus"] | null;
+                    status?: (string & components["schemas"]["WebhookStatus"]) | null;
                     /** @description A publicly reachable http:// or https:// URL */
                     url: string;
                 };
@@ -3732,9 +3732,9 @@ export interface operations {
                     /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, subscription_created, subscription_cancelled, subscription_updated */
                     eventType: string;
                     /** @description Optional hint for the synthetic payload */
-                    items?: components["schemas"]["JSON"] | null;
+                    items?: components["schemas"]["JSON"];
                     /** @description Optional hint for the synthetic payload */
-                    userId?: components["schemas"]["UUID"] | null;
+                    userId?: (string & components["schemas"]["UUID"]) | null;
                 };
             };
         };
@@ -3810,7 +3810,7 @@ export interface operations {
                     events?: string[] | null;
                     /** @description Replaces the signing secret (whsec_ + base64 of 24 to 64 bytes) */
                     secret?: string | null;
-                    status?: components["schemas"]["WebhookStatus"] | null;
+                    status?: (string & components["schemas"]["WebhookStatus"]) | null;
                     url?: string | null;
                 };
             };
