@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
-import { execCli, runProcess, startServerProcess } from './support/processes.js';
+import { execCli, httpOnlyEnv, runProcess, startServerProcess } from './support/processes.js';
 
 // Operating the service: the admin CLI, health and metrics endpoints, request logs, shutdown.
 
@@ -115,22 +115,38 @@ describe('health and metrics', () => {
   });
 
   test('/metrics is Prometheus text counting requests per route pattern and status', async () => {
-    const ws = await newWorkspace('Metrics');
-    await raw('GET', '/v0/products/list', { headers: { 'x-svc-public-key': ws.publicKey } });
-    await raw('GET', `/v0/products/${randomUUID()}`, { headers: { 'x-svc-public-key': ws.publicKey } });
-    const res = await fetch(`${process.env.TEST_BASE_URL}/metrics`);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
-    const text = await res.text();
-    expect(text).toMatch(/^# TYPE http_requests_total counter$/m);
-    const counter = (route: string, status: number) =>
-      new RegExp(`^http_requests_total\\{(?=[^}]*method="GET")(?=[^}]*route="${route.replace(/[/:]/g, '\\$&')}")(?=[^}]*status="${status}")[^}]*\\} [1-9]\\d*$`, 'm');
-    expect(text).toMatch(counter('/v0/products/list', 200));
-    // Labelled by the route pattern, not the concrete path: one series for every product id.
-    expect(text).toMatch(counter('/v0/products/:productId', 404));
-    expect(text).not.toMatch(/route="\/v0\/products\/[0-9a-f]{8}-/);
-    expect(text).toMatch(/^http_request_duration_seconds_bucket\{/m);
-  });
+    // On a server of its own (the suite's server counts every test file's requests): the counters
+    // before and after this test's requests differ by exactly those requests.
+    const server = await startServerProcess({ DATABASE_URL: process.env.DATABASE_URL!, ...httpOnlyEnv() });
+    try {
+      const ws = await newWorkspace('Metrics');
+      const headers = { 'x-svc-public-key': ws.publicKey };
+      const metrics = async () => {
+        const res = await fetch(`${server.url}/metrics`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+        return res.text();
+      };
+      const counter = (text: string, route: string, status: number) => {
+        const series = new RegExp(`^http_requests_total\\{(?=[^}]*method="GET")(?=[^}]*route="${route.replace(/[/:]/g, '\\$&')}")(?=[^}]*status="${status}")[^}]*\\} (\\d+)$`, 'm').exec(text);
+        return series ? Number(series[1]) : 0;
+      };
+      const before = await metrics();
+      for (let i = 0; i < 3; i += 1) expect((await fetch(`${server.url}/v0/products/list`, { headers })).status).toBe(200);
+      for (let i = 0; i < 2; i += 1) expect((await fetch(`${server.url}/v0/products/${randomUUID()}`, { headers })).status).toBe(404);
+      const after = await metrics();
+
+      expect(after).toMatch(/^# TYPE http_requests_total counter$/m);
+      expect(counter(after, '/v0/products/list', 200) - counter(before, '/v0/products/list', 200)).toBe(3);
+      // Labelled by the route pattern, not the concrete path: one series for every product id.
+      expect(counter(after, '/v0/products/:productId', 404) - counter(before, '/v0/products/:productId', 404)).toBe(2);
+      expect(after).not.toMatch(/route="\/v0\/products\/[0-9a-f]{8}-/);
+      const observed = (text: string) => Number(/^http_request_duration_seconds_count\{(?=[^}]*route="\/v0\/products\/list")(?=[^}]*status="200")[^}]*\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      expect(observed(after) - observed(before)).toBe(3);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
 });
 
 describe('a server process of its own', () => {

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { baseUrl, call, keyHeaders, newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
 import type { operations } from './generated/openapi.js';
+import { CARD_DECLINED, CARD_OK, card, orderBody, ordersOfCheckout, payCheckout } from './support/checkout.js';
 import { restClient } from './support/client.js';
-import { useSuiteDatabase } from './support/responses.js';
+import { ok, useSuiteDatabase } from './support/responses.js';
+import { newCatalogue } from './support/sales.js';
 
 type CreateUserBody = operations['createUser']['requestBody']['content']['application/json'];
 
 const PASSWORD = 'correct horse battery staple';
 
-/** Direct database access, for seeding orders (no endpoint creates them yet) and reading stored state. */
+/** Direct database access, for reading stored state. */
 const db = useSuiteDatabase();
 
 const createUser = (ws: Workspace, body: CreateUserBody, key = {}) => restClient(ws, key).POST('/v0/users/create', { body });
@@ -312,24 +314,15 @@ describe('users: inventory', () => {
   const inventory = (userId: string, query: Record<string, unknown> = {}, w = ws) =>
     restClient(w, { write: false }).GET('/v0/users/{userId}/inventory', { params: { path: { userId }, query } });
 
-  async function seedOrder(userId: string, status: string, number: string, items: { quantity: number; variantId?: string }[], at: Date) {
-    const orderId = randomUUID();
-    await db.query(
-      `INSERT INTO "Order" (id, "workspaceId", livemode, number, status, "userId", currency, value, "createdAt", "updatedAt")
-       VALUES ($1, $2, true, $3, $4, $5, 'USD', 1000, $6, $6)`,
-      [orderId, ws.workspaceId, number, status, userId, at],
-    );
-    const itemIds: string[] = [];
-    for (const [index, item] of items.entries()) {
-      const id = randomUUID();
-      itemIds.push(id);
-      await db.query(
-        `INSERT INTO "OrderItem" (id, "orderId", "productId", "offerId", "variantId", quantity, "unitPrice", "createdAt")
-         VALUES ($1, $2, $3, $4, $5, $6, 500, $7)`,
-        [id, orderId, randomUUID(), randomUUID(), item.variantId ?? null, item.quantity, new Date(at.getTime() + index)],
-      );
-    }
-    return { orderId, itemIds };
+  /** An element selling these offers, and an order of it paid (or not) by the buyer with this email through the hosted checkout. */
+  async function element(offersIds: string[]) {
+    return (await ok(restClient(ws).POST('/v0/elements/checkout/create', { body: { offersIds } }))).checkoutElement.id;
+  }
+  async function bought(elementId: string, email: string, { quantity = 1, number = CARD_OK } = {}) {
+    const answer = await payCheckout(elementId, orderBody({ email, quantity, card: card(number) }));
+    expect([200, 402]).toContain(answer.status);
+    const orderId: string = answer.status === 200 ? answer.body.data.order.id : (await ordersOfCheckout(ws, elementId)).orders.find((o) => o.user?.email === email)!.id;
+    return (await ok(restClient(ws, { write: false }).GET('/v0/orders/{orderIdOrNumber}', { params: { path: { orderIdOrNumber: orderId } } }))).order;
   }
 
   test('a new user owns nothing: empty list, count 0, pages 0', async () => {
@@ -342,48 +335,59 @@ describe('users: inventory', () => {
   test("lists the items of the user's PAID orders (not PENDING or CANCELLED ones), newest first, paged", async () => {
     const buyer = await newUser(ws);
     const other = await newUser(ws);
-    const variantId = randomUUID();
-    const older = await seedOrder(buyer.id, 'PAID', 'ORD000000000001', [{ quantity: 1 }], new Date('2026-01-01T00:00:00Z'));
-    const newer = await seedOrder(buyer.id, 'PAID', 'ORD000000000002', [{ quantity: 2, variantId }, { quantity: 3 }], new Date('2026-02-01T00:00:00Z'));
-    await seedOrder(buyer.id, 'PENDING', 'ORD000000000003', [{ quantity: 9 }], new Date('2026-03-01T00:00:00Z'));
-    await seedOrder(buyer.id, 'CANCELLED', 'ORD000000000004', [{ quantity: 9 }], new Date('2026-03-02T00:00:00Z'));
-    await seedOrder(other.id, 'PAID', 'ORD000000000005', [{ quantity: 9 }], new Date('2026-03-03T00:00:00Z'));
+    const { product, offer } = await newCatalogue(ws, 500);
+    const { variant } = await ok(restClient(ws).POST('/v0/products/{productId}/variants/add', { params: { path: { productId: product.id } }, body: { name: 'Deluxe' } }));
+    const { offer: deluxe } = await ok(restClient(ws).POST('/v0/offers/create', { body: { productId: product.id, variantId: variant.id, price: 900, currency: 'USD' } }));
+    const [single, both] = await Promise.all([element([offer.id]), element([offer.id, deluxe.id])]);
+
+    // Orders as buyers make them, oldest first: two PAID, and some that own nothing.
+    const older = await bought(single, buyer.email!);
+    const newer = await bought(both, buyer.email!, { quantity: 2 });
+    const pending = await bought(single, buyer.email!, { number: '4000002760003184' });
+    const failed = await bought(single, buyer.email!, { number: CARD_DECLINED });
+    const cancelled = await bought(single, buyer.email!);
+    await ok(restClient(ws).PATCH('/v0/orders/{orderIdOrNumber}/cancel', { params: { path: { orderIdOrNumber: cancelled.id } } }));
+    await bought(single, other.email!);
+    expect([older.status, newer.status, pending.status, failed.status]).toEqual(['PAID', 'PAID', 'PENDING', 'FAILED']);
 
     const { data, response } = await inventory(buyer.id);
     expect(response.status).toBe(200);
     const { inventory: items, count, pages } = data!.data;
     expect(count).toBe(3);
     expect(pages).toBe(1);
-    expect(items.map((i: { id: string }) => i.id)).toEqual([newer.itemIds[1], newer.itemIds[0], older.itemIds[0]]);
-    expect(items[1]).toEqual({
+    // Newest first; the lines of one order (made together) by id, descending.
+    const newerItems = [...newer.items].sort((a, b) => (a.id < b.id ? 1 : -1));
+    expect(items.map((i) => i.id)).toEqual([...newerItems.map((i) => i.id), older.items[0]!.id]);
+    const deluxeLine = newer.items.find((i) => i.offerId === deluxe.id)!;
+    expect(items.find((i) => i.id === deluxeLine.id)).toEqual({
       object: 'inventoryItem',
-      id: newer.itemIds[0],
-      orderId: newer.orderId,
-      orderNumber: 'ORD000000000002',
-      orderStatus: 'PAID',
-      paidAt: null,
-      productId: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      productName: null,
-      productType: null,
-      offerId: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      offerName: null,
-      variantId,
+      id: deluxeLine.id,
+      orderId: newer.id,
+      orderNumber: newer.number,
+      productId: product.id,
+      offerId: deluxe.id,
+      variantId: variant.id,
       quantity: 2,
+      orderStatus: 'PAID',
+      paidAt: expect.any(Number),
+      productName: product.name,
+      productType: product.type,
+      offerName: deluxe.name ?? null,
       refundedQuantity: 0,
       licenseKeys: [],
       download: null,
       subscriptionId: null,
       subscriptionStatus: null,
-      createdAt: Math.floor(new Date('2026-02-01T00:00:00Z').getTime() / 1000),
+      createdAt: deluxeLine.createdAt,
     });
-    expect(items[0]).toMatchObject({ variantId: null, quantity: 3, orderNumber: 'ORD000000000002' });
-    expect(items[2]).toMatchObject({ orderId: older.orderId, orderNumber: 'ORD000000000001', quantity: 1 });
+    expect(items.find((i) => i.offerId === offer.id && i.orderId === newer.id)).toMatchObject({ variantId: null, quantity: 2, orderNumber: newer.number });
+    expect(items[2]).toMatchObject({ orderId: older.id, orderNumber: older.number, quantity: 1 });
 
     const second = await inventory(buyer.id, { page: 2, limit: 2 });
     expect(second.data!.data).toMatchObject({ count: 3, pages: 2 });
-    expect(second.data!.data.inventory.map((i: { id: string }) => i.id)).toEqual([older.itemIds[0]]);
+    expect(second.data!.data.inventory.map((i) => i.id)).toEqual([older.items[0]!.id]);
     expect((await inventory(buyer.id, { page: 0 })).response.status).toBe(400);
-  });
+  }, 120_000);
 
   test('an unknown, archived or malformed user id: 404, 404, 400', async () => {
     expect((await inventory(randomUUID())).response.status).toBe(404);

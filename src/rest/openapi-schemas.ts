@@ -40,8 +40,24 @@ const CUSTOM_SCALARS: Record<string, SchemaObject> = {
 const REF_PREFIX = '#/components/schemas/';
 export const ref = (name: string): SchemaObject => ({ $ref: `${REF_PREFIX}${name}` });
 
-/** A schema that may also be null (OpenAPI 3.0 ignores siblings of $ref, hence allOf). */
-export const nullable = (schema: SchemaObject): SchemaObject => ('$ref' in schema ? { allOf: [schema], nullable: true } : { ...schema, nullable: true });
+/** The `type` of a named type's schema; undefined for a scalar that admits any JSON value (JSON). */
+function jsonType(type: GraphQLNamedType): unknown {
+  if (isScalarType(type)) return (BUILTIN_SCALARS[type.name] ?? CUSTOM_SCALARS[type.name] ?? (type.extensions.jsonSchema as SchemaObject | undefined))?.type;
+  return isEnumType(type) ? 'string' : 'object';
+}
+
+/**
+ * A schema of `named` that may also be null. OpenAPI 3.0.3's `nullable` acts only beside a
+ * `type`, and siblings of $ref are ignored: a reference becomes `allOf: [$ref]` with its
+ * component's type repeated, which generated clients read as "the component or null". A schema
+ * without a type (JSON) admits null as it is.
+ */
+export function nullable(schema: SchemaObject, named: GraphQLNamedType): SchemaObject {
+  if ('type' in schema) return { ...schema, nullable: true };
+  const type = jsonType(named);
+  if (type === undefined) return schema;
+  return '$ref' in schema ? { allOf: [schema], type, nullable: true } : { ...schema, type, nullable: true };
+}
 
 export function described(schema: SchemaObject, description: string | null | undefined): SchemaObject {
   if (!description) return schema;
@@ -61,7 +77,7 @@ export function withMaxLength(schema: SchemaObject, name: string): SchemaObject 
 /** The GraphQL type of a value as a schema: named types other than built-in scalars are components. */
 function typeSchema(type: GraphQLType): SchemaObject {
   if (isNonNullType(type)) return innerSchema(type.ofType);
-  return nullable(innerSchema(type));
+  return nullable(innerSchema(type), getNamedType(type));
 }
 
 function innerSchema(type: GraphQLType): SchemaObject {
@@ -122,7 +138,7 @@ export interface Selection {
 export function responseShape(type: GraphQLOutputType, ancestors: readonly string[], selection: Selection, root: boolean): Shape {
   if (isNonNullType(type)) return responseInner(type.ofType, ancestors, selection, root);
   const inner = responseInner(type, ancestors, selection, root);
-  return { schema: nullable(inner.schema), complete: inner.complete };
+  return { schema: nullable(inner.schema, getNamedType(type)), complete: inner.complete };
 }
 
 function responseInner(type: GraphQLOutputType, ancestors: readonly string[], selection: Selection, root: boolean): Shape {

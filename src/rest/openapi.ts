@@ -6,7 +6,7 @@
 // missing components (openapi-schemas.ts), nullability is stated, responses get the envelope, the
 // error responses, the key headers and x-request-id. Everything about a domain comes from its
 // routes and its tag (src/domains.ts).
-import type { GraphQLSchema } from 'graphql';
+import { getNamedType, type GraphQLSchema } from 'graphql';
 import { createSofa } from 'sofa-api';
 import { routes, tags } from '../domains.js';
 import type { ErrorStatus } from '../errors.js';
@@ -178,7 +178,10 @@ function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, select
       .filter(([name]) => !pathParameters.has(name))
       .map(([name, property]) => {
         const fixed = withMaxLength(fixSchema(property), name);
-        return [name, sofaRequired.has(name) ? fixed : nullable(fixed)] as const;
+        if (sofaRequired.has(name)) return [name, fixed] as const;
+        const argument = field.args.find((arg) => arg.name === name);
+        if (!argument) throw new Error(`${route.method} ${route.path}: SOFA's body field ${name} is not an argument of ${route.field}`);
+        return [name, nullable(fixed, getNamedType(argument.type))] as const;
       });
     const required = properties.map(([name]) => name).filter((name) => sofaRequired.has(name));
     requestBody = {

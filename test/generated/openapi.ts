@@ -1065,7 +1065,7 @@ export interface components {
         };
         CartItem: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"] | null;
+            customFields: components["schemas"]["JSON"];
             /** Format: int32 */
             discount: number;
             /** @description The item id a download URL takes */
@@ -1294,8 +1294,8 @@ export interface components {
             /** @description IANA zone for showing validFrom/validUntil; the Unix times themselves are absolute */
             timezone: string;
             type: components["schemas"]["DiscountType"];
-            validFrom: components["schemas"]["Timestamp"] | null;
-            validUntil: components["schemas"]["Timestamp"] | null;
+            validFrom: (number & components["schemas"]["Timestamp"]) | null;
+            validUntil: (number & components["schemas"]["Timestamp"]) | null;
         };
         /** @enum {string} */
         DiscountAmountType: "fixed" | "percentage";
@@ -1327,8 +1327,8 @@ export interface components {
             timezone: string;
             type: components["schemas"]["DiscountType"];
             usage: components["schemas"]["DiscountUsage"];
-            validFrom: components["schemas"]["Timestamp"] | null;
-            validUntil: components["schemas"]["Timestamp"] | null;
+            validFrom: (number & components["schemas"]["Timestamp"]) | null;
+            validUntil: (number & components["schemas"]["Timestamp"]) | null;
         };
         DiscountDetailsPayload: {
             discount: components["schemas"]["DiscountDetails"];
@@ -1428,11 +1428,11 @@ export interface components {
             orderId: string;
             orderNumber: string;
             orderStatus: components["schemas"]["OrderStatus"];
-            paidAt: components["schemas"]["Timestamp"] | null;
+            paidAt: (number & components["schemas"]["Timestamp"]) | null;
             productId: string;
             /** @description The product's name now (null if it is gone) */
             productName: string | null;
-            productType: components["schemas"]["ProductType"] | null;
+            productType: (string & components["schemas"]["ProductType"]) | null;
             /** Format: int32 */
             quantity: number;
             /**
@@ -1442,7 +1442,7 @@ export interface components {
             refundedQuantity: number;
             /** @description For a subscription item: the subscription's id (its number) */
             subscriptionId: string | null;
-            subscriptionStatus: components["schemas"]["SubscriptionStatus"] | null;
+            subscriptionStatus: (string & components["schemas"]["SubscriptionStatus"]) | null;
             variantId: string | null;
         };
         /** @enum {string} */
@@ -1465,8 +1465,8 @@ export interface components {
             /** @description The order item a sold key went to */
             orderItemId: string | null;
             productId: string;
-            revokedAt: components["schemas"]["Timestamp"] | null;
-            soldAt: components["schemas"]["Timestamp"] | null;
+            revokedAt: (number & components["schemas"]["Timestamp"]) | null;
+            soldAt: (number & components["schemas"]["Timestamp"]) | null;
             status: components["schemas"]["LicenseKeyStatus"];
             variantId: string | null;
         };
@@ -1532,14 +1532,14 @@ export interface components {
             price: number;
             productId: string;
             /** @description null for one-time offers */
-            recurringInterval: components["schemas"]["RecurringInterval"] | null;
+            recurringInterval: (string & components["schemas"]["RecurringInterval"]) | null;
             /** Format: int32 */
             recurringIntervalCount: number | null;
             region: string;
             /** Format: int32 */
             soldItems: number;
             status: components["schemas"]["OfferStatus"];
-            trialInterval: components["schemas"]["RecurringInterval"] | null;
+            trialInterval: (string & components["schemas"]["RecurringInterval"]) | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
             variantId: string | null;
@@ -1574,14 +1574,14 @@ export interface components {
             product: components["schemas"]["ProductReference"];
             productId: string;
             /** @description null for one-time offers */
-            recurringInterval: components["schemas"]["RecurringInterval"] | null;
+            recurringInterval: (string & components["schemas"]["RecurringInterval"]) | null;
             /** Format: int32 */
             recurringIntervalCount: number | null;
             region: string;
             /** Format: int32 */
             soldItems: number;
             status: components["schemas"]["OfferStatus"];
-            trialInterval: components["schemas"]["RecurringInterval"] | null;
+            trialInterval: (string & components["schemas"]["RecurringInterval"]) | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
             variant: components["schemas"]["Variant"] | null;
@@ -1657,7 +1657,7 @@ export interface components {
             object: string;
             /** @description Equal to number */
             orderNumber: string;
-            paidAt: components["schemas"]["Timestamp"] | null;
+            paidAt: (number & components["schemas"]["Timestamp"]) | null;
             status: components["schemas"]["OrderStatus"];
             subscription: components["schemas"]["SubscriptionSummary"] | null;
             /** @description The subscription's id: its number */
@@ -1714,7 +1714,7 @@ export interface components {
             object: string;
             /** @description Equal to number */
             orderNumber: string;
-            paidAt: components["schemas"]["Timestamp"] | null;
+            paidAt: (number & components["schemas"]["Timestamp"]) | null;
             payments: components["schemas"]["Payment"][];
             /** @description Its refunds, oldest first */
             refunds: components["schemas"]["RefundResult"][];
@@ -1774,7 +1774,7 @@ export interface components {
              */
             amount: number;
             /** @description When a cancel was requested (the processor confirms it) */
-            cancelRequestedAt: components["schemas"]["Timestamp"] | null;
+            cancelRequestedAt: (number & components["schemas"]["Timestamp"]) | null;
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             /** Format: int32 */
@@ -1785,17 +1785,17 @@ export interface components {
             /** Format: int32 */
             fee: number;
             id: string;
-            methodType: components["schemas"]["PaymentMethodType"] | null;
+            methodType: (string & components["schemas"]["PaymentMethodType"]) | null;
             /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
             number: string;
             object: string;
             orderId: string;
             orderNumber: string;
-            paidAt: components["schemas"]["Timestamp"] | null;
+            paidAt: (number & components["schemas"]["Timestamp"]) | null;
             /** @description A subscription's plan change */
             planChange: boolean;
             /** @description null when no processor is involved (a free claim) */
-            processor: components["schemas"]["PaymentProcessor"] | null;
+            processor: (string & components["schemas"]["PaymentProcessor"]) | null;
             processorChargeId: string | null;
             /** Format: int32 */
             refundedAmount: number;
@@ -1814,7 +1814,7 @@ export interface components {
              */
             amount: number;
             /** @description When a cancel was requested (the processor confirms it) */
-            cancelRequestedAt: components["schemas"]["Timestamp"] | null;
+            cancelRequestedAt: (number & components["schemas"]["Timestamp"]) | null;
             charges: components["schemas"]["Charge"][];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
@@ -1827,18 +1827,18 @@ export interface components {
             fee: number;
             id: string;
             invoice: components["schemas"]["Invoice"] | null;
-            methodType: components["schemas"]["PaymentMethodType"] | null;
+            methodType: (string & components["schemas"]["PaymentMethodType"]) | null;
             /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
             number: string;
             object: string;
             order: components["schemas"]["Order"];
             orderId: string;
             orderNumber: string;
-            paidAt: components["schemas"]["Timestamp"] | null;
+            paidAt: (number & components["schemas"]["Timestamp"]) | null;
             /** @description A subscription's plan change */
             planChange: boolean;
             /** @description null when no processor is involved (a free claim) */
-            processor: components["schemas"]["PaymentProcessor"] | null;
+            processor: (string & components["schemas"]["PaymentProcessor"]) | null;
             processorChargeId: string | null;
             /** Format: int32 */
             refundedAmount: number;
@@ -1875,7 +1875,7 @@ export interface components {
         };
         Product: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"] | null;
+            customFields: components["schemas"]["JSON"];
             description: string;
             developer: string | null;
             genres: string[] | null;
@@ -1897,7 +1897,7 @@ export interface components {
         };
         ProductDetails: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"] | null;
+            customFields: components["schemas"]["JSON"];
             description: string;
             developer: string | null;
             genres: string[] | null;
@@ -2093,11 +2093,11 @@ export interface components {
              */
             amount: number;
             cancelAtPeriodEnd: boolean;
-            cancelledAt: components["schemas"]["Timestamp"] | null;
+            cancelledAt: (number & components["schemas"]["Timestamp"]) | null;
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
-            currentPeriodEnd: components["schemas"]["Timestamp"] | null;
-            currentPeriodStart: components["schemas"]["Timestamp"] | null;
+            currentPeriodEnd: (number & components["schemas"]["Timestamp"]) | null;
+            currentPeriodStart: (number & components["schemas"]["Timestamp"]) | null;
             /** @description The number of the order that started it */
             id: string;
             object: string;
@@ -2105,7 +2105,7 @@ export interface components {
             /** Format: int32 */
             recurringIntervalCount: number;
             status: components["schemas"]["SubscriptionStatus"];
-            trialEndsAt: components["schemas"]["Timestamp"] | null;
+            trialEndsAt: (number & components["schemas"]["Timestamp"]) | null;
             trialInterval: string | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
@@ -2150,7 +2150,7 @@ export interface components {
              */
             taxAmount: number;
             /** @description The main tax; null when none is charged */
-            taxType: components["schemas"]["TaxType"] | null;
+            taxType: (string & components["schemas"]["TaxType"]) | null;
             /**
              * Format: int32
              * @description netAmount + taxAmount: what the buyer pays
@@ -2199,7 +2199,7 @@ export interface components {
         User: {
             billingDetails: components["schemas"]["BillingDetails"] | null;
             createdAt: components["schemas"]["Timestamp"];
-            details: components["schemas"]["JSON"] | null;
+            details: components["schemas"]["JSON"];
             email: string | null;
             id: string;
             internalId: string | null;
@@ -2250,16 +2250,16 @@ export interface components {
             /** @description ms */
             createdAt: components["schemas"]["Timestamp"];
             /** @description ms; when the webhook was archived */
-            deletedAt: components["schemas"]["Timestamp"] | null;
+            deletedAt: (number & components["schemas"]["Timestamp"]) | null;
             /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
             events: string[];
             /** @description ms; first failure of the current streak */
-            failingSince: components["schemas"]["Timestamp"] | null;
+            failingSince: (number & components["schemas"]["Timestamp"]) | null;
             id: string;
             /** @description Why the last delivery was skipped: malformed_url, disallowed_scheme, blocked_host, unresolvable_host or blocked_resolved_address */
             lastBlockReason: string | null;
             /** @description ms */
-            lastBlockedAt: components["schemas"]["Timestamp"] | null;
+            lastBlockedAt: (number & components["schemas"]["Timestamp"]) | null;
             object: string;
             /** @description Signing secret (whsec_ + base64). Create and update return it in full; list and get show "••••" plus its last four characters */
             secret: string;
@@ -2275,9 +2275,9 @@ export interface components {
             id: string;
             object: string;
             /** @description The body sent */
-            request: components["schemas"]["JSON"] | null;
+            request: components["schemas"]["JSON"];
             /** @description The parsed JSON response body */
-            response: components["schemas"]["JSON"] | null;
+            response: components["schemas"]["JSON"];
             /**
              * Format: int32
              * @description 0 is the first try of an event
@@ -2515,13 +2515,13 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description A JSON object */
-                    customFields?: components["schemas"]["JSON"] | null;
+                    customFields?: components["schemas"]["JSON"];
                     description?: string | null;
                     developer?: string | null;
                     genres?: string[] | null;
                     internalId?: string | null;
                     /** @description Array of {url, type: image|video} */
-                    media?: components["schemas"]["JSON"] | null;
+                    media?: components["schemas"]["JSON"];
                     name: string;
                     /** @description One of NONE, PEGI_3, PEGI_7, PEGI_12, PEGI_16, PEGI_18 */
                     pegiRating?: string | null;
@@ -2530,7 +2530,7 @@ export interface operations {
                     releaseDate?: string | null;
                     /** @description Fixed at creation; generated from the name when absent */
                     slug?: string | null;
-                    status?: components["schemas"]["ProductStatus"] | null;
+                    status?: (string & components["schemas"]["ProductStatus"]) | null;
                     systems?: string[] | null;
                     tags?: string[] | null;
                     type: components["schemas"]["ProductType"];
@@ -2608,19 +2608,19 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description A JSON object */
-                    customFields?: components["schemas"]["JSON"] | null;
+                    customFields?: components["schemas"]["JSON"];
                     description?: string | null;
                     developer?: string | null;
                     genres?: string[] | null;
                     internalId?: string | null;
                     /** @description Array of {url, type: image|video} */
-                    media?: components["schemas"]["JSON"] | null;
+                    media?: components["schemas"]["JSON"];
                     name?: string | null;
                     /** @description One of NONE, PEGI_3, PEGI_7, PEGI_12, PEGI_16, PEGI_18 */
                     pegiRating?: string | null;
                     publisher?: string | null;
                     releaseDate?: string | null;
-                    status?: components["schemas"]["ProductStatus"] | null;
+                    status?: (string & components["schemas"]["ProductStatus"]) | null;
                     systems?: string[] | null;
                     tags?: string[] | null;
                 };
@@ -2962,7 +2962,7 @@ export interface operations {
                     price: number;
                     productId: components["schemas"]["UUID"];
                     /** @description Makes a subscription offer; null makes it one-time */
-                    recurringInterval?: components["schemas"]["RecurringInterval"] | null;
+                    recurringInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with recurringInterval
@@ -2971,16 +2971,16 @@ export interface operations {
                     /** @description 1 to 64 characters; default WORLDWIDE */
                     region?: string | null;
                     /** @description Default ACTIVE */
-                    status?: components["schemas"]["OfferStatus"] | null;
+                    status?: (string & components["schemas"]["OfferStatus"]) | null;
                     /** @description Subscription offers only */
-                    trialInterval?: components["schemas"]["RecurringInterval"] | null;
+                    trialInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with trialInterval
                      */
                     trialIntervalCount?: number | null;
                     /** @description A live variant of the offer's product */
-                    variantId?: components["schemas"]["UUID"] | null;
+                    variantId?: (string & components["schemas"]["UUID"]) | null;
                     warningMessage?: string | null;
                 };
             };
@@ -3059,7 +3059,7 @@ export interface operations {
                     /** @description 8, 12, 13 or 14 digits */
                     gtin?: string | null;
                     /** @description When sent, must equal offerId */
-                    id?: components["schemas"]["UUID"] | null;
+                    id?: (string & components["schemas"]["UUID"]) | null;
                     internalId?: string | null;
                     /**
                      * Format: int32
@@ -3077,7 +3077,7 @@ export interface operations {
                     /** Format: int32 */
                     price?: number | null;
                     /** @description Makes a subscription offer; null makes it one-time */
-                    recurringInterval?: components["schemas"]["RecurringInterval"] | null;
+                    recurringInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with recurringInterval
@@ -3086,16 +3086,16 @@ export interface operations {
                     /** @description 1 to 64 characters; default WORLDWIDE */
                     region?: string | null;
                     /** @description Default ACTIVE */
-                    status?: components["schemas"]["OfferStatus"] | null;
+                    status?: (string & components["schemas"]["OfferStatus"]) | null;
                     /** @description Subscription offers only */
-                    trialInterval?: components["schemas"]["RecurringInterval"] | null;
+                    trialInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with trialInterval
                      */
                     trialIntervalCount?: number | null;
                     /** @description A live variant of the offer's product */
-                    variantId?: components["schemas"]["UUID"] | null;
+                    variantId?: (string & components["schemas"]["UUID"]) | null;
                     warningMessage?: string | null;
                 };
             };
@@ -3252,13 +3252,13 @@ export interface operations {
                      */
                     purchaseLimit?: number | null;
                     /** @description Default active */
-                    status?: components["schemas"]["DiscountStatus"] | null;
+                    status?: (string & components["schemas"]["DiscountStatus"]) | null;
                     /** @description IANA time zone; default UTC */
                     timezone?: string | null;
                     type: components["schemas"]["DiscountType"];
-                    validFrom?: components["schemas"]["Timestamp"] | null;
+                    validFrom?: (number & components["schemas"]["Timestamp"]) | null;
                     /** @description Not before validFrom */
-                    validUntil?: components["schemas"]["Timestamp"] | null;
+                    validUntil?: (number & components["schemas"]["Timestamp"]) | null;
                 };
             };
         };
@@ -3336,7 +3336,7 @@ export interface operations {
                      * @description percentage: greater than 0, at most 100, up to 4 decimals; fixed: whole minor currency units
                      */
                     amount?: number | null;
-                    amountType?: components["schemas"]["DiscountAmountType"] | null;
+                    amountType?: (string & components["schemas"]["DiscountAmountType"]) | null;
                     /** @description Currency code; default USD */
                     currency?: string | null;
                     /** @description 1 to 64 of A-Z a-z 0-9 _ -, unique ignoring case; generated for code discounts when absent; not allowed on sale discounts */
@@ -3344,7 +3344,7 @@ export interface operations {
                     /** @description Offer ids */
                     excludedOffers?: components["schemas"]["UUID"][] | null;
                     /** @description When sent, must equal discountId */
-                    id?: components["schemas"]["UUID"] | null;
+                    id?: (string & components["schemas"]["UUID"]) | null;
                     /** @description Offer ids; empty or absent includes every offer */
                     includedOffers?: components["schemas"]["UUID"][] | null;
                     name?: string | null;
@@ -3354,13 +3354,13 @@ export interface operations {
                      */
                     purchaseLimit?: number | null;
                     /** @description Default active */
-                    status?: components["schemas"]["DiscountStatus"] | null;
+                    status?: (string & components["schemas"]["DiscountStatus"]) | null;
                     /** @description IANA time zone; default UTC */
                     timezone?: string | null;
-                    type?: components["schemas"]["DiscountType"] | null;
-                    validFrom?: components["schemas"]["Timestamp"] | null;
+                    type?: (string & components["schemas"]["DiscountType"]) | null;
+                    validFrom?: (number & components["schemas"]["Timestamp"]) | null;
                     /** @description Not before validFrom */
-                    validUntil?: components["schemas"]["Timestamp"] | null;
+                    validUntil?: (number & components["schemas"]["Timestamp"]) | null;
                 };
             };
         };
@@ -3481,7 +3481,7 @@ export interface operations {
                 "application/json": {
                     billingDetails?: components["schemas"]["BillingDetailsInput"] | null;
                     /** @description A JSON object */
-                    details?: components["schemas"]["JSON"] | null;
+                    details?: components["schemas"]["JSON"];
                     /** @description Unique per workspace and mode, compared case-insensitively (archived users included) */
                     email: string;
                     internalId?: string | null;
@@ -3642,12 +3642,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Not supported: sending it at all (even null) is rejected with 400 */
-                    customFields?: components["schemas"]["JSON"] | null;
+                    customFields?: components["schemas"]["JSON"];
                     name?: string | null;
                     /** @description 1 to 25 distinct offer ids */
                     offersIds: components["schemas"]["UUID"][];
                     /** @description Default ACTIVE */
-                    status?: components["schemas"]["CheckoutElementStatus"] | null;
+                    status?: (string & components["schemas"]["CheckoutElementStatus"]) | null;
                 };
             };
         };
@@ -3690,13 +3690,13 @@ export interface operations {
                     /** @description Optional here; checked when sent */
                     billingDetails?: components["schemas"]["CheckoutBillingDetails"] | null;
                     /** @description Ignored */
-                    customFields?: components["schemas"]["JSON"] | null;
+                    customFields?: components["schemas"]["JSON"];
                     /** @description Matched ignoring case (svc-discount-code); without one the best automatic sale applies */
                     discountCode?: string | null;
                     /** @description Ignored */
                     email?: string | null;
                     /** @description Ignored */
-                    method?: components["schemas"]["CheckoutPaymentMethod"] | null;
+                    method?: (string & components["schemas"]["CheckoutPaymentMethod"]) | null;
                     /**
                      * Format: int32
                      * @description Units of every offer of the element, 1 to 1000 (default 1; svc-quantity)
@@ -3749,13 +3749,13 @@ export interface operations {
                     /** @description Required for method card when the total is above 0 */
                     card?: components["schemas"]["CheckoutCard"] | null;
                     /** @description Per cart item: {<offerId>: {<fieldId>: <string>}} */
-                    customFields?: components["schemas"]["JSON"] | null;
+                    customFields?: components["schemas"]["JSON"];
                     /** @description Matched ignoring case (svc-discount-code); without one the best automatic sale applies */
                     discountCode?: string | null;
                     /** @description The buyer: the workspace's user with this email (any case), created when new */
                     email: string;
                     /** @description Default card */
-                    method?: components["schemas"]["CheckoutPaymentMethod"] | null;
+                    method?: (string & components["schemas"]["CheckoutPaymentMethod"]) | null;
                     /**
                      * Format: int32
                      * @description Units of every offer of the element, 1 to 1000 (default 1; svc-quantity)
@@ -3956,7 +3956,7 @@ export interface operations {
                      * @description Minor units, at most value
                      */
                     fee?: number | null;
-                    status?: components["schemas"]["OrderStatus"] | null;
+                    status?: (string & components["schemas"]["OrderStatus"]) | null;
                     /**
                      * Format: int32
                      * @description Minor units, at most value
@@ -4358,7 +4358,7 @@ export interface operations {
                     /** @description Units of cart items to give back */
                     items?: components["schemas"]["RefundItemInput"][] | null;
                     /** @description A JSON object kept with the refund */
-                    metadata?: components["schemas"]["JSON"] | null;
+                    metadata?: components["schemas"]["JSON"];
                     reason?: string | null;
                 };
             };
@@ -4470,7 +4470,7 @@ export interface operations {
                     /** @description whsec_ + base64 of 24 to 64 bytes; generated (32 bytes) when absent */
                     secret?: string | null;
                     /** @description Default active */
-                    status?: components["schemas"]["WebhookStatus"] | null;
+                    status?: (string & components["schemas"]["WebhookStatus"]) | null;
                     /** @description A publicly reachable http:// or https:// URL */
                     url: string;
                 };
@@ -4513,9 +4513,9 @@ export interface operations {
                     /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
                     eventType: string;
                     /** @description Optional hint for the synthetic payload */
-                    items?: components["schemas"]["JSON"] | null;
+                    items?: components["schemas"]["JSON"];
                     /** @description Optional hint for the synthetic payload */
-                    userId?: components["schemas"]["UUID"] | null;
+                    userId?: (string & components["schemas"]["UUID"]) | null;
                 };
             };
         };
@@ -4591,7 +4591,7 @@ export interface operations {
                     events?: string[] | null;
                     /** @description Replaces the signing secret (whsec_ + base64 of 24 to 64 bytes) */
                     secret?: string | null;
-                    status?: components["schemas"]["WebhookStatus"] | null;
+                    status?: (string & components["schemas"]["WebhookStatus"]) | null;
                     url?: string | null;
                 };
             };
@@ -4759,7 +4759,7 @@ export interface operations {
                     /** @description 1 to 10000 keys, each trimmed, 1 to 255 characters */
                     keys: string[];
                     /** @description The keys are for this variant's offers only (default: the offers without a variant) */
-                    variantId?: components["schemas"]["UUID"] | null;
+                    variantId?: (string & components["schemas"]["UUID"]) | null;
                 };
             };
         };
@@ -4968,13 +4968,13 @@ export interface operations {
                     /** @description Default the offer's currency */
                     currency?: string | null;
                     /** @description The offer sold: its product, price and currency (amount overrides the price) */
-                    offerId?: components["schemas"]["UUID"] | null;
+                    offerId?: (string & components["schemas"]["UUID"]) | null;
                     /** @description Checked against the country's format and, in the US and Canada, against the state */
                     postalCode?: string | null;
                     /** @description Default the workspace setting pricesIncludeTax */
                     priceIncludesTax?: boolean | null;
                     /** @description The product sold (with amount and currency); or send offerId */
-                    productId?: components["schemas"]["UUID"] | null;
+                    productId?: (string & components["schemas"]["UUID"]) | null;
                     /** @description Required in the US and Canada: the state or province code (WA, QC) */
                     state?: string | null;
                     /** @description A business buyer's EU or UK VAT number: reverse charge when well formed */

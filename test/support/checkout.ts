@@ -82,12 +82,13 @@ export async function ordersOfCheckout(ws: Workspace, checkoutElementId: string,
   return { orders, count };
 }
 
-/** Polls `read` until `done` holds (or the time is up) and returns the last value read. */
+/** Polls `read` until `done` holds and returns that value; throws, with the last value read, when the time is up first. */
 export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000, intervalMs = 200): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`eventually: not done after ${timeoutMs} ms; last value read: ${JSON.stringify(value)?.slice(0, 2000)}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

@@ -10,8 +10,8 @@ import { checkResponse } from './openapi.js';
  * field the document lacks stops compiling, so document and server cannot drift), whose every
  * answer is checked against the document at run time too.
  */
-function checkedClient(headers: Record<string, string>) {
-  const client = createClient<paths>({ baseUrl: baseUrl(), headers });
+function checkedClient(headers: Record<string, string>, url: string) {
+  const client = createClient<paths>({ baseUrl: url, headers });
   client.use({
     async onResponse({ request, response }) {
       const body: unknown = await response.clone().json().catch(() => undefined);
@@ -22,14 +22,14 @@ function checkedClient(headers: Record<string, string>) {
   return client;
 }
 
-/** The /v0 client with the workspace's keys. */
-export const restClient = (ws: Workspace, key: KeyChoice = {}) => checkedClient(keyHeaders(ws, key));
+/** The /v0 client with the workspace's keys, for the suite's server or the one at `url`. */
+export const restClient = (ws: Workspace, key: KeyChoice = {}, url = baseUrl()) => checkedClient(keyHeaders(ws, key), url);
 
 /**
  * The client for the buyer routes (the hosted checkout's JSON API under /checkout): no keys, as a
  * buyer's browser or a shop's own front end calls them; `headers` such as an Idempotency-Key.
  */
-export const buyerClient = (headers: Record<string, string> = {}) => checkedClient(headers);
+export const buyerClient = (headers: Record<string, string> = {}, url = baseUrl()) => checkedClient(headers, url);
 
 export interface GraphQLResult<TData> {
   status: number;

@@ -1,0 +1,265 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Client, Connection } from '@temporalio/client';
+import pg from 'pg';
+
+import type { Workspace } from './support/api.js';
+import { card } from './support/checkout.js';
+import { buyerClient, restClient } from './support/client.js';
+import { embeddedDatabaseUrl } from './support/database.js';
+import { ok } from './support/responses.js';
+import { runCli, startProcess, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
+
+// The payment path survives process death, on the embedded default database (a PostgreSQL of its
+// own in a fresh DATA_DIR, as `npm run db:embedded` keeps one up): an API process
+// (WORKER_IN_PROCESS=false) and a worker process as a deployment runs them, on the suite's
+// Temporal dev server and a task queue of their own. 300 buyers check out, 10 at a time, each
+// retrying its request with the same Idempotency-Key until it is answered, while one of the two
+// processes is SIGKILLed three times and started again. Then, once the workflows have settled:
+// one order per key, each successful charge at the processor (the sandbox's own books) belongs to
+// exactly one PAID payment, no payment holds two successful charges, none stays PENDING, each
+// PAID payment has exactly one payment_success event, and every payment workflow has completed.
+
+const CHECKOUTS = 300;
+const CONCURRENCY = 10;
+const KILLS = 3;
+// About a minute per scenario on a quiet machine; generous bounds for a busy one (each step fails
+// with its own message first).
+const SLOW = 600_000;
+/** How long one buyer keeps retrying, restarts included. */
+const ANSWER_TIMEOUT_MS = 180_000;
+/** How long the workflows may take to settle after the load (an activity lost with a killed worker waits for its 1-minute timeout). */
+const SETTLE_TIMEOUT_MS = 180_000;
+
+let dataDir: string;
+let database: StartedProcess;
+let db: pg.Client;
+let temporal: Client;
+let env: Record<string, string>;
+let api: ServerProcess;
+let worker: StartedProcess;
+let ws: Workspace;
+
+/** A port free now, kept by the API across its restarts so that the buyers' retries find it again. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
+async function killed(victim: { child: ServerProcess['child'] }) {
+  const exited = new Promise((resolve) => victim.child.once('exit', resolve));
+  victim.child.kill('SIGKILL');
+  await exited;
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'commerce-kill-'));
+  // DATABASE_URL empty: the embedded default, found by every process through DATA_DIR's lock file.
+  const embedded = { DATA_DIR: dataDir, DATABASE_URL: '' };
+  database = await startProcess('src/db/serve-embedded.ts', embedded, /Embedded PostgreSQL ready at /, 120_000);
+  env = {
+    ...embedded,
+    PORT: String(await freePort()),
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+    TEMPORAL_TASK_QUEUE: `payment-kill-${randomUUID()}`,
+    WORKER_IN_PROCESS: 'false',
+    RATE_LIMIT_POINTS: '1000000',
+  };
+  api = await startServerProcess(env);
+  worker = await startWorkerProcess(env);
+  ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Payment kill'], embedded);
+  db = new pg.Client({ connectionString: await embeddedDatabaseUrl(dataDir) });
+  await db.connect();
+  temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }) });
+}, SLOW);
+
+afterAll(async () => {
+  await temporal?.connection.close();
+  await db?.end();
+  for (const started of [api, worker]) if (started) await started.stop('SIGKILL');
+  await database?.stop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+/**
+ * A product and, for each lane of buyers, an unlimited offer and a checkout element selling it,
+ * through the API under test (one offer per lane: the kills, not one offer's row lock, set the pace).
+ */
+async function newElements(): Promise<string[]> {
+  const client = restClient(ws, {}, api.url);
+  const { product } = await ok(client.POST('/v0/products/create', { body: { name: `Kill ${randomUUID().slice(0, 8)}`, projectId: ws.projectId, type: 'DigitalDownload' } }));
+  const elements: string[] = [];
+  for (let lane = 0; lane < CONCURRENCY; lane += 1) {
+    const { offer } = await ok(client.POST('/v0/offers/create', { body: { productId: product.id, price: 1500, currency: 'USD' } }));
+    elements.push((await ok(client.POST('/v0/elements/checkout/create', { body: { offersIds: [offer.id] } }))).checkoutElement.id);
+  }
+  return elements;
+}
+
+interface Answer {
+  status: number;
+  orderId?: string;
+  paymentId?: string;
+}
+
+/** One buyer: the same request with the same Idempotency-Key until the server answers (not 5xx). */
+async function buy(elementId: string, key: string): Promise<Answer> {
+  const body = { email: `buyer-${randomUUID()}@example.com`, billingDetails: { countryCode: 'DE', postalCode: '10115' }, card: card() };
+  const deadline = Date.now() + ANSWER_TIMEOUT_MS;
+  for (;;) {
+    try {
+      // api.url: the port stays the same across restarts.
+      const { data, response } = await buyerClient({ 'idempotency-key': key }, api.url).POST('/checkout/{checkoutElementId}/orders', {
+        params: { path: { checkoutElementId: elementId } },
+        body,
+      });
+      if (response.status < 500) return { status: response.status, orderId: data?.data.order.id, paymentId: data?.data.payment.id };
+    } catch (error) {
+      // The connection refused or reset while the process is down: what a buyer's retry meets
+      // (fetch's TypeError, from Node's realm: instanceof would not see it from Jest's).
+      if ((error as Error).name !== 'TypeError') throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`Idempotency-Key ${key} was not answered within ${ANSWER_TIMEOUT_MS} ms`);
+    await sleep(100);
+  }
+}
+
+/** CHECKOUTS buyers, CONCURRENCY at a time (one lane per element); `victim` is SIGKILLed and restarted after each quarter of the answers. */
+async function checkoutsUnderFire(elementIds: string[], victim: () => { child: ServerProcess['child'] }, restart: () => Promise<void>) {
+  const answers = new Map<string, Answer>();
+  const keys = Array.from({ length: CHECKOUTS }, () => `kill-${randomUUID()}`);
+  let next = 0;
+  const lane = async (elementId: string) => {
+    while (next < keys.length) {
+      const key = keys[next++]!;
+      answers.set(key, await buy(elementId, key));
+    }
+  };
+  let killing = true;
+  let kills = 0;
+  const killer = (async () => {
+    while (kills < KILLS && killing) {
+      if (answers.size < (CHECKOUTS * (kills + 1)) / (KILLS + 1)) {
+        await sleep(20);
+        continue;
+      }
+      await killed(victim());
+      kills += 1;
+      await restart();
+    }
+  })();
+  try {
+    await Promise.all(elementIds.map(lane));
+  } finally {
+    killing = false;
+    await killer;
+  }
+  // Each kill came with checkouts still to run (the load outlasting the restarts is part of the test).
+  expect(kills).toBe(KILLS);
+  return answers;
+}
+
+/** Waits until no payment is PENDING and every payment's workflow has completed. */
+async function settled(paymentIds: string[]) {
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+  let running = new Set(paymentIds);
+  for (;;) {
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "Payment" WHERE id = ANY($1::uuid[]) AND status = 'PENDING'`, [paymentIds]);
+    const described = await Promise.all([...running].map(async (id) => [id, (await temporal.workflow.getHandle(`payment-${id}`).describe()).status.name] as const));
+    running = new Set(described.filter(([, status]) => status !== 'COMPLETED').map(([id]) => id));
+    if (rows[0]!.n === 0 && running.size === 0) return;
+    if (Date.now() > deadline) {
+      throw new Error(`Not settled after ${SETTLE_TIMEOUT_MS} ms: ${rows[0]!.n} payments PENDING; workflows not completed: ${described.filter(([id]) => running.has(id)).slice(0, 10).join('; ')}`);
+    }
+    await sleep(1000);
+  }
+}
+
+/** Every invariant of the payment path, for the elements' checkouts. */
+async function expectPaymentPathIntact(elementIds: string[], answers: Map<string, Answer>) {
+  // Every key answered, each with its own order; the stored orders are exactly those.
+  expect(answers.size).toBe(CHECKOUTS);
+  const statuses = [...answers.values()].map((a) => a.status);
+  expect(statuses).toEqual(Array(CHECKOUTS).fill(200));
+  const orderIds = [...answers.values()].map((a) => a.orderId!);
+  expect(new Set(orderIds).size).toBe(CHECKOUTS);
+  const stored = await db.query<{ id: string; key: string | null; keyOrderId: string | null }>(
+    `SELECT o.id, k.key, k."orderId" AS "keyOrderId" FROM "Order" o LEFT JOIN "CheckoutIdempotencyKey" k ON k."orderId" = o.id WHERE o."checkoutId" = ANY($1::uuid[])`,
+    [elementIds],
+  );
+  expect(stored.rows.map((r) => r.id).sort()).toEqual([...orderIds].sort());
+  for (const row of stored.rows) expect(answers.get(row.key!)?.orderId).toBe(row.id);
+
+  const paymentIds = [...answers.values()].map((a) => a.paymentId!);
+  await settled(paymentIds);
+
+  const payments = await db.query<{ id: string; status: string; processorChargeId: string | null }>(
+    `SELECT id, status, "processorChargeId" FROM "Payment" WHERE "orderId" = ANY($1::uuid[])`,
+    [orderIds],
+  );
+  expect(payments.rows).toHaveLength(CHECKOUTS);
+  expect(payments.rows.filter((p) => p.status !== 'PAID')).toEqual([]);
+
+  // The processor's books: each successful charge belongs to one PAID payment, which names it; no payment has two.
+  const charges = await db.query<{ id: string; paymentId: string }>(`SELECT id, "paymentId" FROM "SandboxCharge" WHERE "paymentId" = ANY($1) AND status = 'succeeded'`, [paymentIds]);
+  const byPayment = new Map(payments.rows.map((p) => [p.id, p]));
+  const chargesPerPayment = new Map<string, number>();
+  for (const charge of charges.rows) {
+    chargesPerPayment.set(charge.paymentId, (chargesPerPayment.get(charge.paymentId) ?? 0) + 1);
+    expect({ charge: charge.id, payment: byPayment.get(charge.paymentId) }).toEqual({ charge: charge.id, payment: { id: charge.paymentId, status: 'PAID', processorChargeId: charge.id } });
+  }
+  expect([...chargesPerPayment.values()].filter((n) => n !== 1)).toEqual([]);
+  expect(chargesPerPayment.size).toBe(CHECKOUTS);
+  const charged = new Set(payments.rows.map((p) => p.processorChargeId));
+  expect(charged.size).toBe(CHECKOUTS);
+
+  // Our records of the charges agree: one attempt per payment, succeeded.
+  const recorded = await db.query<{ paymentId: string; n: number }>(
+    `SELECT "paymentId", count(*)::int AS n FROM "Charge" WHERE "paymentId" = ANY($1::uuid[]) AND status = 'succeeded' GROUP BY "paymentId"`,
+    [paymentIds],
+  );
+  expect(recorded.rows).toHaveLength(CHECKOUTS);
+  expect(recorded.rows.filter((r) => r.n !== 1)).toEqual([]);
+
+  // Exactly one payment_success per PAID payment.
+  const events = await db.query<{ paymentId: string; n: number }>(
+    `SELECT payload->'payment'->>'id' AS "paymentId", count(*)::int AS n FROM "Event" WHERE type = 'payment_success' AND payload->'payment'->>'id' = ANY($1) GROUP BY 1`,
+    [paymentIds],
+  );
+  expect(events.rows).toHaveLength(CHECKOUTS);
+  expect(events.rows.filter((r) => r.n !== 1)).toEqual([]);
+}
+
+test(`the API process SIGKILLed ${KILLS} times during ${CHECKOUTS} checkouts: each key one order, each charge one PAID payment, one payment_success each`, async () => {
+  const elementIds = await newElements();
+  const answers = await checkoutsUnderFire(
+    elementIds,
+    () => api,
+    async () => {
+      api = await startServerProcess(env);
+    },
+  );
+  await expectPaymentPathIntact(elementIds, answers);
+}, SLOW);
+
+test(`the worker process SIGKILLed ${KILLS} times during ${CHECKOUTS} checkouts: the same`, async () => {
+  const elementIds = await newElements();
+  const answers = await checkoutsUnderFire(
+    elementIds,
+    () => worker,
+    async () => {
+      worker = await startWorkerProcess(env);
+    },
+  );
+  await expectPaymentPathIntact(elementIds, answers);
+}, SLOW);
