@@ -58,7 +58,7 @@ await withBenchEnvironment(async ({ env, stopLater }) => {
   await inParallel(ORDERS, 4, async (i) => {
     const { order } = await post<{ order: { id: string; status: string } }>(`${server.url}/checkout/${checkoutElement.id}/orders`, {}, {
       email: `buyer${i}@example.com`,
-      billingDetails: { countryCode: 'US', postalCode: '94107' },
+      billingDetails: { countryCode: 'US', postalCode: '94107', state: 'CA' },
       card: CARD,
     });
     if (order.status !== 'PAID') throw new Error(`order ${order.id} is ${order.status}`);

@@ -1,4 +1,4 @@
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 
 import type { PaymentActivities } from '../src/payments/activities.js';
 import type { ChargeOutcome } from '../src/payments/charge-outcomes.js';
@@ -20,7 +20,7 @@ export const chargeRecordedSignal = defineSignal('chargeRecorded');
 
 // The processor's errors that retrying cannot fix, and a transition our records refuse. Only
 // ProcessorUnavailable (and infrastructure errors: database, a lost worker) is retried.
-const NON_RETRYABLE = ['CardDeclined', 'InvalidProcessorRequest', 'InvalidChargeState', 'ChargeNotFound', 'OperationNotSupported', 'PaymentTransitionRefused', 'NotFound'];
+const NON_RETRYABLE = ['CardDeclined', 'ProcessorAuthenticationFailed', 'InvalidProcessorRequest', 'InvalidChargeState', 'ChargeNotFound', 'OperationNotSupported', 'PaymentTransitionRefused', 'NotFound'];
 
 /**
  * One payment (workflow id payment-<paymentId>): records the checkout's charge result and, while
@@ -72,7 +72,12 @@ export async function paymentWorkflow(input: PaymentInput): Promise<string> {
     if (woke) {
       cancelAsked = true;
       // Stays PENDING until the processor confirms the cancellation (or reports that the charge settled first).
-      await activities.cancelCharge(paymentId, attempt);
+      try {
+        await activities.cancelCharge(paymentId, attempt);
+      } catch (error) {
+        // The processor refused the cancel for good (credentials, request): the charge's outcome or the timeout decides.
+        if (!(error instanceof ActivityFailure)) throw error;
+      }
       continue;
     }
     const expired = await activities.expirePayment(paymentId, attempt);

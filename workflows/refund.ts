@@ -1,4 +1,4 @@
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyLocalActivities } from '@temporalio/workflow';
 
 import type { RefundActivities } from '../src/refunds/activities.js';
 
@@ -16,12 +16,13 @@ export interface RefundInput {
  */
 export async function refundWorkflow(input: RefundInput): Promise<string> {
   // Only transient failures reach the retry policy: a processor's refusal is an answer (failed).
+  // Past a minute between tries the SDK waits on a durable timer instead of in the workflow task.
   const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
-  // The processor call: an activity of its own, retried for as long as the processor is down.
-  const { refundAtProcessor } = proxyActivities<RefundActivities>({ startToCloseTimeout: '1 minute', retry });
-  // The bookkeeping is database work in one transaction: a local activity (no task queue round
-  // trip), run again by the next worker if this one is lost, idempotent.
-  const { recordRefundOutcome } = proxyLocalActivities<RefundActivities>({ startToCloseTimeout: '20 seconds', retry });
+  // Both steps are local activities: the whole refund is one workflow task, no task queue round
+  // trip per step. A worker lost before the task completes makes the next one run both again:
+  // the processor call is keyed (refundIdempotencyKey), so the processor answers with the same
+  // refund, and the bookkeeping is idempotent.
+  const { refundAtProcessor, recordRefundOutcome } = proxyLocalActivities<RefundActivities>({ startToCloseTimeout: '1 minute', retry });
   let status = 'pending';
   for (const partId of input.partIds) {
     const outcome = await refundAtProcessor(partId);

@@ -1,11 +1,13 @@
 // The payment workflow's activities (workflows/payment.ts). Each is safe to run again: the
 // transitions are idempotent and the processor calls either change nothing twice (cancel) or
 // are keyed by our records.
+import { ApplicationFailure } from '@temporalio/activity';
+
 import type { ActivityDependencies } from '../domain-module.js';
 import type { PaymentStatus } from '../generated/prisma/enums.js';
 import { applyChargeOutcome, applyRecordedCharge, type ChargeOutcome } from './charge-outcomes.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './processors/index.js';
-import { InvalidChargeState, OperationNotSupported } from './processors/processor.js';
+import { InvalidChargeState, ProcessorError } from './processors/processor.js';
 import { markPaymentExpired } from './transitions.js';
 
 export function createPaymentActivities({ prisma }: ActivityDependencies) {
@@ -43,6 +45,8 @@ export function createPaymentActivities({ prisma }: ActivityDependencies) {
         return true;
       } catch (error) {
         if (error instanceof InvalidChargeState) return false;
+        // Retrying cannot fix it (Stripe's 401/403, a refused request): the workflow gives up the cancel.
+        if (error instanceof ProcessorError && !error.retryable) throw ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
         throw error;
       }
     },
@@ -65,7 +69,8 @@ export function createPaymentActivities({ prisma }: ActivityDependencies) {
           await processor.cancelCharge(charge.processorChargeId);
         } catch (error) {
           if (error instanceof InvalidChargeState) return 'PENDING';
-          if (!(error instanceof OperationNotSupported)) throw error;
+          // Not cancellable from here (PayPal; our credentials refused): expire all the same, a late success is refunded.
+          if (!(error instanceof ProcessorError) || error.retryable) throw error;
         }
       }
       return prisma.$transaction(async (tx) => (await markPaymentExpired(tx, paymentId)).payment.status);

@@ -117,12 +117,19 @@ async function recordRefundEvent(tx: Tx, type: 'payment_refunded' | 'refund_fail
 
 /**
  * The refund's status from its parts: failed when every part failed (its units go back), pending
- * while one is, succeeded otherwise; the fee given back is the parts' sum.
+ * while one is, partially_failed when some failed and the others succeeded (never "succeeded"
+ * for less money than its amount), succeeded otherwise; the fee given back is the parts' sum.
  */
 async function settleRefund(tx: Tx, refundId: string, outcome: PartOutcome): Promise<RefundStatus> {
   const refund = await tx.refund.findUniqueOrThrow({ where: { id: refundId }, include: { parts: true } });
   const statuses = refund.parts.map((p) => p.status);
-  const status: RefundStatus = statuses.every((s) => s === 'failed') ? 'failed' : statuses.some((s) => s === 'pending') ? 'pending' : 'succeeded';
+  const status: RefundStatus = statuses.every((s) => s === 'failed')
+    ? 'failed'
+    : statuses.some((s) => s === 'pending')
+      ? 'pending'
+      : statuses.some((s) => s === 'failed')
+        ? 'partially_failed'
+        : 'succeeded';
   const failure = outcome.status === 'failed' ? { failureCode: outcome.failureCode ?? 'refund_failed', failureMessage: outcome.failureMessage ?? 'The processor failed the refund' } : {};
   await tx.refund.update({ where: { id: refundId }, data: { status, feeRefunded: refund.parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure } });
   if (status === 'failed' && refund.status !== 'failed') {

@@ -71,7 +71,7 @@ const refundsSupported = (payment: PaymentState) => Boolean(payment.processor &&
  * The live dispute check: each disputed payment with money left is asked of its own processor.
  * 503 when a check fails (retryable, not a rejection).
  */
-async function disputeStates(deps: RefundDeps, payments: readonly PaymentState[]): Promise<DisputeStates> {
+async function disputeStates(deps: RefundDeps, payments: ReadonlyArray<Pick<PaymentState, 'id' | 'disputed' | 'processor' | 'processorChargeId' | 'refundedAmount' | 'amount'>>): Promise<DisputeStates> {
   const states = new Map<string, 'open' | 'lost' | 'won' | 'none'>();
   for (const payment of payments) {
     if (!payment.disputed || !payment.processor || !payment.processorChargeId || payment.refundedAmount >= payment.amount) continue;
@@ -125,7 +125,8 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
   checkBody(body);
   const order = await findOrder(deps.prisma, scope, orderIdOrNumber, { select: { id: true, currency: true } });
   const fingerprint = refundFingerprint(body);
-  const disputes = await disputeStates(deps, (await orderState(deps.prisma, order.id)).payments);
+  // Only disputed payments need the live check (before the lock: it asks the processor).
+  const disputes = await disputeStates(deps, await deps.prisma.payment.findMany({ where: { orderId: order.id, disputed: true } }));
   const now = deps.now();
   return deps.prisma.$transaction(async (tx) => {
     // Every refund of the order serialises here: the checks below see the refunds committed before.

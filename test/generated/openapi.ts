@@ -2005,10 +2005,10 @@ export interface components {
             workflowId: string;
         };
         /**
-         * @description Stripe's refund statuses: pending until the processor settles it
+         * @description Stripe's refund statuses (pending until the processor settles it), plus partially_failed: split over several payments, some shares failed
          * @enum {string}
          */
-        RefundStatus: "canceled" | "failed" | "pending" | "succeeded";
+        RefundStatus: "canceled" | "failed" | "partially_failed" | "pending" | "succeeded";
         Refundable: {
             /**
              * Format: int32

@@ -188,6 +188,7 @@ export type WebhookStatus = (typeof WebhookStatus)[keyof typeof WebhookStatus]
 export const RefundStatus = {
   pending: 'pending',
   succeeded: 'succeeded',
+  partially_failed: 'partially_failed',
   failed: 'failed',
   canceled: 'canceled'
 } as const

@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "RefundStatus" ADD VALUE 'partially_failed';
