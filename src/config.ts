@@ -67,6 +67,8 @@ export const config = {
   },
   // License keys are stored encrypted under this secret (src/delivery/key-vault.ts).
   licenseKeySecret: secretEnv('LICENSE_KEY_SECRET'),
+  // Public license key validations (validate, activate, deactivate) per workspace and minute.
+  licenseKeyValidationsPerMinute: intEnv('LICENSE_KEY_VALIDATIONS_PER_MINUTE', 600),
   downloads: {
     // Signs the download URLs this service serves (src/delivery/download-links.ts).
     urlSecret: secretEnv('DOWNLOAD_URL_SECRET'),

@@ -7,7 +7,7 @@ import { routes } from './routes.js';
 
 export const deliveryModule: DomainModule = {
   tag: { name: 'Delivery', description: "What a paid order delivers: license keys of SoftwareKey and GiftCard products, files of DigitalDownload products (the buyer's inventory is under Users)" },
-  registerTypes: () => import('./types.js'),
+  registerTypes: () => Promise.all([import('./types.js'), import('./key-validation-types.js')]),
   routes,
   endpoints: [
     { path: '/v0/products/:productId/files/upload', methods: ['POST'], handle: handleFileUpload },

@@ -63,6 +63,9 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   offerId: 255,
   // License keys (src/delivery/license-keys.ts).
   keys: 255,
+  // The public validation's key and instance (src/delivery/key-validation.ts).
+  key: 255,
+  instance: 255,
   line1: 255,
   line2: 255,
   name: 255,

@@ -14,7 +14,7 @@ import { errorResponse, errorToResponse, successResponse } from '../rest/envelop
 import { createOperations } from '../rest/operations.js';
 import { endpoints } from '../domains.js';
 import { createRouter } from '../rest/router.js';
-import { BASE_PATH } from '../rest/route.js';
+import { BASE_PATH, readAccess } from '../rest/route.js';
 import { authenticate } from './auth.js';
 import { readJsonObject, type BodyLimits } from './body.js';
 import { endpointMatcher } from './endpoint.js';
@@ -120,7 +120,7 @@ export async function createApp(deps: AppDependencies) {
     const { route, pathValues } = matched;
     try {
       // Authentication comes first, so a bad request without keys still gets 401.
-      const principal = route.audience === 'buyer' ? undefined : await authenticate(prisma, request.headers, route.method === 'GET' ? 'read' : 'write');
+      const principal = route.audience === 'buyer' ? undefined : await authenticate(prisma, request.headers, readAccess(route) ? 'read' : 'write');
       // PostgreSQL text cannot hold U+0000: refused up front instead of failing in the database (%00 is its only spelling in a URL).
       if (/%00/.test(url.pathname + url.search)) throw new ApiError(400, 'The request contains a NUL character');
       const input = route.method === 'GET' ? { query: url.searchParams } : { body: (await readJsonObject(request, limits)) ?? {} };

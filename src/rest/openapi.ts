@@ -22,7 +22,7 @@ import {
   type SchemaObject,
   type Selection,
 } from './openapi-schemas.js';
-import { BASE_PATH, routeField, servedPath, type TaggedRoute } from './route.js';
+import { BASE_PATH, readAccess, routeField, servedPath, type TaggedRoute } from './route.js';
 import { sofaRouter } from './sofa.js';
 
 export type { SchemaObject } from './openapi-schemas.js';
@@ -209,7 +209,7 @@ function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, select
     summary: route.summary,
     ...(field.description ? { description: field.description } : {}),
     tags: [route.tag],
-    security: route.audience === 'buyer' ? [] : [isRead ? { publicKey: [] } : { publicKey: [], secretKey: [] }],
+    security: route.audience === 'buyer' ? [] : [readAccess(route) ? { publicKey: [] } : { publicKey: [], secretKey: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,

@@ -23,11 +23,16 @@ export interface RestRoute {
   idempotencyKey?: boolean;
   field: `Query.${string}` | `Mutation.${string}`;
   summary: string;
+  /** A POST the public key alone may call (the seller's software checking a license key): it changes no merchant data. */
+  publicKeyOnly?: boolean;
   /** Error statuses beyond the common ones (400, 401, 404 with a path id, 429, 500), for the OpenAPI document. */
   errors?: readonly ErrorStatus[];
 }
 
 /** The path a route is served at: /v0 + its path, or a buyer route's own path. */
+/** Whether a route needs only the public key: reads, and the writes marked publicKeyOnly. */
+export const readAccess = (route: Pick<RestRoute, 'method' | 'publicKeyOnly'>) => route.method === 'GET' || route.publicKeyOnly === true;
+
 export const servedPath = (route: Pick<RestRoute, 'path' | 'audience'>) => (route.audience === 'buyer' ? route.path : `${BASE_PATH}${route.path}`);
 
 /** A route as the table holds it: with the OpenAPI tag of its domain. */

@@ -939,6 +939,90 @@ export interface paths {
         patch: operations["revokeLicenseKey"];
         trace?: never;
     };
+    "/v0/offers/{offerId}/license-key-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An offer's license key policy (activation limit, validity)
+         * @description An offer's license key policy (all null when never set)
+         */
+        get: operations["licenseKeyPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set an offer's license key policy
+         * @description Sets how the keys of a SoftwareKey or GiftCard offer may be used; an absent field is unchanged, null removes the limit
+         */
+        patch: operations["setLicenseKeyPolicy"];
+        trace?: never;
+    };
+    "/v0/license-keys/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check whether a license key is valid (public key)
+         * @description Whether a key is valid (the public key suffices); an unknown key answers status not_found
+         */
+        post: operations["validateLicenseKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/license-keys/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate an instance on a license key (public key)
+         * @description Activates an instance on a valid key (again changes nothing). 404 unknown key; 400 revoked or expired; 409 at the offer's activation limit
+         */
+        post: operations["activateLicenseKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/license-keys/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate an instance of a license key (public key)
+         * @description Frees an instance's activation. 404 unknown key or instance
+         */
+        post: operations["deactivateLicenseKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/products/{productId}/files": {
         parameters: {
             query?: never;
@@ -1478,6 +1562,24 @@ export interface components {
         LicenseKeyPayload: {
             licenseKey: components["schemas"]["LicenseKey"];
         };
+        /** @description How an offer's keys may be used: activations per key and validity after payment */
+        LicenseKeyPolicy: {
+            /**
+             * Format: int32
+             * @description Instances each key may be activated on; null: no limit
+             */
+            activationLimit: number | null;
+            object: string;
+            offerId: string;
+            /**
+             * Format: int32
+             * @description Days a key stays valid after its order was paid; null: no expiry
+             */
+            validForDays: number | null;
+        };
+        LicenseKeyPolicyPayload: {
+            policy: components["schemas"]["LicenseKeyPolicy"];
+        };
         /**
          * @description available: in stock; sold: taken by an order (given back if its payment ends unpaid); revoked: withdrawn unsold
          * @enum {string}
@@ -1506,6 +1608,44 @@ export interface components {
         LicenseKeyUploadPayload: {
             upload: components["schemas"]["LicenseKeyUpload"];
         };
+        /** @description Whether a key is valid now, for the seller's software */
+        LicenseKeyValidation: {
+            /**
+             * Format: int32
+             * @description Instances the key may be activated on; null: no limit
+             */
+            activationLimit: number | null;
+            /**
+             * Format: int32
+             * @description Instances it is activated on
+             */
+            activations: number;
+            /**
+             * Format: int32
+             * @description Unix seconds; null when the offer's keys do not expire
+             */
+            expiresAt: number | null;
+            /** @description The instance asked about */
+            instance: string | null;
+            /** @description Whether that instance is activated; null when none was given */
+            instanceActivated: boolean | null;
+            licenseKeyId: string | null;
+            object: string;
+            offerId: string | null;
+            orderId: string | null;
+            productId: string;
+            status: components["schemas"]["LicenseKeyValidity"];
+            /** @description True when status is granted */
+            valid: boolean;
+        };
+        LicenseKeyValidationPayload: {
+            validation: components["schemas"]["LicenseKeyValidation"];
+        };
+        /**
+         * @description granted: valid; revoked: its unit was refunded, or its order refunded in full or cancelled; expired: past expiresAt; not_found: no such key sold to a paid order of the product
+         * @enum {string}
+         */
+        LicenseKeyValidity: "expired" | "granted" | "not_found" | "revoked";
         Offer: {
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
@@ -4815,6 +4955,217 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         data: components["schemas"]["LicenseKeyPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    licenseKeyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offerId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["LicenseKeyPolicyPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    setLicenseKeyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                offerId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description 1 to 100000; null: no limit
+                     */
+                    activationLimit?: number | null;
+                    /**
+                     * Format: int32
+                     * @description 1 to 36500; null: no expiry
+                     */
+                    validForDays?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["LicenseKeyPolicyPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    validateLicenseKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Also report whether this instance is activated */
+                    instance?: string | null;
+                    /** @description The key as the buyer received it */
+                    key: string;
+                    productId: components["schemas"]["UUID"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["LicenseKeyValidationPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    activateLicenseKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A machine or installation id, 1 to 255 characters */
+                    instance: string;
+                    /** @description The key as the buyer received it */
+                    key: string;
+                    productId: components["schemas"]["UUID"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["LicenseKeyValidationPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    deactivateLicenseKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    instance: string;
+                    /** @description The key as the buyer received it */
+                    key: string;
+                    productId: components["schemas"]["UUID"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["LicenseKeyValidationPayload"];
                     };
                 };
             };

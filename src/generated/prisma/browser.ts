@@ -53,6 +53,16 @@ export type Offer = Prisma.OfferModel
  */
 export type LicenseKey = Prisma.LicenseKeyModel
 /**
+ * Model LicenseKeyActivation
+ * 
+ */
+export type LicenseKeyActivation = Prisma.LicenseKeyActivationModel
+/**
+ * Model LicenseKeyPolicy
+ * 
+ */
+export type LicenseKeyPolicy = Prisma.LicenseKeyPolicyModel
+/**
  * Model DownloadFile
  * 
  */

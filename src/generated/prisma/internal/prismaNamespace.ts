@@ -404,6 +404,8 @@ export const ModelName = {
   Variant: 'Variant',
   Offer: 'Offer',
   LicenseKey: 'LicenseKey',
+  LicenseKeyActivation: 'LicenseKeyActivation',
+  LicenseKeyPolicy: 'LicenseKeyPolicy',
   DownloadFile: 'DownloadFile',
   Discount: 'Discount',
   User: 'User',
@@ -441,7 +443,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "checkoutIdempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "checkoutIdempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -960,6 +962,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.LicenseKeyCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.LicenseKeyCountAggregateOutputType> | number
+        }
+      }
+    }
+    LicenseKeyActivation: {
+      payload: Prisma.$LicenseKeyActivationPayload<ExtArgs>
+      fields: Prisma.LicenseKeyActivationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.LicenseKeyActivationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.LicenseKeyActivationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload>
+        }
+        findFirst: {
+          args: Prisma.LicenseKeyActivationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.LicenseKeyActivationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload>
+        }
+        findMany: {
+          args: Prisma.LicenseKeyActivationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload>[]
+        }
+        create: {
+          args: Prisma.LicenseKeyActivationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload>
+        }
+        createMany: {
+          args: Prisma.LicenseKeyActivationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.LicenseKeyActivationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload>[]
+        }
+        delete: {
+          args: Prisma.LicenseKeyActivationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload>
+        }
+        update: {
+          args: Prisma.LicenseKeyActivationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload>
+        }
+        deleteMany: {
+          args: Prisma.LicenseKeyActivationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.LicenseKeyActivationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.LicenseKeyActivationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload>[]
+        }
+        upsert: {
+          args: Prisma.LicenseKeyActivationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyActivationPayload>
+        }
+        aggregate: {
+          args: Prisma.LicenseKeyActivationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateLicenseKeyActivation>
+        }
+        groupBy: {
+          args: Prisma.LicenseKeyActivationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.LicenseKeyActivationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.LicenseKeyActivationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.LicenseKeyActivationCountAggregateOutputType> | number
+        }
+      }
+    }
+    LicenseKeyPolicy: {
+      payload: Prisma.$LicenseKeyPolicyPayload<ExtArgs>
+      fields: Prisma.LicenseKeyPolicyFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.LicenseKeyPolicyFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.LicenseKeyPolicyFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload>
+        }
+        findFirst: {
+          args: Prisma.LicenseKeyPolicyFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.LicenseKeyPolicyFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload>
+        }
+        findMany: {
+          args: Prisma.LicenseKeyPolicyFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload>[]
+        }
+        create: {
+          args: Prisma.LicenseKeyPolicyCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload>
+        }
+        createMany: {
+          args: Prisma.LicenseKeyPolicyCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.LicenseKeyPolicyCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload>[]
+        }
+        delete: {
+          args: Prisma.LicenseKeyPolicyDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload>
+        }
+        update: {
+          args: Prisma.LicenseKeyPolicyUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload>
+        }
+        deleteMany: {
+          args: Prisma.LicenseKeyPolicyDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.LicenseKeyPolicyUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.LicenseKeyPolicyUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload>[]
+        }
+        upsert: {
+          args: Prisma.LicenseKeyPolicyUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$LicenseKeyPolicyPayload>
+        }
+        aggregate: {
+          args: Prisma.LicenseKeyPolicyAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateLicenseKeyPolicy>
+        }
+        groupBy: {
+          args: Prisma.LicenseKeyPolicyGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.LicenseKeyPolicyGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.LicenseKeyPolicyCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.LicenseKeyPolicyCountAggregateOutputType> | number
         }
       }
     }
@@ -2774,6 +2924,28 @@ export const LicenseKeyScalarFieldEnum = {
 export type LicenseKeyScalarFieldEnum = (typeof LicenseKeyScalarFieldEnum)[keyof typeof LicenseKeyScalarFieldEnum]
 
 
+export const LicenseKeyActivationScalarFieldEnum = {
+  id: 'id',
+  licenseKeyId: 'licenseKeyId',
+  instance: 'instance',
+  createdAt: 'createdAt'
+} as const
+
+export type LicenseKeyActivationScalarFieldEnum = (typeof LicenseKeyActivationScalarFieldEnum)[keyof typeof LicenseKeyActivationScalarFieldEnum]
+
+
+export const LicenseKeyPolicyScalarFieldEnum = {
+  offerId: 'offerId',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  activationLimit: 'activationLimit',
+  validForDays: 'validForDays',
+  updatedAt: 'updatedAt'
+} as const
+
+export type LicenseKeyPolicyScalarFieldEnum = (typeof LicenseKeyPolicyScalarFieldEnum)[keyof typeof LicenseKeyPolicyScalarFieldEnum]
+
+
 export const DownloadFileScalarFieldEnum = {
   id: 'id',
   workspaceId: 'workspaceId',
@@ -3791,6 +3963,8 @@ export type GlobalOmitConfig = {
   variant?: Prisma.VariantOmit
   offer?: Prisma.OfferOmit
   licenseKey?: Prisma.LicenseKeyOmit
+  licenseKeyActivation?: Prisma.LicenseKeyActivationOmit
+  licenseKeyPolicy?: Prisma.LicenseKeyPolicyOmit
   downloadFile?: Prisma.DownloadFileOmit
   discount?: Prisma.DiscountOmit
   user?: Prisma.UserOmit

@@ -58,6 +58,8 @@ export const ModelName = {
   Variant: 'Variant',
   Offer: 'Offer',
   LicenseKey: 'LicenseKey',
+  LicenseKeyActivation: 'LicenseKeyActivation',
+  LicenseKeyPolicy: 'LicenseKeyPolicy',
   DownloadFile: 'DownloadFile',
   Discount: 'Discount',
   User: 'User',
@@ -240,6 +242,28 @@ export const LicenseKeyScalarFieldEnum = {
 } as const
 
 export type LicenseKeyScalarFieldEnum = (typeof LicenseKeyScalarFieldEnum)[keyof typeof LicenseKeyScalarFieldEnum]
+
+
+export const LicenseKeyActivationScalarFieldEnum = {
+  id: 'id',
+  licenseKeyId: 'licenseKeyId',
+  instance: 'instance',
+  createdAt: 'createdAt'
+} as const
+
+export type LicenseKeyActivationScalarFieldEnum = (typeof LicenseKeyActivationScalarFieldEnum)[keyof typeof LicenseKeyActivationScalarFieldEnum]
+
+
+export const LicenseKeyPolicyScalarFieldEnum = {
+  offerId: 'offerId',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  activationLimit: 'activationLimit',
+  validForDays: 'validForDays',
+  updatedAt: 'updatedAt'
+} as const
+
+export type LicenseKeyPolicyScalarFieldEnum = (typeof LicenseKeyPolicyScalarFieldEnum)[keyof typeof LicenseKeyPolicyScalarFieldEnum]
 
 
 export const DownloadFileScalarFieldEnum = {

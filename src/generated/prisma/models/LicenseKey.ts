@@ -282,6 +282,7 @@ export type LicenseKeyWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"LicenseKey"> | Date | string
   product?: Prisma.XOR<Prisma.ProductScalarRelationFilter, Prisma.ProductWhereInput>
   orderItem?: Prisma.XOR<Prisma.OrderItemNullableScalarRelationFilter, Prisma.OrderItemWhereInput> | null
+  activations?: Prisma.LicenseKeyActivationListRelationFilter
 }
 
 export type LicenseKeyOrderByWithRelationInput = {
@@ -300,6 +301,7 @@ export type LicenseKeyOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   product?: Prisma.ProductOrderByWithRelationInput
   orderItem?: Prisma.OrderItemOrderByWithRelationInput
+  activations?: Prisma.LicenseKeyActivationOrderByRelationAggregateInput
 }
 
 export type LicenseKeyWhereUniqueInput = Prisma.AtLeast<{
@@ -322,6 +324,7 @@ export type LicenseKeyWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"LicenseKey"> | Date | string
   product?: Prisma.XOR<Prisma.ProductScalarRelationFilter, Prisma.ProductWhereInput>
   orderItem?: Prisma.XOR<Prisma.OrderItemNullableScalarRelationFilter, Prisma.OrderItemWhereInput> | null
+  activations?: Prisma.LicenseKeyActivationListRelationFilter
 }, "id" | "productId_fingerprint">
 
 export type LicenseKeyOrderByWithAggregationInput = {
@@ -378,6 +381,7 @@ export type LicenseKeyCreateInput = {
   createdAt?: Date | string
   product: Prisma.ProductCreateNestedOneWithoutLicenseKeysInput
   orderItem?: Prisma.OrderItemCreateNestedOneWithoutLicenseKeysInput
+  activations?: Prisma.LicenseKeyActivationCreateNestedManyWithoutLicenseKeyInput
 }
 
 export type LicenseKeyUncheckedCreateInput = {
@@ -394,6 +398,7 @@ export type LicenseKeyUncheckedCreateInput = {
   soldAt?: Date | string | null
   revokedAt?: Date | string | null
   createdAt?: Date | string
+  activations?: Prisma.LicenseKeyActivationUncheckedCreateNestedManyWithoutLicenseKeyInput
 }
 
 export type LicenseKeyUpdateInput = {
@@ -410,6 +415,7 @@ export type LicenseKeyUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   product?: Prisma.ProductUpdateOneRequiredWithoutLicenseKeysNestedInput
   orderItem?: Prisma.OrderItemUpdateOneWithoutLicenseKeysNestedInput
+  activations?: Prisma.LicenseKeyActivationUpdateManyWithoutLicenseKeyNestedInput
 }
 
 export type LicenseKeyUncheckedUpdateInput = {
@@ -426,6 +432,7 @@ export type LicenseKeyUncheckedUpdateInput = {
   soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  activations?: Prisma.LicenseKeyActivationUncheckedUpdateManyWithoutLicenseKeyNestedInput
 }
 
 export type LicenseKeyCreateManyInput = {
@@ -545,6 +552,11 @@ export type LicenseKeySumOrderByAggregateInput = {
   unit?: Prisma.SortOrder
 }
 
+export type LicenseKeyScalarRelationFilter = {
+  is?: Prisma.LicenseKeyWhereInput
+  isNot?: Prisma.LicenseKeyWhereInput
+}
+
 export type LicenseKeyCreateNestedManyWithoutProductInput = {
   create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutProductInput, Prisma.LicenseKeyUncheckedCreateWithoutProductInput> | Prisma.LicenseKeyCreateWithoutProductInput[] | Prisma.LicenseKeyUncheckedCreateWithoutProductInput[]
   connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutProductInput | Prisma.LicenseKeyCreateOrConnectWithoutProductInput[]
@@ -593,6 +605,20 @@ export type BytesFieldUpdateOperationsInput = {
 
 export type EnumLicenseKeyStatusFieldUpdateOperationsInput = {
   set?: $Enums.LicenseKeyStatus
+}
+
+export type LicenseKeyCreateNestedOneWithoutActivationsInput = {
+  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutActivationsInput, Prisma.LicenseKeyUncheckedCreateWithoutActivationsInput>
+  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutActivationsInput
+  connect?: Prisma.LicenseKeyWhereUniqueInput
+}
+
+export type LicenseKeyUpdateOneRequiredWithoutActivationsNestedInput = {
+  create?: Prisma.XOR<Prisma.LicenseKeyCreateWithoutActivationsInput, Prisma.LicenseKeyUncheckedCreateWithoutActivationsInput>
+  connectOrCreate?: Prisma.LicenseKeyCreateOrConnectWithoutActivationsInput
+  upsert?: Prisma.LicenseKeyUpsertWithoutActivationsInput
+  connect?: Prisma.LicenseKeyWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.LicenseKeyUpdateToOneWithWhereWithoutActivationsInput, Prisma.LicenseKeyUpdateWithoutActivationsInput>, Prisma.LicenseKeyUncheckedUpdateWithoutActivationsInput>
 }
 
 export type LicenseKeyCreateNestedManyWithoutOrderItemInput = {
@@ -650,6 +676,7 @@ export type LicenseKeyCreateWithoutProductInput = {
   revokedAt?: Date | string | null
   createdAt?: Date | string
   orderItem?: Prisma.OrderItemCreateNestedOneWithoutLicenseKeysInput
+  activations?: Prisma.LicenseKeyActivationCreateNestedManyWithoutLicenseKeyInput
 }
 
 export type LicenseKeyUncheckedCreateWithoutProductInput = {
@@ -665,6 +692,7 @@ export type LicenseKeyUncheckedCreateWithoutProductInput = {
   soldAt?: Date | string | null
   revokedAt?: Date | string | null
   createdAt?: Date | string
+  activations?: Prisma.LicenseKeyActivationUncheckedCreateNestedManyWithoutLicenseKeyInput
 }
 
 export type LicenseKeyCreateOrConnectWithoutProductInput = {
@@ -712,6 +740,86 @@ export type LicenseKeyScalarWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"LicenseKey"> | Date | string
 }
 
+export type LicenseKeyCreateWithoutActivationsInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
+  status?: $Enums.LicenseKeyStatus
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
+  createdAt?: Date | string
+  product: Prisma.ProductCreateNestedOneWithoutLicenseKeysInput
+  orderItem?: Prisma.OrderItemCreateNestedOneWithoutLicenseKeysInput
+}
+
+export type LicenseKeyUncheckedCreateWithoutActivationsInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  productId: string
+  variantId?: string | null
+  sealed: runtime.Bytes
+  fingerprint: runtime.Bytes
+  status?: $Enums.LicenseKeyStatus
+  orderItemId?: string | null
+  unit?: number | null
+  soldAt?: Date | string | null
+  revokedAt?: Date | string | null
+  createdAt?: Date | string
+}
+
+export type LicenseKeyCreateOrConnectWithoutActivationsInput = {
+  where: Prisma.LicenseKeyWhereUniqueInput
+  create: Prisma.XOR<Prisma.LicenseKeyCreateWithoutActivationsInput, Prisma.LicenseKeyUncheckedCreateWithoutActivationsInput>
+}
+
+export type LicenseKeyUpsertWithoutActivationsInput = {
+  update: Prisma.XOR<Prisma.LicenseKeyUpdateWithoutActivationsInput, Prisma.LicenseKeyUncheckedUpdateWithoutActivationsInput>
+  create: Prisma.XOR<Prisma.LicenseKeyCreateWithoutActivationsInput, Prisma.LicenseKeyUncheckedCreateWithoutActivationsInput>
+  where?: Prisma.LicenseKeyWhereInput
+}
+
+export type LicenseKeyUpdateToOneWithWhereWithoutActivationsInput = {
+  where?: Prisma.LicenseKeyWhereInput
+  data: Prisma.XOR<Prisma.LicenseKeyUpdateWithoutActivationsInput, Prisma.LicenseKeyUncheckedUpdateWithoutActivationsInput>
+}
+
+export type LicenseKeyUpdateWithoutActivationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  product?: Prisma.ProductUpdateOneRequiredWithoutLicenseKeysNestedInput
+  orderItem?: Prisma.OrderItemUpdateOneWithoutLicenseKeysNestedInput
+}
+
+export type LicenseKeyUncheckedUpdateWithoutActivationsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  productId?: Prisma.StringFieldUpdateOperationsInput | string
+  variantId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  sealed?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  fingerprint?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
+  status?: Prisma.EnumLicenseKeyStatusFieldUpdateOperationsInput | $Enums.LicenseKeyStatus
+  orderItemId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  unit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
 export type LicenseKeyCreateWithoutOrderItemInput = {
   id?: string
   workspaceId: string
@@ -725,6 +833,7 @@ export type LicenseKeyCreateWithoutOrderItemInput = {
   revokedAt?: Date | string | null
   createdAt?: Date | string
   product: Prisma.ProductCreateNestedOneWithoutLicenseKeysInput
+  activations?: Prisma.LicenseKeyActivationCreateNestedManyWithoutLicenseKeyInput
 }
 
 export type LicenseKeyUncheckedCreateWithoutOrderItemInput = {
@@ -740,6 +849,7 @@ export type LicenseKeyUncheckedCreateWithoutOrderItemInput = {
   soldAt?: Date | string | null
   revokedAt?: Date | string | null
   createdAt?: Date | string
+  activations?: Prisma.LicenseKeyActivationUncheckedCreateNestedManyWithoutLicenseKeyInput
 }
 
 export type LicenseKeyCreateOrConnectWithoutOrderItemInput = {
@@ -796,6 +906,7 @@ export type LicenseKeyUpdateWithoutProductInput = {
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orderItem?: Prisma.OrderItemUpdateOneWithoutLicenseKeysNestedInput
+  activations?: Prisma.LicenseKeyActivationUpdateManyWithoutLicenseKeyNestedInput
 }
 
 export type LicenseKeyUncheckedUpdateWithoutProductInput = {
@@ -811,6 +922,7 @@ export type LicenseKeyUncheckedUpdateWithoutProductInput = {
   soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  activations?: Prisma.LicenseKeyActivationUncheckedUpdateManyWithoutLicenseKeyNestedInput
 }
 
 export type LicenseKeyUncheckedUpdateManyWithoutProductInput = {
@@ -856,6 +968,7 @@ export type LicenseKeyUpdateWithoutOrderItemInput = {
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   product?: Prisma.ProductUpdateOneRequiredWithoutLicenseKeysNestedInput
+  activations?: Prisma.LicenseKeyActivationUpdateManyWithoutLicenseKeyNestedInput
 }
 
 export type LicenseKeyUncheckedUpdateWithoutOrderItemInput = {
@@ -871,6 +984,7 @@ export type LicenseKeyUncheckedUpdateWithoutOrderItemInput = {
   soldAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  activations?: Prisma.LicenseKeyActivationUncheckedUpdateManyWithoutLicenseKeyNestedInput
 }
 
 export type LicenseKeyUncheckedUpdateManyWithoutOrderItemInput = {
@@ -889,6 +1003,35 @@ export type LicenseKeyUncheckedUpdateManyWithoutOrderItemInput = {
 }
 
 
+/**
+ * Count Type LicenseKeyCountOutputType
+ */
+
+export type LicenseKeyCountOutputType = {
+  activations: number
+}
+
+export type LicenseKeyCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  activations?: boolean | LicenseKeyCountOutputTypeCountActivationsArgs
+}
+
+/**
+ * LicenseKeyCountOutputType without action
+ */
+export type LicenseKeyCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the LicenseKeyCountOutputType
+   */
+  select?: Prisma.LicenseKeyCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * LicenseKeyCountOutputType without action
+ */
+export type LicenseKeyCountOutputTypeCountActivationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.LicenseKeyActivationWhereInput
+}
+
 
 export type LicenseKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -906,6 +1049,8 @@ export type LicenseKeySelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   createdAt?: boolean
   product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
   orderItem?: boolean | Prisma.LicenseKey$orderItemArgs<ExtArgs>
+  activations?: boolean | Prisma.LicenseKey$activationsArgs<ExtArgs>
+  _count?: boolean | Prisma.LicenseKeyCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["licenseKey"]>
 
 export type LicenseKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -964,6 +1109,8 @@ export type LicenseKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs
 export type LicenseKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
   orderItem?: boolean | Prisma.LicenseKey$orderItemArgs<ExtArgs>
+  activations?: boolean | Prisma.LicenseKey$activationsArgs<ExtArgs>
+  _count?: boolean | Prisma.LicenseKeyCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type LicenseKeyIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   product?: boolean | Prisma.ProductDefaultArgs<ExtArgs>
@@ -979,6 +1126,7 @@ export type $LicenseKeyPayload<ExtArgs extends runtime.Types.Extensions.Internal
   objects: {
     product: Prisma.$ProductPayload<ExtArgs>
     orderItem: Prisma.$OrderItemPayload<ExtArgs> | null
+    activations: Prisma.$LicenseKeyActivationPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1390,6 +1538,7 @@ export interface Prisma__LicenseKeyClient<T, Null = never, ExtArgs extends runti
   readonly [Symbol.toStringTag]: "PrismaPromise"
   product<T extends Prisma.ProductDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.ProductDefaultArgs<ExtArgs>>): Prisma.Prisma__ProductClient<runtime.Types.Result.GetResult<Prisma.$ProductPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   orderItem<T extends Prisma.LicenseKey$orderItemArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.LicenseKey$orderItemArgs<ExtArgs>>): Prisma.Prisma__OrderItemClient<runtime.Types.Result.GetResult<Prisma.$OrderItemPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  activations<T extends Prisma.LicenseKey$activationsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.LicenseKey$activationsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$LicenseKeyActivationPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1858,6 +2007,30 @@ export type LicenseKey$orderItemArgs<ExtArgs extends runtime.Types.Extensions.In
    */
   include?: Prisma.OrderItemInclude<ExtArgs> | null
   where?: Prisma.OrderItemWhereInput
+}
+
+/**
+ * LicenseKey.activations
+ */
+export type LicenseKey$activationsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the LicenseKeyActivation
+   */
+  select?: Prisma.LicenseKeyActivationSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the LicenseKeyActivation
+   */
+  omit?: Prisma.LicenseKeyActivationOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.LicenseKeyActivationInclude<ExtArgs> | null
+  where?: Prisma.LicenseKeyActivationWhereInput
+  orderBy?: Prisma.LicenseKeyActivationOrderByWithRelationInput | Prisma.LicenseKeyActivationOrderByWithRelationInput[]
+  cursor?: Prisma.LicenseKeyActivationWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.LicenseKeyActivationScalarFieldEnum | Prisma.LicenseKeyActivationScalarFieldEnum[]
 }
 
 /**
