@@ -354,10 +354,15 @@ describe('webhook delivery', () => {
     const url = receiver.on('/down', () => ({ status: 503, body: { down: true } }));
     const webhook = await createWebhook(url);
     for (let i = 0; i < 10; i += 1) await createProduct();
-    const row = await until('the webhook to be disabled', async () => {
-      const current = await deployment.webhookRow(webhook.id);
-      return current.status === 'inactive' && current;
-    });
+    // 60 deliveries through the workflows: on a loaded 2-core machine (the kill test beside it) that takes more than the default wait.
+    const row = await until(
+      'the webhook to be disabled',
+      async () => {
+        const current = await deployment.webhookRow(webhook.id);
+        return current.status === 'inactive' && current;
+      },
+      100_000,
+    );
     expect(row.consecutiveFailures).toBe(10);
     expect(row.failingSince).toBeInstanceOf(Date);
     expect(receiver.received('/down')).toHaveLength(60);
