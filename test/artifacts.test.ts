@@ -96,10 +96,14 @@ describe('the published OpenAPI document', () => {
   });
 
   test('every operation states its keys (none for buyer routes), its errors in the envelope and x-request-id', () => {
+    // The writes a software seller's app calls with the public key alone (docs/decisions.md "Public license key validation"); every other write needs both keys.
+    const publicKeyWrites = ['POST /v0/license-keys/activate', 'POST /v0/license-keys/deactivate', 'POST /v0/license-keys/validate'];
+    expect(routes.filter((r) => r.method !== 'GET' && r.publicKeyOnly).map((r) => `${r.method} ${servedPath(r)}`).sort()).toEqual(publicKeyWrites);
     for (const { path: p, method, operation } of operations()) {
       const where = `${method} ${p}`;
       const buyer = !p.startsWith('/v0/');
-      expect([where, operation.security]).toEqual([where, buyer ? [] : [method === 'GET' ? { publicKey: [] } : { publicKey: [], secretKey: [] }]]);
+      const publicKeyOnly = method === 'GET' || publicKeyWrites.includes(where);
+      expect([where, operation.security]).toEqual([where, buyer ? [] : [publicKeyOnly ? { publicKey: [] } : { publicKey: [], secretKey: [] }]]);
       const statuses = Object.keys(operation.responses);
       const expected = ['200', '400', ...(buyer ? [] : ['401']), '429', '500', ...(p.includes('{') ? ['404'] : []), ...(method === 'POST' && p === '/v0/products/create' ? ['409'] : [])];
       expect([where, statuses.filter((s) => expected.includes(s)).sort()]).toEqual([where, expected.sort()]);
