@@ -33,7 +33,7 @@ const KILLS = 3;
 const SLOW = 600_000;
 /** How long one buyer keeps retrying, restarts included. */
 const ANSWER_TIMEOUT_MS = 180_000;
-/** How long the workflows may take to settle after the load (an activity lost with a killed worker waits for its 1-minute timeout). */
+/** How long the workflows may take to settle after the load (a bookkeeping activity lost with a killed worker waits for its 20-second timeout). */
 const SETTLE_TIMEOUT_MS = 180_000;
 
 let dataDir: string;

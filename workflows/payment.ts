@@ -31,10 +31,12 @@ const NON_RETRYABLE = ['CardDeclined', 'ProcessorAuthenticationFailed', 'Invalid
  * when the workflow ends.
  */
 export async function paymentWorkflow(input: PaymentInput): Promise<string> {
-  const activities = proxyActivities<PaymentActivities>({
-    startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: NON_RETRYABLE },
-  });
+  const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: NON_RETRYABLE };
+  // The bookkeeping steps are one short transaction each: a worker lost during one makes the
+  // server wait out this timeout before another worker retries it, so it is short. The steps that
+  // call the processor wait for its answer (the Stripe SDK's requests time out at 20 s).
+  const bookkeeping = proxyActivities<PaymentActivities>({ startToCloseTimeout: '20 seconds', retry });
+  const atProcessor = proxyActivities<PaymentActivities>({ startToCloseTimeout: '1 minute', retry });
   const { paymentId, attempt } = input;
   let outcome: ChargeOutcome | undefined;
   let cancelWanted = false;
@@ -53,16 +55,16 @@ export async function paymentWorkflow(input: PaymentInput): Promise<string> {
   // Workflow time is deterministic: replays compute the same deadline.
   let deadline: number | undefined = Date.now() + input.expireAfterMs;
 
-  const { status, cancelRequested } = await activities.recordChargeResult(paymentId, attempt);
+  const { status, cancelRequested } = await bookkeeping.recordChargeResult(paymentId, attempt);
   if (status !== 'PENDING') return status;
   cancelWanted ||= cancelRequested;
   for (;;) {
     const wanted = () => outcome !== undefined || chargeRecorded || (cancelWanted && !cancelAsked);
     const woke = deadline === undefined ? (await condition(wanted), true) : await condition(wanted, Math.max(deadline - Date.now(), 0));
-    if (outcome) return activities.applyChargeOutcome(paymentId, outcome);
+    if (outcome) return bookkeeping.applyChargeOutcome(paymentId, outcome);
     if (chargeRecorded) {
       chargeRecorded = false;
-      const recorded = await activities.recordChargeResult(paymentId, attempt);
+      const recorded = await bookkeeping.recordChargeResult(paymentId, attempt);
       if (recorded.status !== 'PENDING') return recorded.status;
       // A cancel asked before the charge existed had nothing to cancel: ask again now.
       cancelAsked = false;
@@ -73,14 +75,14 @@ export async function paymentWorkflow(input: PaymentInput): Promise<string> {
       cancelAsked = true;
       // Stays PENDING until the processor confirms the cancellation (or reports that the charge settled first).
       try {
-        await activities.cancelCharge(paymentId, attempt);
+        await atProcessor.cancelCharge(paymentId, attempt);
       } catch (error) {
         // The processor refused the cancel for good (credentials, request): the charge's outcome or the timeout decides.
         if (!(error instanceof ActivityFailure)) throw error;
       }
       continue;
     }
-    const expired = await activities.expirePayment(paymentId, attempt);
+    const expired = await atProcessor.expirePayment(paymentId, attempt);
     if (expired !== 'PENDING') return expired;
     // The charge settled as we gave up: its event decides the payment.
     deadline = undefined;

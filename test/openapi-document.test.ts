@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { routes } from '../src/domains.js';
 import { servedPath } from '../src/rest/route.js';
 import { baseUrl, newWorkspace, raw, type Workspace } from './support/api.js';
 import { operationsOf, readDocument, resolve, responseProblems, type OpenApi, type Schema } from './support/openapi.js';
-import { ROOT, runProcess, type Finished } from './support/processes.js';
-
-const CHECK_TIMEOUT = 240_000;
-
-const runCheck = (against: string[]) =>
-  runProcess(process.execPath, ['--import', 'tsx', 'scripts/generate.ts', '--check', ...against.flatMap((dir) => ['--against', dir])], { NODE_OPTIONS: '' });
+import { runProcess, type Finished } from './support/processes.js';
 
 /**
  * SwaggerParser.validate on a document, in a child process: swagger-parser 13 requires an ES
@@ -28,39 +23,6 @@ async function swaggerParserValidate(document: unknown): Promise<Finished> {
     await rm(dir, { recursive: true, force: true });
   }
 }
-
-describe('generated artifacts', () => {
-  let scratch: string;
-  let check: Finished;
-
-  beforeAll(async () => {
-    // A copy of the checked-in artifacts with three kinds of staleness, checked alongside the real ones.
-    scratch = await mkdtemp(path.join(tmpdir(), 'commerce-artifacts-'));
-    for (const dir of ['schema', 'test/generated', 'src/generated']) await cp(path.join(ROOT, dir), path.join(scratch, dir), { recursive: true });
-    const openapi = path.join(scratch, 'schema/openapi.json');
-    await writeFile(openapi, (await readFile(openapi, 'utf8')).replace('"title": "Commerce API"', '"title": "Edited by hand"'));
-    await rm(path.join(scratch, 'test/generated/graphql/index.ts'));
-    await writeFile(path.join(scratch, 'src/generated/prisma/models/Leftover.ts'), 'export {};\n');
-    // One generation compared with both trees (generating is the slow part).
-    check = await runCheck([ROOT, scratch]);
-  }, CHECK_TIMEOUT);
-
-  afterAll(async () => {
-    await rm(scratch, { recursive: true, force: true });
-  });
-
-  test('the checked-in copies match a fresh generation (npm run generate:check)', async () => {
-    expect(check.stdout + check.stderr).toContain(`generated files are up to date in ${ROOT}.`);
-    expect(check.stderr).not.toContain(`Stale generated files in ${ROOT} `);
-  });
-
-  test('the check names every stale, missing and leftover file', async () => {
-    expect(check.code).toBe(1);
-    expect(check.stderr).toContain(`Stale generated files in ${scratch} `);
-    const listed = check.stderr.split('\n').filter((line) => line.startsWith('  ')).map((line) => line.trim());
-    expect(listed).toEqual(['schema/openapi.json', 'src/generated/prisma/models/Leftover.ts (not generated any more)', 'test/generated/graphql/index.ts']);
-  });
-});
 
 describe('the published OpenAPI document', () => {
   let document: OpenApi;
