@@ -69,6 +69,8 @@ export const config = {
   licenseKeySecret: secretEnv('LICENSE_KEY_SECRET'),
   // Public license key validations (validate, activate, deactivate) per workspace and minute.
   licenseKeyValidationsPerMinute: intEnv('LICENSE_KEY_VALIDATIONS_PER_MINUTE', 600),
+  // Signs the subscriptions list's cursors (src/subscriptions/cursor.ts).
+  cursorSecret: secretEnv('CURSOR_SECRET'),
   downloads: {
     // Signs the download URLs this service serves (src/delivery/download-links.ts).
     urlSecret: secretEnv('DOWNLOAD_URL_SECRET'),

@@ -51,11 +51,14 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   // An order item's id (a UUID; anything else names no item: 404).
   itemId: 64,
   subscriptionId: 64,
+  subscriptionIdOrNumber: 64,
   subscriptionNumber: 64,
   // Chosen by the client; a copy appends "-copy".
   slug: 100,
   // Names, identifiers, address lines, searches and secrets.
   city: 255,
+  // The subscriptions list's cursor (52 characters as handed out).
+  cursor: 255,
   developer: 255,
   internalId: 255,
   // Portal links pass these through unchecked (the contract), bounded.

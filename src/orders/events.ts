@@ -7,7 +7,7 @@ import type { EventDefinitions, SampleContext } from '../events/event-types.js';
 import { unixSeconds } from '../core/time.js';
 import { currencyDecimals } from '../reference/currencies.js';
 import { paymentResource, paymentRowInclude, type PaymentRow } from '../payments/resource.js';
-import { subscriptionResource } from '../subscriptions/events.js';
+import { subscriptionResource } from '../subscriptions/resource.js';
 import { userResource } from '../users/events.js';
 import { itemsValue, orderItemResource, sampleItems, type ItemRow } from './item-resource.js';
 

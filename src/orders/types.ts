@@ -24,29 +24,6 @@ const NUMBER = '^#?([0-9A-Za-z]{12,32}|[0-9]+)(-[0-9]+)?$';
 type WithNumberOf<Relation extends string> = Record<Relation, { number: string } | null>;
 export const numberOf = <Relation extends string>(parent: object, relation: Relation) => (parent as WithNumberOf<Relation>)[relation]?.number ?? null;
 
-/** The subscription an order started, with its current status; its id is its number. */
-builder.prismaObject('Subscription', {
-  name: 'SubscriptionSummary',
-  fields: (t) => ({
-    object: t.string({ resolve: () => 'subscription' }),
-    id: t.string({ description: 'The number of the order that started it', resolve: (s) => s.number }),
-    status: t.expose('status', { type: SubscriptionStatusEnum }),
-    currency: t.exposeString('currency'),
-    amount: t.exposeInt('amount', { description: 'Charged every period, minor units' }),
-    recurringInterval: t.exposeString('recurringInterval'),
-    recurringIntervalCount: t.exposeInt('recurringIntervalCount'),
-    trialInterval: t.exposeString('trialInterval', { nullable: true }),
-    trialIntervalCount: t.exposeInt('trialIntervalCount', { nullable: true }),
-    userId: t.exposeID('userId', { nullable: true }),
-    currentPeriodStart: t.expose('currentPeriodStart', { type: 'Timestamp', nullable: true }),
-    currentPeriodEnd: t.expose('currentPeriodEnd', { type: 'Timestamp', nullable: true }),
-    trialEndsAt: t.expose('trialEndsAt', { type: 'Timestamp', nullable: true }),
-    cancelAtPeriodEnd: t.exposeBoolean('cancelAtPeriodEnd'),
-    cancelledAt: t.expose('cancelledAt', { type: 'Timestamp', nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'Timestamp' }),
-  }),
-});
-
 /** The contract's order fields (plus type, discount, paidAt, updatedAt, disputed), shared by the list and details types. */
 const orderFields = <Model extends PrismaTypes['Order'], Shape extends OrderRow>(t: PothosSchemaTypes.PrismaObjectFieldBuilder<typeof builder.$inferSchemaTypes, Model, Shape>) => ({
   object: t.string({ resolve: () => 'order' }),

@@ -3,35 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '../generated/prisma/client.js';
 import type { EventDefinitions, SampleContext } from '../events/event-types.js';
-import { unixSeconds } from '../core/time.js';
 import { itemsValue, sampleItems } from '../orders/item-resource.js';
-
-const secondsOrNull = (date: Date | null) => (date ? unixSeconds(date) : null);
-
-/**
- * The subscription as the API shows it (an order's `subscription`): its id is its number, the
- * number of the order that started it, as the contract identifies subscriptions.
- */
-export function subscriptionResource(s: Subscription) {
-  return {
-    object: 'subscription',
-    id: s.number,
-    status: s.status,
-    currency: s.currency,
-    amount: s.amount,
-    recurringInterval: s.recurringInterval,
-    recurringIntervalCount: s.recurringIntervalCount,
-    trialInterval: s.trialInterval,
-    trialIntervalCount: s.trialIntervalCount,
-    userId: s.userId,
-    currentPeriodStart: secondsOrNull(s.currentPeriodStart),
-    currentPeriodEnd: secondsOrNull(s.currentPeriodEnd),
-    trialEndsAt: secondsOrNull(s.trialEndsAt),
-    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-    cancelledAt: secondsOrNull(s.cancelledAt),
-    createdAt: unixSeconds(s.createdAt),
-  };
-}
+import { subscriptionResource } from './resource.js';
 
 /** The data of every subscription event: the subscription, the items of its order, the buyer. */
 export const subscriptionEventData = (subscription: Subscription, items: object[], user: object | null) => ({

@@ -761,6 +761,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/subscriptions/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscriptions, newest first, with a cursor
+         * @description Subscriptions of every status, newest first, a page at a time: loop on hasMore, passing cursor
+         */
+        get: operations["subscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a subscription with its items, buyer and payments */
+        get: operations["subscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/webhooks/list": {
         parameters: {
             query?: never;
@@ -2224,6 +2261,51 @@ export interface components {
         SaleOrderBy: "createdAt" | "orderNumber" | "value";
         /** @enum {string} */
         SortDirection: "ASC" | "DESC";
+        SubscriptionDetails: {
+            /**
+             * Format: int32
+             * @description Charged every period, minor units
+             */
+            amount: number;
+            cancelAtPeriodEnd: boolean;
+            cancelledAt: (number & components["schemas"]["Timestamp"]) | null;
+            createdAt: components["schemas"]["Timestamp"];
+            currency: string;
+            currentPeriodEnd: (number & components["schemas"]["Timestamp"]) | null;
+            currentPeriodStart: (number & components["schemas"]["Timestamp"]) | null;
+            /** @description The number of the order that started it */
+            id: string;
+            /** @description The cart items of the order that started it, with their offers and products as they are now */
+            items: components["schemas"]["CartItem"][];
+            object: string;
+            /** @description The first payment and every later one (renewals, plan changes), oldest first */
+            payments: components["schemas"]["Payment"][];
+            recurringInterval: string;
+            /** Format: int32 */
+            recurringIntervalCount: number;
+            status: components["schemas"]["SubscriptionStatus"];
+            trialEndsAt: (number & components["schemas"]["Timestamp"]) | null;
+            trialInterval: string | null;
+            /** Format: int32 */
+            trialIntervalCount: number | null;
+            user: components["schemas"]["User"] | null;
+            userId: string | null;
+        };
+        SubscriptionDetailsPayload: {
+            subscription: components["schemas"]["SubscriptionDetails"];
+        };
+        SubscriptionList: {
+            /**
+             * Format: int32
+             * @description How many subscriptions match the filters: on the first page (no cursor); null on the pages after it
+             */
+            count: number | null;
+            /** @description Pass it as cursor for the next page; null when hasMore is false */
+            cursor: string | null;
+            /** @description Whether a next page exists: loop while it is true */
+            hasMore: boolean;
+            subscriptions: components["schemas"]["SubscriptionSummary"][];
+        };
         /** @enum {string} */
         SubscriptionStatus: "active" | "cancelled" | "incomplete" | "incomplete_expired" | "past_due" | "paused" | "trialing" | "unpaid";
         SubscriptionSummary: {
@@ -4563,6 +4645,79 @@ export interface operations {
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    subscriptions: {
+        parameters: {
+            query?: {
+                /** @description Unix seconds (or milliseconds, as on orders); inclusive */
+                createdFrom?: components["schemas"]["Timestamp"];
+                /** @description Unix seconds (the whole second, or milliseconds, as on orders); inclusive */
+                createdTo?: components["schemas"]["Timestamp"];
+                /** @description data.cursor of the previous page, as it is (opaque; tied to the keys that read it) */
+                cursor?: string;
+                /** @description Page size, default 10; clamped to 1..100 */
+                take?: components["schemas"]["PageSize"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionList"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id: its number, without # (a #-prefixed value resolves to nothing) */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionDetailsPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     webhooks: {

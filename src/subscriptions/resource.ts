@@ -1,0 +1,32 @@
+// The subscription as the API and the events show it. Its own module: orders, payments and the
+// subscription events all carry it, and none of them may import another's events in a cycle.
+import type { Subscription } from '../generated/prisma/client.js';
+import { unixSeconds } from '../core/time.js';
+
+const secondsOrNull = (date: Date | null) => (date ? unixSeconds(date) : null);
+
+/**
+ * The subscription as the API shows it (an order's `subscription`, the subscriptions list and
+ * details): its id is its number, the number of the order that started it, as the contract
+ * identifies subscriptions.
+ */
+export function subscriptionResource(s: Subscription) {
+  return {
+    object: 'subscription',
+    id: s.number,
+    status: s.status,
+    currency: s.currency,
+    amount: s.amount,
+    recurringInterval: s.recurringInterval,
+    recurringIntervalCount: s.recurringIntervalCount,
+    trialInterval: s.trialInterval,
+    trialIntervalCount: s.trialIntervalCount,
+    userId: s.userId,
+    currentPeriodStart: secondsOrNull(s.currentPeriodStart),
+    currentPeriodEnd: secondsOrNull(s.currentPeriodEnd),
+    trialEndsAt: secondsOrNull(s.trialEndsAt),
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    cancelledAt: secondsOrNull(s.cancelledAt),
+    createdAt: unixSeconds(s.createdAt),
+  };
+}
