@@ -12,10 +12,10 @@ import { recordEvent } from '../events/event-service.js';
 import { FEE_RULE, type FeeRule } from '../orders/fee.js';
 import { loadOrderForEvent } from '../orders/service.js';
 import { paymentEventData } from '../payments/events.js';
-import { paymentRowInclude } from '../payments/resource.js';
+import { paymentRowInclude, type PaymentRow } from '../payments/resource.js';
 import { feeReturned } from './plan.js';
 import { refundResource } from './resource.js';
-import { feeRefundedByPayment, findRefund } from './service.js';
+import { refundRowInclude, type RefundRow } from './service.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -33,66 +33,73 @@ const paymentStatusFor = (succeeded: number, amount: number): PaymentStatus => (
 /** Applies the answer; returns the refund's status afterwards. */
 export async function applyPartOutcome(prisma: PrismaClient, partId: string, outcome: PartOutcome, rule: FeeRule = FEE_RULE, now = new Date()): Promise<RefundStatus> {
   return prisma.$transaction(async (tx) => {
-    const { refundId, refund } = await tx.refundPart.findUniqueOrThrow({ where: { id: partId }, select: { refundId: true, refund: { select: { orderId: true } } } });
-    await tx.$queryRaw`SELECT 1 FROM "Order" WHERE id = ${refund.orderId}::uuid FOR UPDATE`;
+    // The order's row, reached through the part: every refund of the order serialises on it.
+    await tx.$queryRaw`SELECT 1 FROM "Order" o JOIN "Refund" r ON r."orderId" = o.id JOIN "RefundPart" p ON p."refundId" = r.id WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
     const part = await tx.refundPart.findUniqueOrThrow({ where: { id: partId } });
+    const { refundId } = part;
     const processorRefundId = outcome.processorRefundId ?? part.processorRefundId;
     const moves = part.status === 'pending' || (part.status === 'succeeded' && outcome.status === 'failed');
     if (!moves || (part.status === outcome.status && part.processorRefundId === processorRefundId)) return (await tx.refund.findUniqueOrThrow({ where: { id: refundId } })).status;
     if (outcome.status === 'pending') {
       await tx.refundPart.update({ where: { id: partId }, data: { processorRefundId } });
       await tx.refund.updateMany({ where: { id: refundId, settlingSince: null }, data: { settlingSince: now } });
-      return settleRefund(tx, refundId, outcome);
+      return (await settleRefund(tx, refundId, outcome)).status;
     }
-    if (outcome.status === 'succeeded') await succeed(tx, part, processorRefundId, rule);
-    else await fail(tx, part, processorRefundId);
-    const status = await settleRefund(tx, refundId, outcome);
+    const payment = outcome.status === 'succeeded' ? await succeed(tx, part, processorRefundId, rule) : await fail(tx, part, processorRefundId);
+    const refund = await settleRefund(tx, refundId, outcome);
     // After the refund's own status, so the event shows the refund as it now is.
-    await recordRefundEvent(tx, outcome.status === 'succeeded' ? 'payment_refunded' : 'refund_failed', part);
-    return status;
+    const { order, items } = await loadOrderForEvent(tx, payment.orderId);
+    const data = { ...paymentEventData(payment, order, items), refund: refundResource(refund) };
+    await recordEvent(tx, { workspaceId: payment.workspaceId, livemode: payment.livemode }, outcome.status === 'succeeded' ? 'payment_refunded' : 'refund_failed', data);
+    return refund.status;
   });
 }
 
 type Part = Prisma.RefundPartGetPayload<object>;
 
-async function succeededOnPayment(tx: Tx, paymentId: string): Promise<number> {
-  const { _sum } = await tx.refundPart.aggregate({ where: { paymentId, status: 'succeeded' }, _sum: { amount: true } });
-  return _sum.amount ?? 0;
+/** What the payment's succeeded refund parts have given back so far: money and fee. */
+async function succeededOnPayment(tx: Tx, paymentId: string): Promise<{ amount: number; feeRefunded: number }> {
+  const { _sum } = await tx.refundPart.aggregate({ where: { paymentId, status: 'succeeded' }, _sum: { amount: true, feeRefunded: true } });
+  return { amount: _sum.amount ?? 0, feeRefunded: _sum.feeRefunded ?? 0 };
 }
 
-async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rule: FeeRule): Promise<void> {
-  const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId } });
+/** Books a succeeded part; returns its payment as the event shows it. */
+async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rule: FeeRule): Promise<PaymentRow> {
+  const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId }, include: paymentRowInclude });
   // Money that came after its payment ended (source expired_payment) was never on the books: only the part changes.
   if (!PAID_STATES.includes(payment.status)) {
     await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } });
-    return;
+    return payment;
   }
   const before = await succeededOnPayment(tx, part.paymentId);
-  const feeRefunded = (await feeRefundedByPayment(tx, [payment.id])).get(payment.id) ?? 0;
-  const fee = feeReturned({ ...payment, feeRefunded }, before, before + part.amount, rule);
+  const fee = feeReturned({ ...payment, feeRefunded: before.feeRefunded }, before.amount, before.amount + part.amount, rule);
   await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId, feeRefunded: fee } });
-  const status = paymentStatusFor(before + part.amount, payment.amount);
-  await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status } });
+  const status = paymentStatusFor(before.amount + part.amount, payment.amount);
+  const updated = await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status }, include: paymentRowInclude });
   await tx.order.update({ where: { id: payment.orderId }, data: { fee: { decrement: fee } } });
   const orderStatus = await settleOrderStatus(tx, payment.orderId, true);
   // Every unit is refunded once the whole order is (also when partial amounts got there).
   if (orderStatus === 'REFUNDED') await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = quantity WHERE "orderId" = ${payment.orderId}::uuid`;
+  return updated;
 }
 
-async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promise<void> {
+/** Books a failed part (its money back on the books); returns its payment as the event shows it. */
+async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promise<PaymentRow> {
   const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId } });
   await tx.refundPart.update({ where: { id: part.id }, data: { status: 'failed', processorRefundId, feeRefunded: 0 } });
-  const succeeded = await succeededOnPayment(tx, part.paymentId);
-  await tx.payment.update({
+  const succeeded = (await succeededOnPayment(tx, part.paymentId)).amount;
+  const updated = await tx.payment.update({
     where: { id: payment.id },
     data: {
       refundedAmount: { decrement: Math.min(part.amount, payment.refundedAmount) },
       fee: { increment: part.feeRefunded },
       ...(PAID_STATES.includes(payment.status) ? { status: paymentStatusFor(succeeded, payment.amount) } : {}),
     },
+    include: paymentRowInclude,
   });
   await tx.order.update({ where: { id: payment.orderId }, data: { fee: { increment: part.feeRefunded } } });
   await settleOrderStatus(tx, payment.orderId, false);
+  return updated;
 }
 
 /**
@@ -108,19 +115,12 @@ async function settleOrderStatus(tx: Tx, orderId: string, onSuccess: boolean): P
   return next;
 }
 
-async function recordRefundEvent(tx: Tx, type: 'payment_refunded' | 'refund_failed', part: Part): Promise<void> {
-  const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId }, include: paymentRowInclude });
-  const { order, items } = await loadOrderForEvent(tx, payment.orderId);
-  const refund = await findRefund(tx, part.refundId);
-  await recordEvent(tx, { workspaceId: payment.workspaceId, livemode: payment.livemode }, type, { ...paymentEventData(payment, order, items), refund: refundResource(refund) });
-}
-
 /**
  * The refund's status from its parts: failed when every part failed (its units go back), pending
  * while one is, partially_failed when some failed and the others succeeded (never "succeeded"
  * for less money than its amount), succeeded otherwise; the fee given back is the parts' sum.
  */
-async function settleRefund(tx: Tx, refundId: string, outcome: PartOutcome): Promise<RefundStatus> {
+async function settleRefund(tx: Tx, refundId: string, outcome: PartOutcome): Promise<RefundRow> {
   const refund = await tx.refund.findUniqueOrThrow({ where: { id: refundId }, include: { parts: true } });
   const statuses = refund.parts.map((p) => p.status);
   const status: RefundStatus = statuses.every((s) => s === 'failed')
@@ -131,13 +131,13 @@ async function settleRefund(tx: Tx, refundId: string, outcome: PartOutcome): Pro
         ? 'partially_failed'
         : 'succeeded';
   const failure = outcome.status === 'failed' ? { failureCode: outcome.failureCode ?? 'refund_failed', failureMessage: outcome.failureMessage ?? 'The processor failed the refund' } : {};
-  await tx.refund.update({ where: { id: refundId }, data: { status, feeRefunded: refund.parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure } });
+  const settled = await tx.refund.update({ where: { id: refundId }, data: { status, feeRefunded: refund.parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure }, include: refundRowInclude });
   if (status === 'failed' && refund.status !== 'failed') {
     for (const item of refund.items as Array<{ id: string; quantity: number }>) {
       await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = GREATEST("refundedQuantity" - ${item.quantity}, 0) WHERE id = ${item.id}::uuid`;
     }
   }
-  return status;
+  return settled;
 }
 
 /** The part a processor's refund id names (its webhooks), or null when the refund is not ours. */
