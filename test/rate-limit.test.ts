@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { keyHeaders, newWorkspace } from './support/api.js';
 import { httpOnlyEnv, startServerProcess, type ServerProcess } from './support/processes.js';
 
-// The edge rate limit per client IP, on servers of their own with a small budget.
+// The edge rate limit per client IP, on servers of their own with a small budget; the one Redis
+// connection a server holds for all its limiters (the edge limit and the domains' budgets).
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function get(server: ServerProcess, path = '/v0/products/list') {
@@ -64,4 +67,69 @@ describe('shared through Redis', () => {
     expect(fromB.headers.get('x-request-id')).toBe(fromB.requestId);
     expect(Number(fromB.headers.get('retry-after'))).toBeGreaterThan(1);
   });
+});
+
+describe('one Redis connection per server process', () => {
+  let server: ServerProcess;
+  let redis: Redis;
+  /** The connections Redis has from the server process (it names them commerce-api:<pid>). */
+  const connections = async (pid: number) =>
+    ((await redis.client('LIST')) as string).split('\n').filter((line) => line.split(' ').includes(`name=commerce-api:${pid}`)).length;
+
+  beforeAll(async () => {
+    redis = new Redis(REDIS_URL);
+    server = await startServerProcess({
+      ...httpOnlyEnv(),
+      DATABASE_URL: process.env.DATABASE_URL!,
+      REDIS_URL,
+      RATE_LIMIT_KEY_PREFIX: `conn-${randomUUID()}`,
+      RATE_LIMIT_POINTS: '100000',
+      DOWNLOAD_URLS_PER_MINUTE: '1',
+      LICENSE_KEY_VALIDATIONS_PER_MINUTE: '2',
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+    redis?.disconnect();
+  });
+
+  test('every limiter (edge, download URLs, license key validations) on one connection, 429s with Retry-After, none left after SIGTERM', async () => {
+    const pid = server.child.pid!;
+    expect(await connections(pid)).toBe(1);
+    const ws = await newWorkspace('Rate limits: one connection');
+    const post = (path: string, headers: Record<string, string>, body: unknown) =>
+      fetch(`${server.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const retryAfterOf = (response: Response) => Number(response.headers.get('retry-after'));
+
+    // Download URLs: the budget is spent before the order is looked up (an unknown one is 404).
+    const mint = () => post(`/v0/orders/${randomUUID()}/items/${randomUUID()}/download-url`, keyHeaders(ws), {});
+    expect((await mint()).status).toBe(404);
+    const mintLimited = await mint();
+    expect(mintLimited.status).toBe(429);
+    expect(await mintLimited.json()).toEqual({ status: 'error', error: { message: expect.stringMatching(/^At most 1 download URLs a minute per workspace; retry in \d+ s$/) } });
+    expect(retryAfterOf(mintLimited)).toBeGreaterThanOrEqual(58);
+    expect(retryAfterOf(mintLimited)).toBeLessThanOrEqual(60);
+
+    // License key validations, then the same budget through GraphQL: the seconds in the error's extensions and the header.
+    const question = { productId: randomUUID(), key: 'K' };
+    expect((await post('/v0/license-keys/validate', keyHeaders(ws, { write: false }), question)).status).toBe(200);
+    expect((await post('/v0/license-keys/validate', keyHeaders(ws, { write: false }), question)).status).toBe(200);
+    const validateLimited = await post('/v0/license-keys/validate', keyHeaders(ws, { write: false }), question);
+    expect(validateLimited.status).toBe(429);
+    expect(retryAfterOf(validateLimited)).toBeGreaterThanOrEqual(58);
+    expect(retryAfterOf(validateLimited)).toBeLessThanOrEqual(60);
+    const graphql = await post('/graphql', keyHeaders(ws, { write: false }), {
+      query: 'mutation ($productId: UUID!) { validateLicenseKey(productId: $productId, key: "K") { validation { status } } }',
+      variables: { productId: question.productId },
+    });
+    const answer = await graphql.json();
+    expect(answer.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/^At most 2 license key validations a minute/), extensions: { code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) } })]);
+    const { retryAfterSeconds } = answer.errors[0].extensions;
+    expect(Number.isInteger(retryAfterSeconds) && retryAfterSeconds >= 1 && retryAfterSeconds <= 60).toBe(true);
+    expect(retryAfterOf(graphql)).toBe(retryAfterSeconds);
+
+    expect(await connections(pid)).toBe(1);
+    expect(await server.stop('SIGTERM')).toBe(0);
+    expect(await connections(pid)).toBe(0);
+  }, 60_000);
 });
