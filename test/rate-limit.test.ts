@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { keyHeaders, newWorkspace } from './support/api.js';
 import { httpOnlyEnv, startServerProcess, type ServerProcess } from './support/processes.js';
@@ -6,6 +7,14 @@ import { httpOnlyEnv, startServerProcess, type ServerProcess } from './support/p
 // The edge rate limit per client IP, on servers of their own with a small budget; the one Redis
 // connection a server holds for all its limiters (the edge limit and the domains' budgets).
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const safeReadlink = (link: string) => {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return ''; // closed meanwhile
+  }
+};
 
 async function get(server: ServerProcess, path = '/v0/products/list') {
   const requestId = `rl-${randomUUID()}`;
@@ -72,9 +81,19 @@ describe('shared through Redis', () => {
 describe('one Redis connection per server process', () => {
   let server: ServerProcess;
   let redis: Redis;
-  /** The connections Redis has from the server process (it names them commerce-api:<pid>). */
-  const connections = async (pid: number) =>
-    ((await redis.client('LIST')) as string).split('\n').filter((line) => line.split(' ').includes(`name=commerce-api:${pid}`)).length;
+  const redisPort = Number(new URL(REDIS_URL).port || 6379);
+  const clients = async () => ((await redis.client('LIST')) as string).split('\n').map((line) => line.split(' '));
+  /** The connections Redis has that carry the process's name (commerce-api:<pid>). */
+  const named = async (pid: number) => (await clients()).filter((fields) => fields.includes(`name=commerce-api:${pid}`));
+  /** The local ports of the process's TCP connections to Redis, named or not (Linux /proc: its socket inodes in the TCP tables). */
+  function redisPortsOf(pid: number): number[] {
+    const inodes = new Set(readdirSync(`/proc/${pid}/fd`).flatMap((fd) => /^socket:\[(\d+)\]$/.exec(safeReadlink(`/proc/${pid}/fd/${fd}`))?.[1] ?? []));
+    return ['tcp', 'tcp6']
+      .flatMap((table) => readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1))
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields.length > 9 && parseInt(fields[2]!.split(':')[1]!, 16) === redisPort && fields[3] === '01' && inodes.has(fields[9]!))
+      .map((fields) => parseInt(fields[1]!.split(':')[1]!, 16));
+  }
 
   beforeAll(async () => {
     redis = new Redis(REDIS_URL);
@@ -95,7 +114,7 @@ describe('one Redis connection per server process', () => {
 
   test('every limiter (edge, download URLs, license key validations) on one connection, 429s with Retry-After, none left after SIGTERM', async () => {
     const pid = server.child.pid!;
-    expect(await connections(pid)).toBe(1);
+    expect((await named(pid)).length).toBe(1);
     const ws = await newWorkspace('Rate limits: one connection');
     const post = (path: string, headers: Record<string, string>, body: unknown) =>
       fetch(`${server.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -128,8 +147,14 @@ describe('one Redis connection per server process', () => {
     expect(Number.isInteger(retryAfterSeconds) && retryAfterSeconds >= 1 && retryAfterSeconds <= 60).toBe(true);
     expect(retryAfterOf(graphql)).toBe(retryAfterSeconds);
 
-    expect(await connections(pid)).toBe(1);
+    // Every limiter has counted by now: the process still holds one connection to Redis, the named one.
+    const ports = redisPortsOf(pid);
+    expect(ports).toHaveLength(1);
+    const mine = await named(pid);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toContain(`addr=127.0.0.1:${ports[0]}`);
     expect(await server.stop('SIGTERM')).toBe(0);
-    expect(await connections(pid)).toBe(0);
+    expect(await named(pid)).toEqual([]);
+    expect((await clients()).filter((fields) => fields.includes(`addr=127.0.0.1:${ports[0]}`))).toEqual([]);
   }, 60_000);
 });
