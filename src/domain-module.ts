@@ -1,6 +1,7 @@
 // What one domain contributes to the service. src/domains.ts lists the domains; the GraphQL schema,
-// the route table, the other HTTP endpoints, the OpenAPI tags, the event types, the worker's activities and the workflow
+// the route table, the other HTTP endpoints, the OpenAPI tags, the event types, the rate limits, the worker's activities and the workflow
 // bundle are assembled from that list, so adding a domain touches that list and nothing else shared.
+import type { RateLimitRule } from './core/rate-limits.js';
 import type { EventDefinitions } from './events/event-types.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { HttpEndpoint } from './http/endpoint.js';
@@ -37,6 +38,8 @@ export interface DomainModule {
   endpoints?: readonly HttpEndpoint[];
   /** The event types it records (webhooks subscribe to them), each with its test-event sample. */
   events?: EventDefinitions;
+  /** The budgets its services spend (ctx.rateLimits); the server builds their limiters at start. */
+  rateLimits?: readonly RateLimitRule[];
   createActivities?: (deps: ActivityDependencies) => ActivityFunctions;
   /** Its background loops, started by every worker process. */
   startBackgroundTasks?: (deps: ActivityDependencies) => BackgroundTask[];

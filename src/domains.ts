@@ -1,6 +1,7 @@
 // The list of domains. The GraphQL schema, the route table, the other HTTP endpoints, the OpenAPI
-// tags, the event types, the worker's activities and the workflow bundle are all assembled from it:
+// tags, the event types, the rate limits, the worker's activities and the workflow bundle are all assembled from it:
 // adding a domain is adding its module here.
+import type { RateLimitRule } from './core/rate-limits.js';
 import type { DomainModule } from './domain-module.js';
 import type { EventDefinitions } from './events/event-types.js';
 import { checkoutModule } from './checkout/module.js';
@@ -45,6 +46,9 @@ export const endpoints: readonly HttpEndpoint[] = domains.flatMap((domain) => do
 
 /** The OpenAPI tags, in the order of the list. */
 export const tags = domains.flatMap((domain) => (domain.tag ? [domain.tag] : []));
+
+/** Every domain's rate limit rules, built into limiters once per server process. */
+export const rateLimitRules: readonly RateLimitRule[] = domains.flatMap((domain) => domain.rateLimits ?? []);
 
 /** Every event type a webhook can subscribe to, with its test-event sample, in the order of the list. */
 export const events: EventDefinitions = Object.assign({}, ...domains.map((domain) => domain.events ?? {}));

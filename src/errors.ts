@@ -1,17 +1,25 @@
 import { GraphQLError } from 'graphql';
-import { DomainError, type ErrorKind } from './core/errors.js';
+import { DomainError, RateLimited, type ErrorKind } from './core/errors.js';
 import { isDatabaseBusy } from './db/client.js';
 import { logger } from './logger.js';
 
 export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 416 | 422 | 429 | 500 | 503;
 
-/** An error whose message is safe to show to the caller, with the HTTP status the spec gives it. */
+/**
+ * An error whose message is safe to show to the caller, with the HTTP status the spec gives it. A
+ * 429 carries the seconds to wait: a Retry-After header on /v0 (rest/envelope.ts) and on /graphql
+ * (yoga sends `extensions.http.headers`), and `extensions.retryAfterSeconds` in the GraphQL error.
+ */
 export class ApiError extends GraphQLError {
   readonly status: ErrorStatus;
+  readonly retryAfterSeconds?: number;
 
-  constructor(status: ErrorStatus, message: string) {
-    super(message, { extensions: { code: codeFor(status), http: { status } } });
+  constructor(status: ErrorStatus, message: string, options: { retryAfterSeconds?: number } = {}) {
+    const { retryAfterSeconds } = options;
+    const retry = retryAfterSeconds === undefined ? undefined : { headers: { 'retry-after': String(retryAfterSeconds) } };
+    super(message, { extensions: { code: codeFor(status), http: { status, ...retry }, ...(retry && { retryAfterSeconds }) } });
     this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -54,7 +62,7 @@ const STATUS_OF: Record<ErrorKind, ErrorStatus> = {
  * unchanged.
  */
 export function asApiError(error: unknown): unknown {
-  if (error instanceof DomainError) return new ApiError(STATUS_OF[error.kind], error.message);
+  if (error instanceof DomainError) return new ApiError(STATUS_OF[error.kind], error.message, error instanceof RateLimited ? { retryAfterSeconds: error.retryAfterSeconds } : {});
   if (isDatabaseBusy(error)) {
     logger.warn({ err: error }, 'database busy: answered 503');
     return new ApiError(503, 'The service is busy; nothing was changed. Retry with backoff');

@@ -8,7 +8,8 @@ import { buildSchemas } from './graphql/schema.js';
 import { createApp } from './http/app.js';
 import { answerNodeErrors } from './http/client-errors.js';
 import { createMetrics } from './http/metrics.js';
-import { createRateLimiter } from './http/rate-limit.js';
+import { connectRateLimitStore, createRateLimiter, createRateLimits } from './http/rate-limit.js';
+import { rateLimitRules } from './domains.js';
 import { logger } from './logger.js';
 import { docsHtml } from './rest/docs-page.js';
 import { openApiDocument } from './rest/openapi.js';
@@ -57,15 +58,17 @@ export async function startServer(options: { port?: number; host?: string } = {}
   const worker = workerModule && workflowBundle ? await (await workerModule).runWorker(prisma, temporal, await workflowBundle) : undefined;
   const processor = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
   const schemas = await buildSchemas();
-  const rateLimiter = createRateLimiter();
-  await rateLimiter.ready();
+  // One Redis connection (REDIS_URL) for every limiter of the process: the edge limit and the domains' budgets.
+  const rateLimitStore = connectRateLimitStore(config.redisUrl);
+  await rateLimitStore.ready();
   const app = await createApp({
     prisma,
     temporal,
     schema: schemas.client,
     subgraphSchema: schemas.subgraph,
     metrics: createMetrics(),
-    rateLimiter,
+    rateLimiter: createRateLimiter(rateLimitStore, config.rateLimit),
+    rateLimits: createRateLimits(rateLimitStore, rateLimitRules, config.rateLimit.keyPrefix),
     trustProxy: config.trustProxy,
     maxBodyBytes: config.maxBodyBytes,
     processor,
@@ -93,7 +96,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
       await worker?.shutdown();
       await temporal.stop();
       await prisma.$disconnect();
-      await rateLimiter.close();
+      await rateLimitStore.close();
       await database.close();
     },
   };

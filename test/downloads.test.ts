@@ -231,6 +231,9 @@ describe('download URL budget shared through Redis, and the streamed size limit'
     const limited = await mintOn(servers[1]!, ws);
     expect(limited.status).toBe(429);
     expect(await limited.json()).toEqual({ status: 'error', error: { message: expect.stringMatching(/60 download URLs a minute/) } });
+    // A rolling minute: the first of the 60 frees its point within it.
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
     expect((await mintOn(servers[0]!, ws)).status).toBe(429);
     const other = await newWorkspace('Downloads: other budget');
     expect((await mintOn(servers[0]!, other)).status).toBe(404);

@@ -202,6 +202,8 @@ describe('the validation budget', () => {
     expect(limited.status).toBe(429);
     const body = await limited.json();
     expect(body).toEqual({ status: 'error', error: { message: expect.stringMatching(/5 license key validations a minute/) } });
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
     const problems = checkAnswer(document, { method: 'POST', path: '/v0/license-keys/validate', query: '', keys: {} }, { status: 429, headers: limited.headers, text: JSON.stringify(body) }, operationAt(document, 'POST', '/v0/license-keys/validate'));
     expect(problems).toMatchObject({ status: 'error' });
     expect((await post(await newWorkspace('Key validation: other budget'), 'validate')).status).toBe(200);

@@ -19,4 +19,10 @@ describe('responses are checked against the OpenAPI document', () => {
     expect(responseMismatch('GET', '/v0/products/create', 405, { status: 'error', error: { message: 'Method not allowed' } })).toBeUndefined();
     expect(responseMismatch('GET', '/healthz', 200, { status: 'ok' })).toBeUndefined();
   });
+
+  test('a 429 without its Retry-After fails', () => {
+    const limited = { status: 'error', error: { message: 'Too many requests; retry later' } };
+    expect(responseMismatch('GET', '/v0/products/list', 429, limited, new Headers({ 'x-request-id': 'r' }))).toMatch(/header retry-after is missing/);
+    expect(responseMismatch('GET', '/v0/products/list', 429, limited, new Headers({ 'x-request-id': 'r', 'retry-after': '3' }))).toBeUndefined();
+  });
 });

@@ -1,16 +1,16 @@
 // Download URLs for order items: minted by `POST /v0/orders/{orderIdOrNumber}/items/{itemId}/download-url`
-// (errors exactly as the contract's rule 3; the route allows DOWNLOAD_URLS_PER_MINUTE per
-// workspace, shared through Redis when REDIS_URL is set: src/delivery/types.ts) and served by this service at `/downloads/{token}`. The
+// (errors exactly as the contract's rule 3; DOWNLOAD_URLS_PER_MINUTE per workspace, shared
+// through Redis when REDIS_URL is set: ./budgets.ts) and served by this service at `/downloads/{token}`. The
 // token names the order item, the file and the expiry, signed with HMAC-SHA256 under
 // DOWNLOAD_URL_SECRET (or a secret generated into DATA_DIR): serving it writes nothing to the
 // database, and re-reads the item so a refund ends the URL before its time.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { isUuid } from '../core/uuid.js';
 import { config } from '../config.js';
 import { findOrder } from '../orders/service.js';
+import { downloadUrlBudget, type BudgetedDeps } from './budgets.js';
 import { DELIVERING_STATUSES } from './delivered-keys.js';
 import { fileOfItem } from './files.js';
 import { KEYED_PRODUCT_TYPES } from './license-keys.js';
@@ -76,8 +76,9 @@ export interface MintRequest {
   now: Date;
 }
 
-/** A download URL for one item of a paid order (rule 3's 404s and 400s; the route counts the 429 budget first). */
-export async function mintDownloadUrl(prisma: PrismaClient, scope: Scope, request: MintRequest) {
+/** A download URL for one item of a paid order (rule 3's 429 first, then its 404s and 400s). */
+export async function mintDownloadUrl({ prisma, rateLimits }: BudgetedDeps, scope: Scope, request: MintRequest) {
+  await rateLimits.spend(downloadUrlBudget, scope.workspaceId);
   const expiresIn = checkExpiresIn(request.expiresIn);
   const { id: orderId } = await findOrder(prisma, scope, request.orderIdOrNumber, { select: { id: true } });
   const item = isUuid(request.itemId)

@@ -1,10 +1,7 @@
 // GraphQL of the public license key validation (./key-validation.ts) and of offers' key policies.
-import { config } from '../config.js';
-import { RateLimited } from '../core/errors.js';
 import { systemClock } from '../core/time.js';
-import { createRateLimiter, type RateLimiter } from '../http/rate-limit.js';
 import { builder } from '../graphql/builder.js';
-import { scopeOf, type Context } from '../graphql/context.js';
+import { scopeOf } from '../graphql/context.js';
 import * as validation from './key-validation.js';
 
 const KeyValidityEnum = builder.enumType('LicenseKeyValidity', {
@@ -42,23 +39,6 @@ const LicenseKeyPolicy = builder.objectRef<Awaited<ReturnType<typeof validation.
 });
 const LicenseKeyPolicyPayload = builder.simpleObject('LicenseKeyPolicyPayload', { fields: (t) => ({ policy: t.field({ type: LicenseKeyPolicy }) }) });
 
-let budget: RateLimiter | undefined;
-/** LICENSE_KEY_VALIDATIONS_PER_MINUTE per workspace for validate, activate and deactivate together (in Redis when REDIS_URL is set). */
-async function checkedScope(ctx: Context) {
-  const scope = await scopeOf(ctx, 'read');
-  budget ??= createRateLimiter({
-    points: config.licenseKeyValidationsPerMinute,
-    durationSeconds: 60,
-    blockSeconds: 0,
-    keyPrefix: `${config.rateLimit.keyPrefix}-license-key-validation`,
-    redisUrl: config.redisUrl,
-  });
-  await budget.ready();
-  const retryAfter = await budget.consume(scope.workspaceId);
-  if (retryAfter > 0) throw new RateLimited(`At most ${config.licenseKeyValidationsPerMinute} license key validations a minute per workspace; retry in ${retryAfter} s`, retryAfter);
-  return scope;
-}
-
 builder.queryFields((t) => ({
   licenseKeyPolicy: t.field({
     type: LicenseKeyPolicyPayload,
@@ -87,7 +67,7 @@ builder.mutationFields((t) => ({
       key: t.arg.string({ required: true, description: 'The key as the buyer received it' }),
       instance: t.arg.string({ description: 'Also report whether this instance is activated' }),
     },
-    resolve: async (_root, args, ctx) => ({ validation: await validation.validateLicenseKey(ctx.prisma, await checkedScope(ctx), args, systemClock()) }),
+    resolve: async (_root, args, ctx) => ({ validation: await validation.validateLicenseKey(ctx, await scopeOf(ctx, 'read'), args, systemClock()) }),
   }),
   activateLicenseKey: t.field({
     type: LicenseKeyValidationPayload,
@@ -97,7 +77,7 @@ builder.mutationFields((t) => ({
       key: t.arg.string({ required: true, description: 'The key as the buyer received it' }),
       instance: t.arg.string({ required: true, description: `A machine or installation id, 1 to ${validation.MAX_INSTANCE_LENGTH} characters` }),
     },
-    resolve: async (_root, args, ctx) => ({ validation: await validation.activateLicenseKey(ctx.prisma, await checkedScope(ctx), args, systemClock()) }),
+    resolve: async (_root, args, ctx) => ({ validation: await validation.activateLicenseKey(ctx, await scopeOf(ctx, 'read'), args, systemClock()) }),
   }),
   deactivateLicenseKey: t.field({
     type: LicenseKeyValidationPayload,
@@ -107,6 +87,6 @@ builder.mutationFields((t) => ({
       key: t.arg.string({ required: true, description: 'The key as the buyer received it' }),
       instance: t.arg.string({ required: true }),
     },
-    resolve: async (_root, args, ctx) => ({ validation: await validation.deactivateLicenseKey(ctx.prisma, await checkedScope(ctx), args, systemClock()) }),
+    resolve: async (_root, args, ctx) => ({ validation: await validation.deactivateLicenseKey(ctx, await scopeOf(ctx, 'read'), args, systemClock()) }),
   }),
 }));

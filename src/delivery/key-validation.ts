@@ -7,6 +7,7 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { DomainError, NotFound, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { unixSeconds } from '../core/time.js';
+import { keyValidationBudget, type BudgetedDeps } from './budgets.js';
 import { deliveredKeys } from './delivered-keys.js';
 import { keyFingerprint } from './key-vault.js';
 import { KEYED_PRODUCT_TYPES, MAX_KEY_LENGTH } from './license-keys.js';
@@ -129,7 +130,8 @@ async function answer(db: Prisma.TransactionClient | PrismaClient, productId: st
 export type KeyValidation = Awaited<ReturnType<typeof answer>>;
 
 /** Whether a key of the product is valid now; an unknown key is an answer (`not_found`), not an error. */
-export async function validateLicenseKey(prisma: PrismaClient, scope: Scope, question: KeyQuestion, now: Date): Promise<KeyValidation> {
+export async function validateLicenseKey({ prisma, rateLimits }: BudgetedDeps, scope: Scope, question: KeyQuestion, now: Date): Promise<KeyValidation> {
+  await rateLimits.spend(keyValidationBudget, scope.workspaceId);
   const { key, instance } = checkQuestion(question);
   return answer(prisma, question.productId, await findSoldKey(prisma, scope, question.productId, key), instance, now);
 }
@@ -138,7 +140,8 @@ export async function validateLicenseKey(prisma: PrismaClient, scope: Scope, que
  * Activates an instance on a valid key (again for an activated instance changes nothing). The key's
  * row is locked, so parallel activations never pass the limit. 404 unknown key; 400 revoked or expired; 409 at the limit.
  */
-export async function activateLicenseKey(prisma: PrismaClient, scope: Scope, question: KeyQuestion & { instance: string }, now: Date): Promise<KeyValidation> {
+export async function activateLicenseKey({ prisma, rateLimits }: BudgetedDeps, scope: Scope, question: KeyQuestion & { instance: string }, now: Date): Promise<KeyValidation> {
+  await rateLimits.spend(keyValidationBudget, scope.workspaceId);
   const { key, instance } = checkQuestion(question);
   return prisma.$transaction(async (tx) => {
     const row = await findSoldKey(tx, scope, question.productId, key);
@@ -156,7 +159,8 @@ export async function activateLicenseKey(prisma: PrismaClient, scope: Scope, que
 }
 
 /** Frees an instance's activation (whatever the key's status, so a revoked key's instances can be cleared). 404 unknown key or instance. */
-export async function deactivateLicenseKey(prisma: PrismaClient, scope: Scope, question: KeyQuestion & { instance: string }, now: Date): Promise<KeyValidation> {
+export async function deactivateLicenseKey({ prisma, rateLimits }: BudgetedDeps, scope: Scope, question: KeyQuestion & { instance: string }, now: Date): Promise<KeyValidation> {
+  await rateLimits.spend(keyValidationBudget, scope.workspaceId);
   const { key, instance } = checkQuestion(question);
   const row = await findSoldKey(prisma, scope, question.productId, key);
   if (!row) throw new NotFound('License key');

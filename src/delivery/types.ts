@@ -1,7 +1,5 @@
 import { config } from '../config.js';
-import { RateLimited } from '../core/errors.js';
 import { LicenseKeyStatus } from '../generated/prisma/enums.js';
-import { createRateLimiter, type RateLimiter } from '../http/rate-limit.js';
 import { SuccessPayload } from '../graphql/payloads.js';
 import { builder, SortDirection } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
@@ -184,17 +182,6 @@ const DownloadUrl = builder.simpleObject('DownloadUrl', {
   }),
 });
 
-let mintBudget: RateLimiter | undefined;
-/** The contract's 60 URLs a minute per workspace (DOWNLOAD_URLS_PER_MINUTE), in Redis when REDIS_URL is set so every process shares it. */
-const mintLimiter = () =>
-  (mintBudget ??= createRateLimiter({
-    points: config.downloads.urlsPerMinute,
-    durationSeconds: 60,
-    blockSeconds: 0,
-    keyPrefix: `${config.rateLimit.keyPrefix}-download-url`,
-    redisUrl: config.redisUrl,
-  }));
-
 builder.queryFields((t) => ({
   productFiles: t.field({
     type: DownloadFileList,
@@ -219,14 +206,6 @@ builder.mutationFields((t) => ({
       itemId: t.arg.string({ required: true, description: 'The id of an entry of the order webhook payload items' }),
       expiresIn: t.arg.int({ description: `Seconds, default ${DEFAULT_EXPIRES_IN}, 1 to ${MAX_EXPIRES_IN} (never clamped)` }),
     },
-    resolve: async (_root, args, ctx) => {
-      const scope = await scopeOf(ctx, 'write');
-      const budget = mintLimiter();
-      // The first mints wait (a moment) for Redis, so they count in the shared budget.
-      await budget.ready();
-      const retryAfter = await budget.consume(scope.workspaceId);
-      if (retryAfter > 0) throw new RateLimited(`At most ${config.downloads.urlsPerMinute} download URLs a minute per workspace; retry in ${retryAfter} s`, retryAfter);
-      return mintDownloadUrl(ctx.prisma, scope, { ...args, origin: ctx.origin, now: new Date() });
-    },
+    resolve: async (_root, args, ctx) => mintDownloadUrl(ctx, await scopeOf(ctx, 'write'), { ...args, origin: ctx.origin, now: new Date() }),
   }),
 }));

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { ApiError } from '../errors.js';
+import type { RateLimits } from '../core/rate-limits.js';
 import type { Access, Principal, Scope } from '../core/scope.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { PaymentProcessor } from '../payments/processors/processor.js';
@@ -10,6 +11,8 @@ export interface Context {
   temporal: TemporalConnection;
   /** The card processor (PAYMENT_PROCESSOR), for resolvers that charge (checkout). */
   processor: PaymentProcessor;
+  /** Every domain's rate limits (their `rateLimits`), for services that spend a budget. */
+  rateLimits: RateLimits;
   requestId: string;
   /** Where the request came in (scheme, host, port): links the service hands out point there unless PUBLIC_BASE_URL says otherwise. */
   origin: string;

@@ -4,6 +4,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { TemporalConnection } from '../temporal/client.js';
+import type { RateLimits } from '../core/rate-limits.js';
 import type { PaymentProcessor } from '../payments/processors/processor.js';
 import { ApiError } from '../errors.js';
 import { noPrincipal, principalResolver, type Context } from '../graphql/context.js';
@@ -30,7 +31,10 @@ export interface AppDependencies {
   /** The same schema as a federation subgraph: what /graphql serves. */
   subgraphSchema: GraphQLSchema;
   metrics: Metrics;
+  /** The edge limit per client IP. */
   rateLimiter: RateLimiter;
+  /** The domains' budgets (on the same store as the edge limit), handed to resolvers in the context. */
+  rateLimits: RateLimits;
   trustProxy: boolean;
   /** Extra routes outside /v0 (the OpenAPI document and docs page). */
   documents: { openApi: () => unknown; docsHtml: () => string };
@@ -71,7 +75,7 @@ async function graphqlParams(request: Request, limits: BodyLimits): Promise<Grap
 
 /** The server's request handler; it derives each /v0 route's operation first (a fraction of a second). */
 export async function createApp(deps: AppDependencies) {
-  const { prisma, temporal, metrics, rateLimiter } = deps;
+  const { prisma, temporal, metrics, rateLimiter, rateLimits } = deps;
   const router = createRouter(deps.schema);
   const executeRoute = await createOperations(deps.schema);
   const { processor } = deps;
@@ -100,6 +104,7 @@ export async function createApp(deps: AppDependencies) {
           prisma,
           temporal,
           processor,
+          rateLimits,
           requestId,
           origin: new URL(request.url).origin,
           idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
@@ -129,6 +134,7 @@ export async function createApp(deps: AppDependencies) {
         prisma,
         temporal,
         processor,
+        rateLimits,
         requestId,
         origin: url.origin,
         idempotencyKey: request.headers.get('idempotency-key') ?? undefined,

@@ -39,7 +39,7 @@ function statusOf(error: unknown): ErrorStatus {
 
 /**
  * The answer to anything thrown while serving a request: an ApiError (also when a resolver threw
- * it) keeps its status and message, a GraphQL error about the arguments is a 400; anything else
+ * it) keeps its status and message (a 429 its Retry-After), a GraphQL error about the arguments is a 400; anything else
  * is a 500 whose internals are logged with the request id, never sent.
  */
 export function errorToResponse(thrown: unknown, requestId: string): Response {
@@ -51,5 +51,7 @@ export function errorToResponse(thrown: unknown, requestId: string): Response {
     logger.error({ err: originalOf(error), requestId }, 'unhandled error');
     return errorResponse(500, 'Internal server error');
   }
-  return errorResponse(status, error instanceof Error ? error.message : 'Bad request');
+  const original = originalOf(error);
+  const retryAfter = original instanceof ApiError && original.retryAfterSeconds !== undefined ? { 'retry-after': String(original.retryAfterSeconds) } : undefined;
+  return errorResponse(status, error instanceof Error ? error.message : 'Bad request', retryAfter);
 }

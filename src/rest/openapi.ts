@@ -261,7 +261,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
       description,
       headers: {
         'x-request-id': { $ref: '#/components/headers/RequestId' },
-        ...(status === 429 ? { 'retry-after': { description: 'Seconds until the cooldown ends', schema: { type: 'integer' } } } : {}),
+        ...(status === 429 ? { 'retry-after': { description: 'Whole seconds to wait before a retry can pass: the edge cooldown, or until the budget that was exceeded (per workspace, per subscription) frees a request', required: true, schema: { type: 'integer', minimum: 1 } } } : {}),
       },
       content: { 'application/json': { schema: ref('ErrorEnvelope') } },
     };

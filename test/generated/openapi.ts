@@ -2621,8 +2621,8 @@ export interface components {
         TooManyRequests: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
-                /** @description Seconds until the cooldown ends */
-                "retry-after"?: number;
+                /** @description Whole seconds to wait before a retry can pass: the edge cooldown, or until the budget that was exceeded (per workspace, per subscription) frees a request */
+                "retry-after": number;
                 [name: string]: unknown;
             };
             content: {

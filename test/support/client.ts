@@ -15,7 +15,7 @@ function checkedClient(headers: Record<string, string>, url: string) {
   client.use({
     async onResponse({ request, response }) {
       const body: unknown = await response.clone().json().catch(() => undefined);
-      checkResponse(request.method, request.url, response.status, body);
+      checkResponse(request.method, request.url, response.status, body, response.headers);
       return undefined;
     },
   });

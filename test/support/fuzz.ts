@@ -53,7 +53,7 @@ export function checkAnswer(document: OpenApi, request: Sent, response: Received
   const success = body.status === 'success' && response.status < 300 && 'data' in body;
   const failure = body.status === 'error' && response.status >= 400 && typeof body.error?.message === 'string' && !('data' in body);
   if (!success && !failure) throw new Error(`not the envelope: ${where}`);
-  const problems = operation ? responseProblems(document, operation.operation, response.status, body) : [];
+  const problems = operation ? responseProblems(document, operation.operation, response.status, body, response.headers) : [];
   if (problems.length) throw new Error(`not as documented for ${operation!.method} ${operation!.path} (${problems.join('; ')}): ${where}`);
   return body;
 }

@@ -85,11 +85,15 @@ function conformance(document: OpenApi, schema: Schema, value: unknown, where: s
   }
 }
 
-/** A response checked against its operation: the status must be documented and the body fit it. */
-export function responseProblems(document: OpenApi, operation: Schema, status: number, body: unknown): string[] {
+/** A response checked against its operation: the status must be documented, the body fit it and, given the headers, each required header be there. */
+export function responseProblems(document: OpenApi, operation: Schema, status: number, body: unknown, headers?: Headers): string[] {
   const response = operation.responses[String(status)];
   if (!response) return [`status ${status} is not documented`];
-  return conformance(document, resolve(document, response).content['application/json'].schema, body, 'body');
+  const documented = resolve(document, response);
+  const missing = Object.entries((documented.headers ?? {}) as Record<string, Schema>)
+    .filter(([name, header]) => headers && resolve(document, header).required && !headers.has(name))
+    .map(([name]) => `header ${name} is missing`);
+  return [...missing, ...conformance(document, documented.content['application/json'].schema, body, 'body')];
 }
 
 
@@ -101,16 +105,16 @@ const published: OpenApi = JSON.parse(readFileSync(path.join(ROOT, 'schema/opena
  * not list (unknown paths, /healthz and the like) and a method it does not list for a listed path
  * (the 405 answer) are left out: the document describes operations, not their absence.
  */
-export function responseMismatch(method: string, url: string, status: number, body: unknown): string | undefined {
+export function responseMismatch(method: string, url: string, status: number, body: unknown, headers?: Headers): string | undefined {
   const pathname = new URL(url, 'http://localhost').pathname;
   const documented = documentedOperation(published, method, pathname);
   if (!documented) return undefined;
-  const problems = responseProblems(published, documented.operation, status, body);
+  const problems = responseProblems(published, documented.operation, status, body, headers);
   return problems.length ? `${method} ${pathname} answered ${status}, which the OpenAPI document does not allow: ${problems.join('; ')}\n${JSON.stringify(body).slice(0, 2000)}` : undefined;
 }
 
 /** Throws when the answer does not match the document (see responseMismatch). */
-export function checkResponse(method: string, url: string, status: number, body: unknown): void {
-  const mismatch = responseMismatch(method, url, status, body);
+export function checkResponse(method: string, url: string, status: number, body: unknown, headers?: Headers): void {
+  const mismatch = responseMismatch(method, url, status, body, headers);
   if (mismatch) throw new Error(mismatch);
 }

@@ -1,0 +1,26 @@
+// The delivery domain's rate limits, per workspace (declared in module.ts, spent by its services).
+import { config } from '../config.js';
+import type { RateLimitRule, RateLimits } from '../core/rate-limits.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+
+/** The contract's 60 download URLs a minute per workspace (DOWNLOAD_URLS_PER_MINUTE). */
+export const downloadUrlBudget: RateLimitRule = {
+  name: 'download-url',
+  points: config.downloads.urlsPerMinute,
+  windowSeconds: 60,
+  message: `At most ${config.downloads.urlsPerMinute} download URLs a minute per workspace`,
+};
+
+/** LICENSE_KEY_VALIDATIONS_PER_MINUTE per workspace for validate, activate and deactivate together. */
+export const keyValidationBudget: RateLimitRule = {
+  name: 'license-key-validation',
+  points: config.licenseKeyValidationsPerMinute,
+  windowSeconds: 60,
+  message: `At most ${config.licenseKeyValidationsPerMinute} license key validations a minute per workspace`,
+};
+
+/** What the services that spend a budget take (a resolver's context fits). */
+export interface BudgetedDeps {
+  prisma: PrismaClient;
+  rateLimits: RateLimits;
+}
