@@ -9,6 +9,34 @@ function intEnv(name: string, fallback: number): number {
   return value;
 }
 
+/** `true` or `false`; anything else stops the start. */
+function boolEnv(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new Error(`${name} must be true or false`);
+  return raw === 'true';
+}
+
+/** S3-compatible storage of downloadable files: on when S3_BUCKET is set (src/delivery/storage.ts). */
+function s3Env() {
+  const bucket = process.env.S3_BUCKET || undefined;
+  if (!bucket) return undefined;
+  const accessKeyId = process.env.S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = process.env.S3_SECRET_ACCESS_KEY || undefined;
+  // One without the other would quietly fall back to the SDK's default credentials.
+  if (!accessKeyId !== !secretAccessKey) throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither, for the AWS SDK default credentials)');
+  const endpoint = process.env.S3_ENDPOINT || undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) throw new Error('S3_ENDPOINT must be an http(s) origin, e.g. http://127.0.0.1:8333');
+  return {
+    bucket,
+    region: process.env.S3_REGION || 'us-east-1',
+    endpoint,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    forcePathStyle: boolEnv('S3_FORCE_PATH_STYLE', false),
+    keyPrefix: process.env.S3_KEY_PREFIX ?? '',
+  };
+}
+
 /** A secret's variable: unset (a generated one in DATA_DIR), or at least 32 characters. */
 function secretEnv(name: string): string | undefined {
   const raw = process.env[name];
@@ -80,5 +108,7 @@ export const config = {
     publicBaseUrl: process.env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
     // Download URLs minted per workspace and minute (the contract's 60).
     urlsPerMinute: intEnv('DOWNLOAD_URLS_PER_MINUTE', 60),
+    // Unset: files live under DATA_DIR/files.
+    s3: s3Env(),
   },
 };

@@ -1,4 +1,4 @@
-// Programs built with Go (the Temporal CLI, stripe-mock): they are on neither npm nor Debian, so
+// Programs built with Go (the Temporal CLI, stripe-mock, SeaweedFS): they are on neither npm nor Debian, so
 // they are found on PATH or in Go's bin folders, and built with `go install` where Go exists.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
@@ -64,11 +64,10 @@ export async function goBinDirs(go: string | undefined): Promise<string[]> {
   return [...new Set(dirs)];
 }
 
-/** `go install`, printing progress: a cold module and build cache takes about 5 minutes. */
-export async function goInstall(go: string, goPackage: string, label: string, log: Log): Promise<void> {
-  log(`${label} not found: building it with \`go install ${goPackage}\` (minutes on a cold Go cache)...`);
+/** Runs a Go build command, printing progress: a cold module and build cache takes minutes. */
+async function buildWithGo(go: string, args: string[], cwd: string | undefined, label: string, log: Log): Promise<void> {
   const started = Date.now();
-  const child = spawn(go, ['install', '-v', goPackage], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(go, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   let downloaded = 0;
   let compiled = 0;
   const tail: string[] = [];
@@ -94,9 +93,26 @@ export async function goInstall(go: string, goPackage: string, label: string, lo
       child.once('error', reject);
       child.once('exit', resolve);
     });
-    if (code !== 0) throw new Error(`go install exited with ${code}:\n${tail.join('\n')}`);
+    if (code !== 0) throw new Error(`go ${args[0]} exited with ${code}:\n${tail.join('\n')}`);
     log(`${label} built in ${Math.round((Date.now() - started) / 1000)} s`);
   } finally {
     clearInterval(progress);
   }
+}
+
+/** `go install`, printing progress: a cold module and build cache takes about 5 minutes. */
+export async function goInstall(go: string, goPackage: string, label: string, log: Log): Promise<void> {
+  log(`${label} not found: building it with \`go install ${goPackage}\` (minutes on a cold Go cache)...`);
+  await buildWithGo(go, ['install', '-v', goPackage], undefined, label, log);
+}
+
+/**
+ * Builds a command of a module as its own main module would: `go install module/cmd@version`
+ * refuses modules whose go.mod has replace directives, so the module is downloaded and the
+ * command built inside it (`go build`, which writes nothing there) into `output`.
+ */
+export async function goBuildFromModule(go: string, module: string, version: string, command: string, output: string, label: string, log: Log): Promise<void> {
+  log(`${label} not found: building it from ${module}@${version} (${command}) with Go (minutes on a cold Go cache)...`);
+  const { Dir: dir } = JSON.parse(await capture(go, ['mod', 'download', '-json', `${module}@${version}`])) as { Dir: string };
+  await buildWithGo(go, ['build', '-v', '-o', output, `./${command}`], dir, label, log);
 }

@@ -1,20 +1,22 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { baseUrl, keyHeaders, newWorkspace, type Workspace } from './support/api.js';
+import { baseUrl, keyHeaders, newWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { CARD_DECLINED, card, orderBody, payCheckout } from './support/checkout.js';
 import { httpOnlyEnv, startServerProcess, type ServerProcess } from './support/processes.js';
+import { refundUnits } from './support/refunds.js';
 import { failure, ok, useSuiteDatabase } from './support/responses.js';
 
 // Digital downloads through the real HTTP server: files streamed in (size limit, mimeType,
 // SHA-256), listed and removed; download URLs minted exactly as the contract's rule 3 (404s,
 // 400s, 429 above 60 a minute per workspace, shared through Redis across processes); the URL
 // served by us (bytes, headers, Range, conditional requests), refused when expired or altered,
-// and ended early by a refund. Refunds have no API yet (a parallel issue): the refund case sets
-// OrderItem.refundedQuantity and the order's status with SQL, as the refund path will.
+// and ended early by a refund (through the refund API). The same against a real S3-compatible
+// server: downloads-s3.test.ts.
 
 const SLOW = 240_000;
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const LIVE: KeyChoice = { mode: 'live' };
 const db = useSuiteDatabase();
 
 async function catalogue(ws: Workspace, type: 'DigitalDownload' | 'SoftwareKey' = 'DigitalDownload') {
@@ -184,18 +186,35 @@ describe('downloads', () => {
     expect((await failure(mint(stranger, orderId, itemId))).status).toBe(404);
   }, SLOW);
 
-  test('a refund ends it: every unit refunded is 400 to mint and 410 at the URL; a removed file is 404', async () => {
-    const { orderId, itemId } = await bought(ws, shop.elementId);
+  test('a refund ends it: a partial refund keeps the URL, every unit refunded is 400 to mint and 410 at the URL; a removed file is 404', async () => {
+    const both = await catalogue(ws);
+    const second = await catalogue(ws);
+    const { checkoutElement } = await ok(restClient(ws).POST('/v0/elements/checkout/create', { body: { offersIds: [both.offer.id, second.offer.id] } }));
+    for (const { product } of [both, second]) expect((await uploadFile(ws, product.id, file)).status).toBe(200);
+    // Two units of each of two items: refunds of units, then of the rest.
+    const paid = await payCheckout(checkoutElement.id, orderBody({ quantity: 2 }));
+    expect(paid.status).toBe(200);
+    const orderId: string = paid.body.data.order.id;
+    const items = (await ok(restClient(ws).GET('/v0/orders/{orderIdOrNumber}', { params: { path: { orderIdOrNumber: orderId } } }))).order.items;
+    const itemId = items.find((item) => item.offerId === both.offer.id)!.id;
+    const otherItemId = items.find((item) => item.offerId === second.offer.id)!.id;
     const { url } = await ok(mint(ws, orderId, itemId));
     expect((await fetch(url, { headers: { range: 'bytes=0-0' } })).status).toBe(206);
-    // No refund API yet (parallel issue): what a refund of the item's one unit records.
-    await db.query(`UPDATE "OrderItem" SET "refundedQuantity" = 1 WHERE id = $1`, [itemId]);
+
+    expect((await refundUnits(ws, orderId, [{ id: itemId, quantity: 1 }], LIVE)).orderStatus).toBe('PARTIALLY_REFUNDED');
+    expect((await fetch(url, { headers: { range: 'bytes=0-0' } })).status).toBe(206);
+    expect((await ok(mint(ws, orderId, itemId))).size).toBe(file.length);
+    expect((await refundUnits(ws, orderId, [{ id: itemId, quantity: 1 }], LIVE)).orderStatus).toBe('PARTIALLY_REFUNDED');
     const refunded = await failure(mint(ws, orderId, itemId));
     expect([refunded.status, refunded.body.error.message]).toEqual([400, 'Every unit of the item is refunded']);
     const gone = await fetch(url);
     expect(gone.status).toBe(410);
-    await db.query(`UPDATE "Order" SET status = 'REFUNDED' WHERE id = $1`, [orderId]);
-    expect((await failure(mint(ws, orderId, itemId))).body.error.message).toBe('The order is refunded');
+    expect((await gone.json()).error.message).toMatch(/every unit of the item is refunded/);
+    const otherUrl = (await ok(mint(ws, orderId, otherItemId))).url;
+    expect((await fetch(otherUrl, { headers: { range: 'bytes=0-0' } })).status).toBe(206);
+    expect((await refundUnits(ws, orderId, undefined, LIVE)).orderStatus).toBe('REFUNDED');
+    expect((await failure(mint(ws, orderId, otherItemId))).body.error.message).toBe('The order is refunded');
+    expect((await fetch(otherUrl)).status).toBe(410);
 
     const other = await catalogue(ws);
     const uploaded = (await uploadFile(ws, other.product.id, Buffer.from('hello'), { fileName: 'a.txt', contentType: 'text/plain' })).body.data.file;

@@ -2,18 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { baseUrl, keyHeaders, newWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { CARD_DECLINED, card, orderBody, payCheckout } from './support/checkout.js';
-import { failure, ok, useSuiteDatabase } from './support/responses.js';
+import { refundUnits } from './support/refunds.js';
+import { failure, ok } from './support/responses.js';
 
 // The buyer's inventory (GET /v0/users/{userId}/inventory) after real sales through the hosted
 // checkout: what each item is (order, product, offer, units, refunded units), its license keys
 // (values only with the secret key), the subscription's status, paging exactly as the contract's
 // page pagination; declined and cancelled orders, orders refunded in full and items whose every
-// unit is refunded own nothing. Refunds have no API yet (a parallel issue): the refund cases set
-// OrderItem.refundedQuantity and the order's status with SQL, as the refund path will.
+// unit is refunded own nothing (refunds through the refund API).
 
 const SLOW = 240_000;
 const READ: KeyChoice = { write: false };
-const db = useSuiteDatabase();
+const LIVE: KeyChoice = { mode: 'live' };
 
 async function element(ws: Workspace, type: 'SoftwareKey' | 'DigitalDownload', offer: Record<string, unknown> = {}) {
   const client = restClient(ws);
@@ -105,26 +105,34 @@ describe('inventory after sales', () => {
     expect(paid.status).toBe(200);
     const owner: string = paid.body.data.order.userId;
     const orderId: string = paid.body.data.order.id;
-    const other = await element(ws, 'DigitalDownload');
-    const second = await payCheckout(other.elementId, orderBody({ email: buyer, quantity: 2 }));
-    const secondId: string = second.body.data.order.id;
-    expect((await ok(inventory(ws, owner))).count).toBe(2);
+    // An order of two items of two units each.
+    const [first, second] = [await element(ws, 'DigitalDownload'), await element(ws, 'DigitalDownload')];
+    const { checkoutElement } = await ok(restClient(ws).POST('/v0/elements/checkout/create', { body: { offersIds: [first.offer.id, second.offer.id] } }));
+    const both = await payCheckout(checkoutElement.id, orderBody({ email: buyer, quantity: 2 }));
+    expect(both.status).toBe(200);
+    const bothId: string = both.body.data.order.id;
+    const owned = await ok(inventory(ws, owner));
+    expect(owned.count).toBe(3);
+    const firstItemId = owned.inventory.find((i) => i.offerId === first.offer.id)!.id;
 
-    // One of two units refunded: still owned, its key for that unit revoked.
-    await db.query(`UPDATE "OrderItem" SET "refundedQuantity" = 1 WHERE "orderId" = $1`, [secondId]);
-    await db.query(`UPDATE "Order" SET status = 'PARTIALLY_REFUNDED' WHERE id = $1`, [secondId]);
+    // One of two units of an item refunded: still owned, with its refunded unit.
+    expect((await refundUnits(ws, bothId, [{ id: firstItemId, quantity: 1 }], LIVE)).orderStatus).toBe('PARTIALLY_REFUNDED');
     const partial = await ok(inventory(ws, owner));
-    expect(partial.inventory[0]).toMatchObject({ orderId: secondId, orderStatus: 'PARTIALLY_REFUNDED', quantity: 2, refundedQuantity: 1 });
+    expect(partial.inventory.find((i) => i.id === firstItemId)).toMatchObject({ orderId: bothId, orderStatus: 'PARTIALLY_REFUNDED', quantity: 2, refundedQuantity: 1 });
 
-    // Every unit of the item refunded: gone, though its order is only partially refunded on paper.
-    await db.query(`UPDATE "OrderItem" SET "refundedQuantity" = 2 WHERE "orderId" = $1`, [secondId]);
-    expect((await ok(inventory(ws, owner))).inventory.map((i) => i.orderId)).toEqual([orderId]);
+    // Every unit of the item refunded: gone, while the other item of its partially refunded order stays.
+    expect((await refundUnits(ws, bothId, [{ id: firstItemId, quantity: 1 }], LIVE)).orderStatus).toBe('PARTIALLY_REFUNDED');
+    const rest = await ok(inventory(ws, owner));
+    expect(rest.inventory.map((i) => [i.orderId, i.offerId, i.refundedQuantity])).toEqual([
+      [bothId, second.offer.id, 0],
+      [orderId, keyed.offer.id, 0],
+    ]);
 
-    await db.query(`UPDATE "Order" SET status = 'REFUNDED' WHERE id = $1`, [orderId]);
+    // Refunded in full, or cancelled after payment: nothing left.
+    expect((await refundUnits(ws, orderId, undefined, LIVE)).orderStatus).toBe('REFUNDED');
+    expect((await ok(inventory(ws, owner))).inventory.map((i) => i.orderId)).toEqual([bothId]);
+    expect((await ok(restClient(ws).PATCH('/v0/orders/{orderIdOrNumber}/cancel', { params: { path: { orderIdOrNumber: bothId } }, body: {} }))).order.status).toBe('CANCELLED');
     expect(await ok(inventory(ws, owner))).toEqual({ inventory: [], count: 0, pages: 0 });
-    await db.query(`UPDATE "Order" SET status = 'PAID' WHERE id = $1`, [orderId]);
-    expect((await ok(restClient(ws).PATCH('/v0/orders/{orderIdOrNumber}/cancel', { params: { path: { orderIdOrNumber: orderId } }, body: {} }))).order.status).toBe('CANCELLED');
-    expect((await ok(inventory(ws, owner))).count).toBe(0);
   }, SLOW);
 
   test('tenancy: another workspace, or the test mode, sees 404', async () => {

@@ -6,17 +6,19 @@ import { orderBody, payCheckout } from './support/checkout.js';
 import { checkAnswer, fuzzKit, send, type Sent } from './support/fuzz.js';
 import { operationAt, readDocument } from './support/openapi.js';
 import { httpOnlyEnv, startServerProcess, type ServerProcess } from './support/processes.js';
+import { refundUnits } from './support/refunds.js';
 import { failure, ok, useSuiteDatabase } from './support/responses.js';
 
 // The public license key validation through the real HTTP server (validate, activate, deactivate
 // with the workspace's public key), offers' key policies (activation limit, validity), revoked
 // and expired answers, tenant isolation, the per-workspace budget (429), and fuzzing of the three
-// routes: every answer as the published document says. A refunded unit and an old payment are
-// set with SQL (the refund path records exactly refundedQuantity and the order's status).
+// routes: every answer as the published document says. Units are refunded through the refund
+// API; an old payment is made by moving its paidAt back with SQL.
 
 const SLOW = 240_000;
 const PUBLIC: KeyChoice = { write: false };
 const db = useSuiteDatabase();
+const LIVE: KeyChoice = { mode: 'live' };
 const document = await readDocument();
 
 /** A SoftwareKey product with an offer, `stock` keys, and a paid order of `quantity` units: its keys' values. */
@@ -132,15 +134,14 @@ describe('license key validation', () => {
   test('a refunded unit\'s key is revoked (the other unit stays granted); an order refunded in full revokes all; a revoked key cannot be activated but can be deactivated', async () => {
     const sale = await soldKeys(ws, { quantity: 2 });
     await ok(activate(ws, { productId: sale.product.id, key: sale.keys[1]!, instance: 'old' }));
-    await db.query(`UPDATE "OrderItem" SET "refundedQuantity" = 1 WHERE id = $1`, [sale.itemId]);
-    await db.query(`UPDATE "Order" SET status = 'PARTIALLY_REFUNDED' WHERE id = $1`, [sale.orderId]);
+    expect((await refundUnits(ws, sale.orderId, [{ id: sale.itemId, quantity: 1 }], LIVE)).orderStatus).toBe('PARTIALLY_REFUNDED');
     expect((await ok(validate(ws, { productId: sale.product.id, key: sale.keys[0]! }))).validation).toMatchObject({ valid: true, status: 'granted' });
     expect((await ok(validate(ws, { productId: sale.product.id, key: sale.keys[1]! }))).validation).toMatchObject({ valid: false, status: 'revoked' });
     const refused = await failure(activate(ws, { productId: sale.product.id, key: sale.keys[1]!, instance: 'new' }));
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/revoked/);
     expect((await ok(deactivate(ws, { productId: sale.product.id, key: sale.keys[1]!, instance: 'old' }))).validation.activations).toBe(0);
-    await db.query(`UPDATE "Order" SET status = 'REFUNDED' WHERE id = $1`, [sale.orderId]);
+    expect((await refundUnits(ws, sale.orderId, undefined, LIVE)).orderStatus).toBe('REFUNDED');
     expect((await ok(validate(ws, { productId: sale.product.id, key: sale.keys[0]! }))).validation.status).toBe('revoked');
   }, SLOW);
 

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { newWorkspace, raw, keyHeaders, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { CARD_DECLINED, card, orderBody, payCheckout, tally } from './support/checkout.js';
+import { refundUnits } from './support/refunds.js';
 import { failure, ok, useSuiteDatabase } from './support/responses.js';
 import { eventsAbout, salesDb } from './support/sales.js';
 
@@ -9,12 +10,12 @@ import { eventsAbout, salesDb } from './support/sales.js';
 // stock (upload, list, revoke), the offer's inventory, one key per unit taken by the checkout's
 // transaction (never twice, even under 50 parallel buyers), an unpaid payment giving its keys
 // back, and the key reaching the buyer in the order details and the order's webhook payloads,
-// revoked once its unit is refunded. Refunds have no API yet (a parallel issue): the refund tests
-// set OrderItem.refundedQuantity and the order's status with SQL, as the refund path will.
+// revoked once its unit is refunded (through the refund API).
 
 const SLOW = 240_000;
 const READ: KeyChoice = { write: false };
 const db = useSuiteDatabase();
+const LIVE: KeyChoice = { mode: 'live' };
 
 /** A key-based product (SoftwareKey unless said) with a one-time offer and a checkout element selling it. */
 async function keyedCheckout(ws: Workspace, options: { type?: 'SoftwareKey' | 'GiftCard' | 'DigitalDownload'; price?: number; variant?: boolean; key?: KeyChoice } = {}) {
@@ -232,12 +233,9 @@ describe('license keys: the sale', () => {
     const paid = await payCheckout(element.id, orderBody({ quantity: 2 }));
     const orderId: string = paid.body.data.order.id;
     const itemId = (await orderDetails(ws, orderId)).items[0]!.id;
-    // No refund API yet (parallel issue): what a partial refund of one unit records.
-    await db.query(`UPDATE "OrderItem" SET "refundedQuantity" = 1 WHERE id = $1`, [itemId]);
-    await db.query(`UPDATE "Order" SET status = 'PARTIALLY_REFUNDED' WHERE id = $1`, [orderId]);
+    expect((await refundUnits(ws, orderId, [{ id: itemId, quantity: 1 }], LIVE)).orderStatus).toBe('PARTIALLY_REFUNDED');
     expect((await orderDetails(ws, orderId)).items[0]!.licenseKeys.map((k) => [k.unit, k.status])).toEqual([[0, 'active'], [1, 'revoked']]);
-    await db.query(`UPDATE "OrderItem" SET "refundedQuantity" = 2 WHERE id = $1`, [itemId]);
-    await db.query(`UPDATE "Order" SET status = 'REFUNDED' WHERE id = $1`, [orderId]);
+    expect((await refundUnits(ws, orderId, undefined, LIVE)).orderStatus).toBe('REFUNDED');
     expect((await orderDetails(ws, orderId)).items[0]!.licenseKeys.map((k) => k.status)).toEqual(['revoked', 'revoked']);
   }, SLOW);
 

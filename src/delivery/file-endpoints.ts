@@ -5,12 +5,13 @@ import { Readable } from 'node:stream';
 import { Response } from '@whatwg-node/server';
 import { config } from '../config.js';
 import { authenticate } from '../http/auth.js';
+import { logger } from '../logger.js';
 import type { EndpointRequest } from '../http/endpoint.js';
 import { errorResponse, errorToResponse, successResponse } from '../rest/envelope.js';
 import { readDownloadToken, undeliverable } from './download-links.js';
 import { FileTooLarge, fileResource, uploadFile } from './files.js';
 import { parseRange, notModified, contentDisposition } from './http-ranges.js';
-import { fileStorage } from './storage.js';
+import { fileStorage, StoredFileMissing } from './storage.js';
 
 /** A request body's chunks as they arrive (the server adapter's stream is not Node's own ReadableStream class). */
 async function* chunksOf(body: ReadableStream<Uint8Array>) {
@@ -49,7 +50,7 @@ export async function handleFileUpload({ request, url, params, requestId, limits
 }
 
 /** GET /downloads/{token}: the signed grant checked (403 tampered, 410 expired or no longer delivered), then the bytes. */
-export async function handleDownload({ request, params, requestId, prisma }: EndpointRequest): Promise<Response> {
+export async function handleDownload({ request, params, requestId, limits, prisma }: EndpointRequest): Promise<Response> {
   try {
     const grant = readDownloadToken(params.token!);
     if (!grant) return errorResponse(403, 'This download link is not valid (it was altered or never issued)');
@@ -79,8 +80,21 @@ export async function handleDownload({ request, params, requestId, prisma }: End
     if (range === 'unsatisfiable') {
       return errorResponse(416, `The range is outside the file's ${resource.size} bytes`, { 'content-range': `bytes */${resource.size}` });
     }
-    // The adapter's Response streams a Node Readable as it is: the file is never held whole.
-    const stream = fileStorage().read(file.storageKey, range ?? undefined) as unknown as BodyInit;
+    let stored: Readable;
+    try {
+      stored = await fileStorage().read(file.storageKey, range ?? undefined);
+    } catch (error) {
+      if (error instanceof StoredFileMissing) return errorResponse(404, 'This download no longer exists');
+      throw error;
+    }
+    // The storage failing mid-file cannot change the status any more: the connection is cut, so the
+    // client sees a short body (and can resume with a Range) rather than waiting for bytes that never come.
+    stored.on('error', (error) => {
+      logger.warn({ err: error, requestId, fileId: file.id }, 'download: the storage stream failed');
+      limits.cutConnection();
+    });
+    // The adapter's Response streams a Node Readable as it is (destroying it when the client goes): the file is never held whole.
+    const stream = stored as unknown as BodyInit;
     if (!range) return new Response(stream, { status: 200, headers: { ...headers, 'content-length': String(resource.size) } });
     return new Response(stream, {
       status: 206,

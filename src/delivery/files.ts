@@ -8,6 +8,7 @@ import type { DownloadFile, PrismaClient } from '../generated/prisma/client.js';
 import type { Db } from '../db/client.js';
 import { DomainError, NotFound, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
+import { logger } from '../logger.js';
 import type { FileStorage } from './storage.js';
 
 export const MAX_FILE_NAME_LENGTH = 255;
@@ -128,7 +129,9 @@ export async function removeFile(prisma: PrismaClient, storage: FileStorage, sco
   const file = await prisma.downloadFile.findFirst({ where: { id: fileId, productId, ...inScope(scope) } });
   if (!file) throw new NotFound('File');
   await prisma.downloadFile.delete({ where: { id: file.id } });
-  await storage.remove(file.storageKey);
+  // The row goes first: from then on the file is removed for every reader. Bytes the storage fails
+  // to delete now stay behind, logged with their key, rather than failing a removal that happened.
+  await storage.remove(file.storageKey).catch((error: unknown) => logger.warn({ err: error, storageKey: file.storageKey }, 'removed file: its bytes are left in storage'));
   return { success: true };
 }
 

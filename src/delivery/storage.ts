@@ -1,12 +1,18 @@
-// Where downloadable files' bytes live, behind one interface. The default driver keeps them in
-// DATA_DIR/files; an S3-compatible driver is the issue's next step (docs/decisions.md, "Delivery").
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+// Where downloadable files' bytes live, behind one interface: DATA_DIR/files by default, an
+// S3-compatible bucket when S3_BUCKET is set (docs/decisions.md, "Delivery" > "Digital downloads").
+// Either way the bytes stream through: an upload is never held whole, a download is piped out as
+// the storage sends it.
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
+import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { config } from '../config.js';
+import { TemporarilyUnavailable } from '../core/errors.js';
+import { logger } from '../logger.js';
 
 /** Inclusive byte positions, as HTTP ranges count them. */
 export interface ByteRange {
@@ -17,21 +23,30 @@ export interface ByteRange {
 export interface FileStorage {
   /** Streams the body in under `key`; the object appears whole once it resolves, never part-written (a failed stream leaves nothing). */
   write(key: string, body: Readable): Promise<void>;
-  /** The object's bytes (a range of them). */
-  read(key: string, range?: ByteRange): Readable;
+  /** The object's bytes (a range of them), once the storage has them ready; StoredFileMissing when there is no such object. */
+  read(key: string, range?: ByteRange): Promise<Readable>;
   /** Removes the object; an absent one is no error. */
   remove(key: string): Promise<void>;
 }
 
+/** The storage has no object under the key (removed, or lost outside this service). */
+export class StoredFileMissing extends Error {
+  constructor(key: string) {
+    super(`No stored file under ${key}`);
+    this.name = 'StoredFileMissing';
+  }
+}
+
 // Keys are made of our ids (`<workspaceId>/<fileId>`): nothing a caller writes reaches a path.
 const SAFE_KEY = /^[0-9a-f-]{36}\/[0-9a-f-]{36}$/;
+const checked = (key: string) => {
+  if (!SAFE_KEY.test(key)) throw new Error(`Not a storage key: ${key}`);
+  return key;
+};
 
 /** Files under a directory: written to a temporary name, renamed into place when complete. */
 export function localStorage(root = path.join(config.dataDir, 'files')): FileStorage {
-  const pathOf = (key: string) => {
-    if (!SAFE_KEY.test(key)) throw new Error(`Not a storage key: ${key}`);
-    return path.join(root, key);
-  };
+  const pathOf = (key: string) => path.join(root, checked(key));
   return {
     async write(key, body) {
       const target = pathOf(key);
@@ -45,8 +60,12 @@ export function localStorage(root = path.join(config.dataDir, 'files')): FileSto
         throw error;
       }
     },
-    read(key, range) {
-      return createReadStream(pathOf(key), range ? { start: range.start, end: range.end } : {});
+    async read(key, range) {
+      // Opened first, so that a missing file is known before any header is sent.
+      const handle = await open(pathOf(key), 'r').catch((error: NodeJS.ErrnoException) => {
+        throw error.code === 'ENOENT' ? new StoredFileMissing(key) : error;
+      });
+      return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
     },
     async remove(key) {
       await rm(pathOf(key), { force: true });
@@ -54,6 +73,85 @@ export function localStorage(root = path.join(config.dataDir, 'files')): FileSto
   };
 }
 
+export interface S3Settings {
+  bucket: string;
+  region: string;
+  /** Unset: AWS's own endpoint for the region. */
+  endpoint?: string;
+  /** Unset: the AWS SDK's default credential chain (AWS_* variables, shared files, instance roles). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** `<endpoint>/<bucket>/<key>` rather than `<bucket>.<endpoint>/<key>` (most self-hosted servers want this). */
+  forcePathStyle: boolean;
+  /** Prepended to every object key (e.g. `downloads/`), for a bucket shared with other data. */
+  keyPrefix: string;
+}
+
+// S3 allows 10,000 parts per upload; parts are at least 8 MiB, larger when the size limit needs it.
+const MIN_PART_BYTES = 8 * 1_048_576;
+const MAX_PARTS = 10_000;
+// Parts sent at once: an upload holds at most (PARTS_IN_FLIGHT + 1) parts in memory.
+const PARTS_IN_FLIGHT = 2;
+// Each download in progress holds one connection to the storage for as long as the buyer takes:
+// the SDK's default of 50 would make the 51st concurrent download wait for a free one.
+const MAX_STORAGE_CONNECTIONS = 1_000;
+
+/** The SDK's answer that the object (or the bucket) is not there. */
+const isMissing = (error: unknown) =>
+  error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404);
+
+/** A storage failure as the caller's retryable 503; what went wrong is logged, never sent. */
+function unavailable(error: unknown, operation: string, key: string): TemporarilyUnavailable {
+  logger.error({ err: error, operation, key }, 'S3 storage failed');
+  return new TemporarilyUnavailable('The file storage did not answer; retry later');
+}
+
+/** Objects in an S3-compatible bucket: uploads go up in parts as they stream in (S3 shows an object only once it is complete). */
+export function s3Storage(settings: S3Settings, maxFileBytes: number): FileStorage {
+  const client = new S3Client({
+    region: settings.region,
+    endpoint: settings.endpoint,
+    forcePathStyle: settings.forcePathStyle,
+    credentials: settings.credentials,
+    // Checksums only where S3 requires them: we keep our own SHA-256, and servers other than AWS
+    // do not all take the SDK's newer trailing checksums.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: { httpAgent: { maxSockets: MAX_STORAGE_CONNECTIONS }, httpsAgent: { maxSockets: MAX_STORAGE_CONNECTIONS } },
+  });
+  const partSize = Math.max(MIN_PART_BYTES, Math.ceil(maxFileBytes / MAX_PARTS));
+  const objectKey = (key: string) => `${settings.keyPrefix}${checked(key)}`;
+  return {
+    async write(key, body) {
+      const upload = new Upload({ client, params: { Bucket: settings.bucket, Key: objectKey(key), Body: body }, partSize, queueSize: PARTS_IN_FLIGHT, leavePartsOnError: false });
+      try {
+        await upload.done();
+      } catch (error) {
+        // The body's own failure (too large, the client gone) is the caller's; the upload was aborted either way.
+        if (body.errored) throw body.errored;
+        throw unavailable(error, 'write', key);
+      }
+    },
+    async read(key, range) {
+      try {
+        const object = await client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+        // In Node the body is the storage's HTTP response itself: streamed, and destroyed when the buyer goes.
+        return object.Body as Readable;
+      } catch (error) {
+        if (isMissing(error)) throw new StoredFileMissing(key);
+        throw unavailable(error, 'read', key);
+      }
+    },
+    async remove(key) {
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket: settings.bucket, Key: objectKey(key) }));
+      } catch (error) {
+        if (!isMissing(error)) throw unavailable(error, 'remove', key);
+      }
+    },
+  };
+}
+
 let storage: FileStorage | undefined;
 /** The configured storage of this process. */
-export const fileStorage = (): FileStorage => (storage ??= localStorage());
+export const fileStorage = (): FileStorage =>
+  (storage ??= config.downloads.s3 ? s3Storage(config.downloads.s3, config.downloads.maxFileBytes) : localStorage());

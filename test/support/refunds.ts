@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { operations } from '../generated/openapi.js';
 import { SandboxProcessor } from '../../src/payments/processors/sandbox.js';
@@ -19,6 +20,16 @@ export type RefundBody = NonNullable<operations['refundOrder']['requestBody']>['
 
 export const refund = (ws: Workspace, orderIdOrNumber: string, body: RefundBody = {}, key: KeyChoice = TEST) =>
   restClient(ws, key).PATCH('/v0/orders/{orderIdOrNumber}/refund', { params: { path: { orderIdOrNumber } }, body });
+
+/**
+ * A succeeded refund with a fresh idempotency key (an identical body without one would replay the
+ * first refund): of `items`' units, or of everything left without them. `key` picks the order's mode.
+ */
+export async function refundUnits(ws: Workspace, orderIdOrNumber: string, items?: { id: string; quantity: number }[], key: KeyChoice = TEST) {
+  const result = await ok(refund(ws, orderIdOrNumber, { idempotencyKey: `refund-${randomUUID()}`, ...(items ? { items } : {}) }, key));
+  if (result.status !== 'succeeded') throw new Error(`the refund is ${result.status}: ${JSON.stringify(result)}`);
+  return result;
+}
 
 export const refundable = (ws: Workspace, orderIdOrNumber: string, key: KeyChoice = TEST) =>
   restClient(ws, { ...key, write: false }).GET('/v0/orders/{orderIdOrNumber}/refundable', { params: { path: { orderIdOrNumber } } });
