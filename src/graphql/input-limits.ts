@@ -52,6 +52,10 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   itemId: 64,
   subscriptionId: 64,
   subscriptionNumber: 64,
+  subscriptionIdOrNumber: 64,
+  // The subscription cancel's deprecated option; a sandbox test card number (test helper).
+  cancelOption: 64,
+  testCard: 64,
   // Chosen by the client; a copy appends "-copy".
   slug: 100,
   // Names, identifiers, address lines, searches and secrets.

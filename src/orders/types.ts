@@ -25,7 +25,7 @@ type WithNumberOf<Relation extends string> = Record<Relation, { number: string }
 export const numberOf = <Relation extends string>(parent: object, relation: Relation) => (parent as WithNumberOf<Relation>)[relation]?.number ?? null;
 
 /** The subscription an order started, with its current status; its id is its number. */
-builder.prismaObject('Subscription', {
+export const SubscriptionSummary = builder.prismaObject('Subscription', {
   name: 'SubscriptionSummary',
   fields: (t) => ({
     object: t.string({ resolve: () => 'subscription' }),

@@ -50,6 +50,30 @@ export function onStrandedCharge(handler: StrandedChargeHandler): void {
   strandedChargeHandlers.push(handler);
 }
 
+/** Who reacts to a payment that became PAID (the subscriptions start their workflow on a first payment). */
+export type PaymentPaidHandler = (deps: { prisma: PrismaClient; temporal: TemporalConnection }, paymentId: string) => Promise<void>;
+const paymentPaidHandlers: PaymentPaidHandler[] = [];
+
+/** Handlers run after the payment's PAID is committed, possibly more than once (retried activities, redelivered events): they must be idempotent. */
+export function onPaymentPaid(handler: PaymentPaidHandler): void {
+  paymentPaidHandlers.push(handler);
+}
+
+export async function notifyPaymentPaid(deps: { prisma: PrismaClient; temporal: TemporalConnection }, paymentId: string): Promise<void> {
+  for (const handler of paymentPaidHandlers) await handler(deps, paymentId);
+}
+
+/**
+ * A domain that charges payments itself (subscription renewals: retried by dunning, so a failed
+ * charge does not end the payment) takes their processor outcomes: true when it took this one.
+ */
+export type ChargeOutcomeRouter = (deps: { prisma: PrismaClient; temporal: TemporalConnection }, paymentId: string, outcome: ChargeOutcome) => Promise<boolean>;
+const chargeOutcomeRouters: ChargeOutcomeRouter[] = [];
+
+export function onChargeOutcome(router: ChargeOutcomeRouter): void {
+  chargeOutcomeRouters.push(router);
+}
+
 /**
  * Our payment an event is about: the id the processor kept in the object's metadata, else the
  * payment whose charge has the event's charge id (Stripe's disputes and refunds carry no metadata
@@ -77,6 +101,9 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
     const outcome = outcomeOf(event);
     if (!outcome || !event.paymentId) continue;
     const { paymentId } = event;
+    let routed = false;
+    for (const router of chargeOutcomeRouters) routed ||= await router({ prisma, temporal }, paymentId, outcome);
+    if (routed) continue;
     try {
       await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal<[ChargeOutcome]>(PROCESSOR_EVENT, outcome);
       continue;
@@ -84,7 +111,7 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
     try {
-      await applyChargeOutcome(prisma, paymentId, outcome);
+      if ((await applyChargeOutcome(prisma, paymentId, outcome)) === 'PAID') await notifyPaymentPaid({ prisma, temporal }, paymentId);
     } catch (error) {
       // The payment already ended otherwise (a cancelled charge of an EXPIRED payment): nothing to change.
       if (!(error instanceof PaymentTransitionRefused)) throw error;

@@ -1,5 +1,20 @@
 // The subscriptions domain: what it contributes to the service (see src/domain-module.ts).
 import type { DomainModule } from '../domain-module.js';
+import { onChargeOutcome, onPaymentPaid } from '../payments/processor-callbacks.js';
+import { createSubscriptionActivities } from './activities.js';
 import { events } from './events.js';
+import { lifecycleRoutes } from './lifecycle-routes.js';
+import { routeRenewalOutcome, startSubscriptionWorkflow } from './requests.js';
 
-export const subscriptionsModule: DomainModule = { events };
+// A subscription's first payment paid starts its workflow; its renewals' processor events go to it.
+onPaymentPaid(startSubscriptionWorkflow);
+onChargeOutcome(routeRenewalOutcome);
+
+export const subscriptionsModule: DomainModule = {
+  tag: { name: 'Subscriptions', description: 'Subscriptions: renewals, dunning, cancel, pause and test clocks, one durable workflow per subscription' },
+  registerTypes: () => import('./lifecycle-types.js'),
+  routes: lifecycleRoutes,
+  events,
+  createActivities: createSubscriptionActivities,
+  workflowModules: ['workflows/subscription.ts'],
+};

@@ -761,6 +761,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Cancel a subscription now or at the end of its interval
+         * @description Cancels now (nothing is charged after), or at the end of the paid interval with cancelAtIntervalEnd (undo it before then with undo-cancel)
+         */
+        patch: operations["cancelSubscription"];
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/undo-cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Take back a cancel scheduled for the end of the interval
+         * @description Takes back a cancel scheduled for the end of the interval, before it takes effect
+         */
+        patch: operations["undoSubscriptionCancel"];
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Pause an active subscription (nothing is charged while paused)
+         * @description Pauses an active subscription: nothing is charged while paused
+         */
+        patch: operations["pauseSubscription"];
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Resume a paused subscription
+         * @description Resumes a paused subscription; paused past its period end, a new period starts and is charged now
+         */
+        patch: operations["resumeSubscription"];
+        trace?: never;
+    };
+    "/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: advance the subscription's clock; everything due by then runs first
+         * @description Test mode: moves the subscription's clock to `to`; every renewal, retry and scheduled cancel due by then runs, in order, before the answer
+         */
+        post: operations["advanceTestSubscriptionClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/payment-method": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: replace the subscription's saved card by a sandbox test card (the payment-method update hook)
+         * @description Test mode: the subscription's saved card becomes this sandbox test card (as a payment-method update would); a past_due renewal is retried at once, an unpaid subscription renews now
+         */
+        post: operations["replaceTestSubscriptionPaymentMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/webhooks/list": {
         parameters: {
             query?: never;
@@ -2224,6 +2344,9 @@ export interface components {
         SaleOrderBy: "createdAt" | "orderNumber" | "value";
         /** @enum {string} */
         SortDirection: "ASC" | "DESC";
+        SubscriptionChangePayload: {
+            subscription: components["schemas"]["SubscriptionSummary"];
+        };
         /** @enum {string} */
         SubscriptionStatus: "active" | "cancelled" | "incomplete" | "incomplete_expired" | "past_due" | "paused" | "trialing" | "unpaid";
         SubscriptionSummary: {
@@ -2234,13 +2357,18 @@ export interface components {
             amount: number;
             cancelAtPeriodEnd: boolean;
             cancelledAt: (number & components["schemas"]["Timestamp"]) | null;
+            /** @description The subscription's clock, Unix seconds: now, or ahead of it once a test clock advanced it */
+            clock: components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             currentPeriodEnd: (number & components["schemas"]["Timestamp"]) | null;
             currentPeriodStart: (number & components["schemas"]["Timestamp"]) | null;
             /** @description The number of the order that started it */
             id: string;
+            /** @description Dunning: when the unpaid renewal is retried next (subscription clock) */
+            nextRetryAt: (number & components["schemas"]["Timestamp"]) | null;
             object: string;
+            pausedAt: (number & components["schemas"]["Timestamp"]) | null;
             recurringInterval: string;
             /** Format: int32 */
             recurringIntervalCount: number;
@@ -4563,6 +4691,257 @@ export interface operations {
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description true: stays active until the current period ends, then cancels */
+                    cancelAtIntervalEnd?: boolean | null;
+                    /** @description Deprecated: endInterval equals cancelAtIntervalEnd true */
+                    cancelOption?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    undoSubscriptionCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    pauseSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    resumeSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    advanceTestSubscriptionClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unix seconds, after the subscription's clock */
+                    to: components["schemas"]["Timestamp"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    replaceTestSubscriptionPaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One of the sandbox's test card numbers */
+                    testCard: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
         };
     };
     webhooks: {
