@@ -8,7 +8,7 @@ import type { PaymentStatus } from '../generated/prisma/enums.js';
 import { applyChargeOutcome, applyRecordedCharge, type ChargeOutcome } from './charge-outcomes.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './processors/index.js';
 import { InvalidChargeState, ProcessorError } from './processors/processor.js';
-import { notifyPaymentPaid } from './processor-callbacks.js';
+import { notifyPaymentPaid } from './payment-hooks.js';
 import { markPaymentExpired } from './transitions.js';
 
 export function createPaymentActivities({ prisma, temporal }: ActivityDependencies) {

@@ -9,6 +9,7 @@ import { logger } from '../logger.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
 import { paymentWorkflowId } from './payment-flow.js';
+import { notifyPaymentPaid, routeChargeOutcome } from './payment-hooks.js';
 import type { ProcessorEvent } from './processors/processor.js';
 import { markPaymentDisputed, PaymentTransitionRefused } from './transitions.js';
 
@@ -50,30 +51,6 @@ export function onStrandedCharge(handler: StrandedChargeHandler): void {
   strandedChargeHandlers.push(handler);
 }
 
-/** Who reacts to a payment that became PAID (the subscriptions start their workflow on a first payment). */
-export type PaymentPaidHandler = (deps: { prisma: PrismaClient; temporal: TemporalConnection }, paymentId: string) => Promise<void>;
-const paymentPaidHandlers: PaymentPaidHandler[] = [];
-
-/** Handlers run after the payment's PAID is committed, possibly more than once (retried activities, redelivered events): they must be idempotent. */
-export function onPaymentPaid(handler: PaymentPaidHandler): void {
-  paymentPaidHandlers.push(handler);
-}
-
-export async function notifyPaymentPaid(deps: { prisma: PrismaClient; temporal: TemporalConnection }, paymentId: string): Promise<void> {
-  for (const handler of paymentPaidHandlers) await handler(deps, paymentId);
-}
-
-/**
- * A domain that charges payments itself (subscription renewals: retried by dunning, so a failed
- * charge does not end the payment) takes their processor outcomes: true when it took this one.
- */
-export type ChargeOutcomeRouter = (deps: { prisma: PrismaClient; temporal: TemporalConnection }, paymentId: string, outcome: ChargeOutcome) => Promise<boolean>;
-const chargeOutcomeRouters: ChargeOutcomeRouter[] = [];
-
-export function onChargeOutcome(router: ChargeOutcomeRouter): void {
-  chargeOutcomeRouters.push(router);
-}
-
 /**
  * Our payment an event is about: the id the processor kept in the object's metadata, else the
  * payment whose charge has the event's charge id (Stripe's disputes and refunds carry no metadata
@@ -101,9 +78,7 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
     const outcome = outcomeOf(event);
     if (!outcome || !event.paymentId) continue;
     const { paymentId } = event;
-    let routed = false;
-    for (const router of chargeOutcomeRouters) routed ||= await router({ prisma, temporal }, paymentId, outcome);
-    if (routed) continue;
+    if (await routeChargeOutcome({ prisma, temporal }, paymentId, outcome)) continue;
     try {
       await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal<[ChargeOutcome]>(PROCESSOR_EVENT, outcome);
       continue;

@@ -1,14 +1,17 @@
 // The subscriptions domain: what it contributes to the service (see src/domain-module.ts).
 import type { DomainModule } from '../domain-module.js';
-import { onChargeOutcome, onPaymentPaid } from '../payments/processor-callbacks.js';
+import { onChargeOutcome, onPaymentPaid } from '../payments/payment-hooks.js';
 import { createSubscriptionActivities } from './activities.js';
 import { events } from './events.js';
 import { lifecycleRoutes } from './lifecycle-routes.js';
-import { routeRenewalOutcome, startSubscriptionWorkflow } from './requests.js';
+import { onOrderCancelled } from '../orders/hooks.js';
+import { cancelWithInitialOrder, routeRenewalOutcome, startSubscriptionWorkflow } from './requests.js';
 
 // A subscription's first payment paid starts its workflow; its renewals' processor events go to it.
 onPaymentPaid(startSubscriptionWorkflow);
 onChargeOutcome(routeRenewalOutcome);
+// Cancelling the order that started a subscription cancels the subscription now.
+onOrderCancelled(cancelWithInitialOrder);
 
 export const subscriptionsModule: DomainModule = {
   tag: { name: 'Subscriptions', description: 'Subscriptions: renewals, dunning, cancel, pause and test clocks, one durable workflow per subscription' },

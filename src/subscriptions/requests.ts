@@ -134,3 +134,20 @@ export async function routeRenewalOutcome(deps: LifecycleDeps, paymentId: string
   }
   return true;
 }
+
+/**
+ * onOrderCancelled: cancelling the order that started a subscription cancels the subscription now
+ * (an order CANCELLED whose subscription keeps charging is what integrators fear most). A
+ * subscription not started or already ended is left as it is.
+ */
+export async function cancelWithInitialOrder(deps: LifecycleDeps, scope: Scope, orderId: string): Promise<void> {
+  const order = await deps.prisma.order.findUnique({ where: { id: orderId }, select: { number: true, subscription: true } });
+  const subscription = order?.subscription;
+  if (!subscription || subscription.number !== order.number || NOT_STARTED.includes(subscription.status) || subscription.status === 'cancelled') return;
+  try {
+    await requestChange(deps, scope, subscription.number, { type: 'cancel', atPeriodEnd: false });
+  } catch (error) {
+    // Ended meanwhile: nothing left to cancel.
+    if (!(error instanceof ValidationFailed)) throw error;
+  }
+}

@@ -539,7 +539,7 @@ export interface paths {
         head?: never;
         /**
          * Cancel an order (no refund)
-         * @description Sets the order CANCELLED without a refund (PENDING, PAID and PARTIALLY_REFUNDED orders)
+         * @description Sets the order CANCELLED without a refund (PENDING, PAID and PARTIALLY_REFUNDED orders); the subscription it started is cancelled now
          */
         patch: operations["cancelOrder"];
         trace?: never;
