@@ -6,7 +6,7 @@ import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { SubscriptionSummary } from '../orders/types.js';
 import { saveTestPaymentMethod } from '../payments/test-helpers.js';
-import { ValidationFailed } from '../core/errors.js';
+import { Unauthenticated, ValidationFailed } from '../core/errors.js';
 import { advanceClock, clockOf, findSubscription, replacePaymentMethod, requestChange } from './requests.js';
 
 builder.objectFields(SubscriptionSummary, (t) => ({
@@ -77,6 +77,7 @@ builder.mutationFields((t) => ({
     args: { subscriptionIdOrNumber: t.arg.string({ required: true, description: 'The subscription number (its id), without #' }), testCard: t.arg.string({ required: true, description: "One of the sandbox's test card numbers" }) },
     resolve: async (_root, args, ctx) => {
       const scope = await scopeOf(ctx, 'write');
+      if (scope.livemode) throw new Unauthenticated('Test helpers take test-mode keys only');
       const subscription = await findSubscription(ctx.prisma, scope, args.subscriptionIdOrNumber);
       const ref = await saveTestPaymentMethod(ctx.prisma, scope, subscription.processor, args.testCard);
       return { subscription: await replacePaymentMethod(ctx, scope, args.subscriptionIdOrNumber, ref) };
