@@ -63,6 +63,9 @@ export async function requestChange(deps: LifecycleDeps, scope: Scope, idOrNumbe
 /** The subscription's clock now: real time plus its test clock's offset. */
 export const clockOf = (s: Pick<Subscription, 'clockOffsetMs'>, now = Date.now()) => now + Number(s.clockOffsetMs);
 
+/** How far one advance may move a clock: 5 years (60 monthly renewals; Stripe's test clocks stop at two intervals). */
+const MAX_ADVANCE_MS = 5 * 366 * 24 * 60 * 60 * 1000;
+
 /** How long an advance waits for the workflow to run everything due (a year of monthly renewals takes seconds). */
 const ADVANCE_WAIT = { ms: 60_000, step: 50 };
 
@@ -76,6 +79,7 @@ export async function advanceClock(deps: LifecycleDeps, scope: Scope, idOrNumber
   const subscription = await findSubscription(deps.prisma, scope, idOrNumber);
   const toMs = to * 1000;
   if (toMs <= clockOf(subscription)) throw new ValidationFailed(`to must be after the subscription's clock (${Math.floor(clockOf(subscription) / 1000)})`);
+  if (toMs > clockOf(subscription) + MAX_ADVANCE_MS) throw new ValidationFailed('to may be at most 5 years after the subscription\'s clock (advance again for more)');
   if (NOT_STARTED.includes(subscription.status) || subscription.status === 'cancelled') throw new ValidationFailed(`A ${subscription.status} subscription has no clock to advance`);
   try {
     await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(subscription)).signal<[number]>(ADVANCE_CLOCK, toMs);
