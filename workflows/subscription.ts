@@ -84,14 +84,17 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   /** Charges attempt `attempt` and, while it is pending, waits for the processor's word on it. */
   const charge = async (paymentId: string, attempt: number, dueMs: number) => {
     const outcome = await acts.chargeRenewal(paymentId, attempt, clock(), dueMs);
-    if (outcome.status !== 'pending') return;
-    const arrived = await condition(() => laterOutcomes.has(outcome.chargeId), PENDING_CHARGE_MS);
+    if (outcome.status !== 'pending' || !outcome.chargeId) return;
+    const { chargeId } = outcome;
+    const arrived = await condition(() => laterOutcomes.has(chargeId), PENDING_CHARGE_MS);
     const final: AttemptOutcome = arrived
-      ? laterOutcomes.get(outcome.chargeId)!
+      ? laterOutcomes.get(chargeId)!
       : { status: 'failed', chargeId: outcome.chargeId, failureCode: 'authentication_required', failureMessage: 'The charge was not confirmed in time' };
     await acts.bookRenewalOutcome(paymentId, attempt, final, clock(), dueMs);
   };
 
+  // end-trial is answered once the charge it causes is booked (the answer shows active or past_due).
+  const answerAfterStep: ((state: LifecycleState) => void)[] = [];
   let periodDone = false;
   for (;;) {
     while (requests.length > 0) {
@@ -99,7 +102,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       try {
         state = await acts.applySubscriptionCommand(subscriptionId, request.command, clock());
         if (request.command.type === 'paymentMethodReplaced' && (state.dunning || state.status === 'unpaid')) retryNow = true;
-        request.resolve(state);
+        if (request.command.type === 'endTrial') answerAfterStep.push(request.resolve);
+        else request.resolve(state);
       } catch (error) {
         const reason = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause.message : 'The request could not be applied';
         request.reject(ApplicationFailure.create({ type: 'ValidationFailed', message: reason, nonRetryable: true }));
@@ -122,6 +126,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         if (renewal) await charge(renewal.paymentId, 0, periodEndMs!);
       }
       state = await acts.loadSubscription(subscriptionId);
+      for (const answer of answerAfterStep.splice(0)) answer(state);
       periodDone = !state.dunning;
       continue;
     }
@@ -141,6 +146,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     if (due === null) await condition(wake);
     else await condition(wake, due - clock());
   }
+  for (const answer of answerAfterStep.splice(0)) answer(state);
   // Requests that arrived as it ended are refused (the subscription no longer changes).
   for (const request of requests.splice(0)) request.reject(ApplicationFailure.create({ type: 'ValidationFailed', message: `A subscription in status ${state.status} cannot change`, nonRetryable: true }));
   await condition(allHandlersFinished);

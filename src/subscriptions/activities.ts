@@ -39,7 +39,9 @@ export function createSubscriptionActivities({ prisma }: ActivityDependencies) {
       const s = payment.subscription!;
       let outcome: AttemptOutcome;
       const processor = payment.processor ? processorFor(payment.processor, configured, { prisma }) : null;
-      if (!processor || !s.paymentMethodRef) {
+      if (payment.amount === 0) {
+        outcome = { status: 'succeeded', chargeId: null };
+      } else if (!processor || !s.paymentMethodRef) {
         outcome = { status: 'failed', chargeId: null, failureCode: 'payment_method_not_found', failureMessage: 'The subscription has no saved payment method to charge' };
       } else {
         try {

@@ -8,6 +8,7 @@ import { SubscriptionSummary } from '../orders/types.js';
 import { saveTestPaymentMethod } from '../payments/test-helpers.js';
 import { Unauthenticated, ValidationFailed } from '../core/errors.js';
 import { advanceClock, clockOf, findSubscription, replacePaymentMethod, requestChange } from './requests.js';
+import { upcomingPayment } from './service.js';
 
 builder.objectFields(SubscriptionSummary, (t) => ({
   pausedAt: t.expose('pausedAt', { type: 'Timestamp', nullable: true }),
@@ -32,7 +33,51 @@ function atIntervalEnd(cancelAtIntervalEnd: boolean | null | undefined, cancelOp
   return true;
 }
 
+const UpcomingTax = builder.simpleObject('UpcomingPaymentTax', {
+  fields: (t) => ({ type: t.string(), rate: t.float({ description: '0.19 for 19%' }), jurisdiction: t.string(), amount: t.int({ description: 'Minor units' }) }),
+});
+
+const UpcomingPayment = builder.simpleObject('UpcomingPayment', {
+  description: 'The next charge of a subscription, computed by the code that will charge it',
+  fields: (t) => ({
+    object: t.string(),
+    subscriptionId: t.string({ description: 'The subscription number' }),
+    date: t.field({ type: 'Timestamp', description: 'When it is charged (the subscription clock)' }),
+    amount: t.int({ description: 'What is charged, minor units (tax included)' }),
+    subtotal: t.int({ description: "The items' prices (unitPrice × quantity)" }),
+    discount: t.int({ description: "The checkout's discount applies to the first period only: 0" }),
+    tax: t.int(),
+    taxInclusive: t.boolean({ description: 'Whether the item prices include the tax' }),
+    taxes: t.field({ type: [UpcomingTax], description: 'The tax by type, rate and jurisdiction' }),
+    currency: t.string(),
+    retry: t.boolean({ description: 'Whether it is a dunning retry of an unpaid renewal' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  subscriptionUpcomingPayment: t.field({
+    type: builder.simpleObject('UpcomingPaymentPayload', { fields: (f) => ({ upcomingPayment: f.field({ type: UpcomingPayment, nullable: true, description: 'null when nothing is due to be charged' }) }) }),
+    args: { subscriptionIdOrNumber: t.arg.string({ required: true, description: 'The subscription number (its id), without #' }) },
+    resolve: async (_root, args, ctx) => {
+      const subscription = await findSubscription(ctx.prisma, await scopeOf(ctx, 'read'), args.subscriptionIdOrNumber);
+      const next = await upcomingPayment(ctx.prisma, subscription);
+      return {
+        upcomingPayment: next && {
+          object: 'upcoming_payment', subscriptionId: subscription.number, date: next.at, amount: next.amount, subtotal: next.subtotal, discount: 0, tax: next.tax,
+          taxInclusive: next.taxInclusive, taxes: next.taxes, currency: subscription.currency, retry: next.retry,
+        },
+      };
+    },
+  }),
+}));
+
 builder.mutationFields((t) => ({
+  endSubscriptionTrial: t.field({
+    type: SubscriptionChangePayload,
+    description: 'Ends the trial now: the first period is charged at once (active, or past_due when the charge fails)',
+    args: { subscriptionIdOrNumber: t.arg.string({ required: true, description: 'The subscription number (its id), without #' }) },
+    resolve: async (_root, args, ctx) => ({ subscription: await requestChange(ctx, await scopeOf(ctx, 'write'), args.subscriptionIdOrNumber, { type: 'endTrial' }) }),
+  }),
   cancelSubscription: t.field({
     type: SubscriptionChangePayload,
     description: 'Cancels now (nothing is charged after), or at the end of the paid interval with cancelAtIntervalEnd (undo it before then with undo-cancel)',

@@ -38,7 +38,8 @@ export type LifecycleCommand =
   | { type: 'undoCancel' }
   | { type: 'pause' }
   | { type: 'resume' }
-  | { type: 'paymentMethodReplaced'; paymentMethodRef: string };
+  | { type: 'paymentMethodReplaced'; paymentMethodRef: string }
+  | { type: 'endTrial' };
 
 /** The subscription's workflow: its business key. */
 export const subscriptionWorkflowId = (s: { workspaceId: string; number: string }) => `subscription/${s.workspaceId}/${s.number}`;
@@ -100,8 +101,15 @@ export async function beginPeriods(prisma: PrismaClient, subscriptionId: string)
   await prisma.$transaction(async (tx) => {
     const s = await lock(tx, subscriptionId);
     if (s.currentPeriodEnd || !s.currentPeriodStart || (s.status !== 'active' && s.status !== 'trialing')) return;
+    const start = s.currentPeriodStart.getTime();
+    if (s.status === 'trialing' && s.trialInterval) {
+      // The trial is the first period; its end is the first charge (and the billing anchor).
+      const trialEnd = new Date(addInterval(start, s.trialInterval as Interval, s.trialIntervalCount ?? 1));
+      await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: trialEnd, trialEndsAt: trialEnd, currentPeriodEnd: trialEnd } });
+      return;
+    }
     const anchored = { ...s, billingAnchor: s.currentPeriodStart };
-    await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: s.currentPeriodStart, currentPeriodEnd: new Date(periodEnd(anchored, s.currentPeriodStart.getTime())) } });
+    await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: s.currentPeriodStart, currentPeriodEnd: new Date(periodEnd(anchored, start)) } });
   });
   return lifecycleState(prisma, subscriptionId);
 }
@@ -121,6 +129,7 @@ export async function priceOfPeriod(db: Tx | PrismaClient, s: Subscription, at: 
   let subtotal = 0;
   let tax = 0;
   let amount = 0;
+  const taxes: { type: string; rate: number; jurisdiction: string; amount: number }[] = [];
   for (const item of order.items) {
     const line = item.unitPrice * item.quantity;
     const taxed = order.country
@@ -131,9 +140,14 @@ export async function priceOfPeriod(db: Tx | PrismaClient, s: Subscription, at: 
       : null;
     subtotal += line;
     tax += taxed?.taxAmount ?? 0;
+    for (const component of taxed?.components ?? []) {
+      const same = taxes.find((t) => t.type === component.type && t.rate === component.rate && t.jurisdiction === component.jurisdiction);
+      if (same) same.amount += component.amount;
+      else taxes.push({ ...component });
+    }
     amount += taxed?.totalAmount ?? line;
   }
-  return { subtotal, tax, amount, taxInclusive: order.taxInclusive };
+  return { subtotal, tax, amount, taxInclusive: order.taxInclusive, taxes };
 }
 
 /**
@@ -167,7 +181,7 @@ export async function startRenewal(prisma: PrismaClient, subscriptionId: string,
   });
 }
 
-export type AttemptOutcome = { status: 'succeeded'; chargeId: string } | { status: 'failed'; chargeId: string | null; failureCode: string; failureMessage: string } | { status: 'pending'; chargeId: string };
+export type AttemptOutcome = { status: 'succeeded'; chargeId: string | null } | { status: 'failed'; chargeId: string | null; failureCode: string; failureMessage: string } | { status: 'pending'; chargeId: string };
 
 /**
  * The outcome of a renewal's charge attempt, booked: PAID (payment_success; a past_due
@@ -185,7 +199,8 @@ export async function bookAttempt(prisma: PrismaClient, paymentId: string, attem
     const processor = payment.processor!;
     const base = { processor, amount: payment.amount, currency: payment.currency, processorChargeId: outcome.chargeId };
     if (outcome.status === 'succeeded') {
-      await recordCharge(tx, paymentId, attempt, { ...base, status: 'succeeded', failureCode: null, failureMessage: null });
+      // A period of 0 (free items) is paid without a charge.
+      if (outcome.chargeId) await recordCharge(tx, paymentId, attempt, { ...base, status: 'succeeded', failureCode: null, failureMessage: null });
       await markPaymentPaid(tx, paymentId, { processorChargeId: outcome.chargeId, paidAt: new Date(clockMs) });
       // Paid: a trial's first renewal, a recovered past_due or unpaid subscription are active.
       if (s.status === 'past_due' || s.status === 'unpaid' || s.status === 'trialing') await change(tx, s, { status: 'active', nextRetryAt: null });
@@ -255,6 +270,11 @@ export async function applyCommand(prisma: PrismaClient, subscriptionId: string,
         await change(tx, s, { status: 'active', pausedAt: null, ...(restart ? { currentPeriodEnd: at, billingAnchor: at } : {}) });
         return;
       }
+      case 'endTrial':
+        // The trial's end moves to now: the workflow charges the first period at once.
+        if (s.status !== 'trialing') throw new ValidationFailed(`Only a trialing subscription can end its trial; this one is ${s.status}`);
+        await tx.subscription.update({ where: { id: s.id }, data: { trialEndsAt: at, currentPeriodEnd: at, billingAnchor: at } });
+        return;
       case 'paymentMethodReplaced': {
         // Unpaid: billing restarts now with a new period, charged at once on the new method.
         const restart = s.status === 'unpaid';
@@ -269,4 +289,23 @@ export async function applyCommand(prisma: PrismaClient, subscriptionId: string,
 /** The workflow ran everything due by its advanced clock: the API's advance answers from here. */
 export async function recordClock(prisma: PrismaClient, subscriptionId: string, clockOffsetMs: number): Promise<void> {
   await prisma.subscription.updateMany({ where: { id: subscriptionId, clockOffsetMs: { lt: BigInt(clockOffsetMs) } }, data: { clockOffsetMs: BigInt(clockOffsetMs) } });
+}
+
+/**
+ * The next charge of the subscription, computed by the code that will make it (priceOfPeriod at
+ * its due time): the renewal at the period's end, or the retry of a renewal being dunned (its
+ * payment's amount, at nextRetryAt). null when nothing is due to be charged (cancelled, a cancel
+ * scheduled, paused, unpaid, not started).
+ */
+export async function upcomingPayment(prisma: PrismaClient, s: Subscription) {
+  if (s.status === 'past_due' && s.nextRetryAt) {
+    const renewal = await prisma.payment.findFirst({ where: { subscriptionId: s.id, status: 'PENDING', subscriptionPeriod: { not: null } }, orderBy: { subscriptionPeriod: 'desc' } });
+    if (renewal) {
+      const price = await priceOfPeriod(prisma, s, s.currentPeriodStart ?? s.nextRetryAt);
+      return { at: s.nextRetryAt, amount: renewal.amount, subtotal: price.subtotal, tax: renewal.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: true };
+    }
+  }
+  if (!['active', 'trialing'].includes(s.status) || s.cancelAtPeriodEnd || !s.currentPeriodEnd) return null;
+  const price = await priceOfPeriod(prisma, s, s.currentPeriodEnd);
+  return { at: s.currentPeriodEnd, amount: price.amount, subtotal: price.subtotal, tax: price.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: false };
 }

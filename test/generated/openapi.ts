@@ -801,6 +801,43 @@ export interface paths {
         patch: operations["undoSubscriptionCancel"];
         trace?: never;
     };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/end-trial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the trial now: the first period is charged at once
+         * @description Ends the trial now: the first period is charged at once (active, or past_due when the charge fails)
+         */
+        post: operations["endSubscriptionTrial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/upcoming-payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The next charge: amount, date, discount and tax breakdown (computed as it will be charged) */
+        get: operations["subscriptionUpcomingPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/subscriptions/{subscriptionIdOrNumber}/pause": {
         parameters: {
             query?: never;
@@ -2464,6 +2501,53 @@ export interface components {
          * @description A UUID in its canonical 8-4-4-4-12 hexadecimal form
          */
         UUID: string;
+        /** @description The next charge of a subscription, computed by the code that will charge it */
+        UpcomingPayment: {
+            /**
+             * Format: int32
+             * @description What is charged, minor units (tax included)
+             */
+            amount: number;
+            currency: string;
+            /** @description When it is charged (the subscription clock) */
+            date: components["schemas"]["Timestamp"];
+            /**
+             * Format: int32
+             * @description The checkout's discount applies to the first period only: 0
+             */
+            discount: number;
+            object: string;
+            /** @description Whether it is a dunning retry of an unpaid renewal */
+            retry: boolean;
+            /** @description The subscription number */
+            subscriptionId: string;
+            /**
+             * Format: int32
+             * @description The items' prices (unitPrice × quantity)
+             */
+            subtotal: number;
+            /** Format: int32 */
+            tax: number;
+            /** @description Whether the item prices include the tax */
+            taxInclusive: boolean;
+            /** @description The tax by type, rate and jurisdiction */
+            taxes: components["schemas"]["UpcomingPaymentTax"][];
+        };
+        UpcomingPaymentPayload: {
+            /** @description null when nothing is due to be charged */
+            upcomingPayment: components["schemas"]["UpcomingPayment"] | null;
+        };
+        UpcomingPaymentTax: {
+            /**
+             * Format: int32
+             * @description Minor units
+             */
+            amount: number;
+            jurisdiction: string;
+            /** @description 0.19 for 19% */
+            rate: number;
+            type: string;
+        };
         User: {
             billingDetails: components["schemas"]["BillingDetails"] | null;
             createdAt: components["schemas"]["Timestamp"];
@@ -4773,6 +4857,80 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    endSubscriptionTrial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    subscriptionUpcomingPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["UpcomingPaymentPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];

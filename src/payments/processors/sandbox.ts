@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { Prisma, type PrismaClient, type SandboxCharge } from '../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../db/client.js';
 import {
@@ -15,6 +17,8 @@ import {
   type DisputeInfo,
   type DisputeStatus,
   type PaymentMethodInfo,
+  type SetupRequest,
+  type SetupResult,
   type PaymentProcessor,
   type ProcessorCapabilities,
   type ProcessorEvent,
@@ -147,6 +151,24 @@ export class SandboxProcessor implements PaymentProcessor {
       reusable: Boolean(request.savePaymentMethod) && status !== 'failed',
     };
     return { status, failureCode: card.declineCode, behaviour: card.behaviour, paymentMethodId: paymentMethod.id, newPaymentMethod: paymentMethod };
+  }
+
+  /**
+   * The zero-amount check of a trial's card: the card's checks and its issuer's answer as for a
+   * charge (a declining test card fails, 3-D Secure cards are taken as authenticated), no money;
+   * a card that passes is saved for off-session charges. The key returns the same method again.
+   */
+  async setupPaymentMethod(request: SetupRequest): Promise<SetupResult> {
+    if (!request.idempotencyKey || request.idempotencyKey.length > 255) throw new InvalidProcessorRequest('invalid_idempotency_key', 'The idempotency key has 1 to 255 characters');
+    const card = checkCard(request.card, this.now());
+    if (card.declineCode) return { status: 'failed', failureCode: card.declineCode, failureMessage: failureMessage(card.declineCode) };
+    const id = `pm_sbx_setup_${createHash('sha256').update(request.idempotencyKey).digest('hex').slice(0, 24)}`;
+    const saved = await this.prisma.sandboxPaymentMethod.upsert({
+      where: { id },
+      create: { id, brand: card.brand, last4: card.last4, expMonth: card.expMonth, expYear: card.expYear, behaviour: card.behaviour, reusable: true },
+      update: {},
+    });
+    return { status: 'succeeded', paymentMethod: { ref: saved.id, brand: saved.brand, last4: saved.last4 } };
   }
 
   /**
