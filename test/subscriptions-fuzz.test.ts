@@ -44,6 +44,8 @@ const ROUTES = [
   ['PATCH', 'undo-cancel'],
   ['PATCH', 'pause'],
   ['PATCH', 'resume'],
+  ['POST', 'end-trial'],
+  ['GET', 'upcoming-payment'],
   ['POST', 'advance'],
   ['POST', 'payment-method'],
 ] as const;
@@ -72,7 +74,7 @@ test(
         const before = await tally();
         const path = `/v0/${action === 'advance' || action === 'payment-method' ? 'test-helpers/' : ''}subscriptions/${encodeURIComponent(idOf())}/${action}`;
         const operation = operationAt(document, method, `/v0/${action === 'advance' || action === 'payment-method' ? 'test-helpers/' : ''}subscriptions/${number}/${action}`);
-        const request: Sent = { method, path, query: '', keys: keyHeaders(ws, TEST), body };
+        const request: Sent = { method, path, query: '', keys: keyHeaders(ws, { ...TEST, write: method !== 'GET' }), body: method === 'GET' ? undefined : body };
         const response = await send(baseUrl(), request);
         checkAnswer(document, request, response, operation);
         expect(response.status).toBeLessThan(500);
