@@ -110,6 +110,12 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       }
     }
     if (ENDED.includes(state.status)) break;
+    // A new run for every period, even in the middle of an advance (the next run carries the clock on).
+    if ((periodDone || workflowInfo().continueAsNewSuggested) && requests.length === 0 && answerAfterStep.length === 0) {
+      await condition(allHandlersFinished);
+      if (requests.length === 0) return continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, clockOffsetMs: offset, begun: true });
+      continue;
+    }
 
     const due = nextDue(state);
     if (due !== null && due <= clock()) {
@@ -136,11 +142,6 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     if (offset > state.clockOffsetMs) {
       await acts.recordClock(subscriptionId, offset);
       state = { ...state, clockOffsetMs: offset };
-    }
-    if ((periodDone || workflowInfo().continueAsNewSuggested) && requests.length === 0) {
-      await condition(allHandlersFinished);
-      if (requests.length === 0 && !advanced) return continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, clockOffsetMs: offset, begun: true });
-      continue;
     }
     const wake = () => requests.length > 0 || advanced || retryNow;
     if (due === null) await condition(wake);
