@@ -94,3 +94,37 @@ describe('upcoming payment', () => {
     expect((await failure(get(ws, 'x!'))).status).toBe(400);
   }, SLOW);
 });
+
+describe('charge with items', () => {
+  const charge = (id: string, items: Record<string, unknown>[]) =>
+    restClient(ws, TEST).POST('/v0/subscriptions/{subscriptionIdOrNumber}/charge', { params: { path: { subscriptionIdOrNumber: id } }, body: { items: items as never } });
+
+  test('several items; unitPrice wins over value, value over price; a payment {number}-{n} PAID on the saved card', async () => {
+    const { order, subscription } = await subscribe(ws, monthly);
+    const { payment, subscription: after } = await ok(
+      charge(order.number, [
+        { unitPrice: 100, value: 999, price: 999, quantity: 2 },
+        { value: 50, price: 999 },
+        { price: 7, quantity: 3 },
+      ]),
+    );
+    expect(payment).toMatchObject({ object: 'payment', number: `${order.number}-2`, status: 'PAID', amount: 2 * 100 + 50 + 3 * 7, subscriptionId: order.number });
+    expect(after.status).toBe('active');
+    expect(await salesDb().sandboxCharge.count({ where: { paymentId: payment.id } })).toBe(1);
+    // The renewals keep their own price and numbering.
+    await ok(advance(ws, order.number, seconds(subscription.currentPeriodEnd!) + 60));
+    expect((await paymentsOf(subscription.id)).map((p) => [p.number, p.amount])).toEqual([[order.number, 1000], [`${order.number}-2`, 271], [`${order.number}-3`, 1000]]);
+  }, SLOW);
+
+  test('errors: no price 400, bad quantity 400, empty 400, cancelled 400, #number 404; a declining card gives a FAILED payment', async () => {
+    const { order } = await subscribe(ws, monthly);
+    expect((await failure(charge(order.number, [{ quantity: 1 }]))).status).toBe(400);
+    expect((await failure(charge(order.number, [{ unitPrice: 10, quantity: 0 }]))).status).toBe(400);
+    expect((await failure(charge(order.number, []))).status).toBe(400);
+    expect((await failure(charge(`#${order.number}`, [{ unitPrice: 10 }]))).status).toBe(404);
+    await ok(restClient(ws, TEST).POST('/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/payment-method', { params: { path: { subscriptionIdOrNumber: order.number } }, body: { testCard: '4000000000000341' } }));
+    expect((await ok(charge(order.number, [{ unitPrice: 10 }]))).payment).toMatchObject({ status: 'FAILED', failureCode: 'generic_decline' });
+    await ok(restClient(ws, TEST).PATCH('/v0/subscriptions/{subscriptionIdOrNumber}/cancel', { params: { path: { subscriptionIdOrNumber: order.number } }, body: {} }));
+    expect((await failure(charge(order.number, [{ unitPrice: 10 }]))).status).toBe(400);
+  }, SLOW);
+});

@@ -100,7 +100,10 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     while (requests.length > 0) {
       const request = requests.shift()!;
       try {
-        state = await acts.applySubscriptionCommand(subscriptionId, request.command, clock());
+        if (request.command.type === 'charge') {
+          await acts.chargeOnce(subscriptionId, request.command.paymentId, request.command.amount, clock());
+          state = await acts.loadSubscription(subscriptionId);
+        } else state = await acts.applySubscriptionCommand(subscriptionId, request.command, clock());
         if (request.command.type === 'paymentMethodReplaced' && (state.dunning || state.status === 'unpaid')) retryNow = true;
         if (request.command.type === 'endTrial') answerAfterStep.push(request.resolve);
         else request.resolve(state);

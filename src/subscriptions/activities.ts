@@ -5,7 +5,7 @@
 import type { ActivityDependencies } from '../domain-module.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv, processorFor } from '../payments/processors/index.js';
 import { ProcessorError } from '../payments/processors/processor.js';
-import { applyCommand, beginPeriods, bookAttempt, endAtPeriodEnd, lifecycleState, recordClock, renewalChargeKey, startRenewal, type AttemptOutcome, type LifecycleCommand } from './service.js';
+import { applyCommand, beginPeriods, bookAttempt, bookOneOffCharge, createOneOffPayment, endAtPeriodEnd, lifecycleState, recordClock, renewalChargeKey, startRenewal, type AttemptOutcome, type LifecycleCommand } from './service.js';
 import { ValidationFailed } from '../core/errors.js';
 import { ApplicationFailure } from '@temporalio/activity';
 
@@ -35,6 +35,31 @@ export function createSubscriptionActivities({ prisma }: ActivityDependencies) {
      * throw and are retried; a refusal is the attempt's failure.
      */
     async chargeRenewal(paymentId: string, attempt: number, clockMs: number, dueMs: number): Promise<AttemptOutcome> {
+      const outcome = await chargeOffSession(paymentId, (s, period) => renewalChargeKey(s, period!, attempt), attempt);
+      await bookAttempt(prisma, paymentId, attempt, outcome, clockMs, dueMs);
+      return outcome;
+    },
+
+    /** A one-off charge (POST .../charge): created, charged off-session once (keyed by the payment), booked PAID or FAILED. */
+    async chargeOnce(subscriptionId: string, paymentId: string, amount: number, clockMs: number): Promise<void> {
+      try {
+        await createOneOffPayment(prisma, subscriptionId, paymentId, amount, clockMs);
+      } catch (error) {
+        if (error instanceof ValidationFailed) throw ApplicationFailure.create({ type: 'ValidationFailed', message: error.message, nonRetryable: true });
+        throw error;
+      }
+      const outcome = await chargeOffSession(paymentId, () => `subscription/${subscriptionId}/charge/${paymentId}`, 0);
+      await bookOneOffCharge(prisma, paymentId, outcome, clockMs);
+    },
+
+    /** The processor's later word on a pending attempt (its event, routed by charge id). */
+    async bookRenewalOutcome(paymentId: string, attempt: number, outcome: AttemptOutcome, clockMs: number, dueMs: number): Promise<void> {
+      await bookAttempt(prisma, paymentId, attempt, outcome, clockMs, dueMs);
+    },
+  };
+
+  /** Charges the payment off-session on the subscription's saved method; a refusal is a failed outcome, a transient failure throws (retried). */
+  async function chargeOffSession(paymentId: string, keyOf: (subscriptionId: string, period: number | null) => string, attempt: number): Promise<AttemptOutcome> {
       const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { subscription: true, user: { select: { email: true } } } });
       const s = payment.subscription!;
       let outcome: AttemptOutcome;
@@ -47,7 +72,7 @@ export function createSubscriptionActivities({ prisma }: ActivityDependencies) {
         try {
           const result = await processor.createCharge({
             paymentId,
-            idempotencyKey: renewalChargeKey(s.id, payment.subscriptionPeriod!, attempt),
+            idempotencyKey: keyOf(s.id, payment.subscriptionPeriod),
             amount: payment.amount,
             currency: payment.currency,
             method: 'card',
@@ -72,15 +97,8 @@ export function createSubscriptionActivities({ prisma }: ActivityDependencies) {
           update: {},
         });
       }
-      await bookAttempt(prisma, paymentId, attempt, outcome, clockMs, dueMs);
       return outcome;
-    },
-
-    /** The processor's later word on a pending attempt (its event, routed by charge id). */
-    async bookRenewalOutcome(paymentId: string, attempt: number, outcome: AttemptOutcome, clockMs: number, dueMs: number): Promise<void> {
-      await bookAttempt(prisma, paymentId, attempt, outcome, clockMs, dueMs);
-    },
-  };
+  }
 }
 
 export type SubscriptionActivities = ReturnType<typeof createSubscriptionActivities>;

@@ -4,6 +4,7 @@ import type { RestRoute } from '../rest/route.js';
 export const lifecycleRoutes: readonly RestRoute[] = [
   { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/cancel', field: 'Mutation.cancelSubscription', summary: 'Cancel a subscription now or at the end of its interval' },
   { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/undo-cancel', field: 'Mutation.undoSubscriptionCancel', summary: 'Take back a cancel scheduled for the end of the interval' },
+  { method: 'POST', path: '/subscriptions/:subscriptionIdOrNumber/charge', field: 'Mutation.chargeSubscription', summary: 'Charge items now on the saved payment method (a one-off payment of the subscription)' },
   { method: 'POST', path: '/subscriptions/:subscriptionIdOrNumber/end-trial', field: 'Mutation.endSubscriptionTrial', summary: 'End the trial now: the first period is charged at once' },
   { method: 'GET', path: '/subscriptions/:subscriptionIdOrNumber/upcoming-payment', field: 'Query.subscriptionUpcomingPayment', summary: 'The next charge: amount, date, discount and tax breakdown (computed as it will be charged)' },
   { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/pause', field: 'Mutation.pauseSubscription', summary: 'Pause an active subscription (nothing is charged while paused)' },

@@ -7,7 +7,8 @@ import { scopeOf } from '../graphql/context.js';
 import { SubscriptionSummary } from '../orders/types.js';
 import { saveTestPaymentMethod } from '../payments/test-helpers.js';
 import { Unauthenticated, ValidationFailed } from '../core/errors.js';
-import { advanceClock, clockOf, findSubscription, replacePaymentMethod, requestChange } from './requests.js';
+import { advanceClock, chargeSubscription, clockOf, findSubscription, replacePaymentMethod, requestChange } from './requests.js';
+import { Payment } from '../payments/types.js';
 import { upcomingPayment } from './service.js';
 
 builder.objectFields(SubscriptionSummary, (t) => ({
@@ -54,6 +55,20 @@ const UpcomingPayment = builder.simpleObject('UpcomingPayment', {
   }),
 });
 
+const SubscriptionItemInput = builder.inputType('SubscriptionItemInput', {
+  description: 'An item of a subscription create, update or charge body; unitPrice wins over value, value over price',
+  fields: (t) => ({
+    unitPrice: t.int({ description: 'Minor units per unit' }),
+    value: t.int({ description: 'Deprecated: unitPrice', deprecationReason: 'Use unitPrice' }),
+    price: t.int({ description: 'Deprecated: unitPrice', deprecationReason: 'Use unitPrice' }),
+    quantity: t.int({ description: 'Units, default 1' }),
+  }),
+});
+
+const SubscriptionChargePayload = builder.simpleObject('SubscriptionChargePayload', {
+  fields: (t) => ({ subscription: t.field({ type: SubscriptionSummary }), payment: t.field({ type: Payment }) }),
+});
+
 builder.queryFields((t) => ({
   subscriptionUpcomingPayment: t.field({
     type: builder.simpleObject('UpcomingPaymentPayload', { fields: (f) => ({ upcomingPayment: f.field({ type: UpcomingPayment, nullable: true, description: 'null when nothing is due to be charged' }) }) }),
@@ -72,6 +87,15 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
+  chargeSubscription: t.field({
+    type: SubscriptionChargePayload,
+    description: 'Charges the items now on the saved payment method: a payment {orderNumber}-{n} of the initial order, PAID or FAILED (no retries)',
+    args: {
+      subscriptionIdOrNumber: t.arg.string({ required: true, description: 'The subscription number (its id), without #' }),
+      items: t.arg({ type: [SubscriptionItemInput], required: true }),
+    },
+    resolve: async (_root, args, ctx) => chargeSubscription(ctx, await scopeOf(ctx, 'write'), args.subscriptionIdOrNumber, args.items),
+  }),
   endSubscriptionTrial: t.field({
     type: SubscriptionChangePayload,
     description: 'Ends the trial now: the first period is charged at once (active, or past_due when the charge fails)',

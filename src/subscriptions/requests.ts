@@ -2,6 +2,7 @@
 // between its steps, so a cancel answered is a cancel no renewal races), a test clock's advance
 // as a signal whose effect is awaited in the records. Also the hooks the payments domain calls:
 // a first payment paid starts the workflow; a renewal charge's processor event goes to it.
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -9,6 +10,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUp
 import type { PrismaClient, Subscription } from '../generated/prisma/client.js';
 import { NotFound, TemporarilyUnavailable, Unauthenticated, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
+import { isMoney, MAX_MONEY } from '../core/money.js';
 import { logger } from '../logger.js';
 import { NUMBER_PATTERN } from '../orders/numbers.js';
 import type { ChargeOutcome } from '../payments/charge-outcomes.js';
@@ -154,4 +156,36 @@ export async function cancelWithInitialOrder(deps: LifecycleDeps, scope: Scope, 
     // Ended meanwhile: nothing left to cancel.
     if (!(error instanceof ValidationFailed)) throw error;
   }
+}
+
+/** An item of a subscription's create, update or charge body: its price is unitPrice, else the deprecated value, else the deprecated price. */
+export interface SubscriptionItemInput {
+  unitPrice?: number | null;
+  value?: number | null;
+  price?: number | null;
+  quantity?: number | null;
+}
+
+/** The items' total, minor units; 400 for an item without a price, a bad quantity or a total out of range. */
+export function itemsTotal(items: readonly SubscriptionItemInput[]): number {
+  if (items.length === 0) throw new ValidationFailed('items: at least one item');
+  let total = 0;
+  for (const [index, item] of items.entries()) {
+    const price = item.unitPrice ?? item.value ?? item.price;
+    if (price == null) throw new ValidationFailed(`items.${index}: unitPrice is required (value and price are its deprecated names)`);
+    const quantity = item.quantity ?? 1;
+    if (!isMoney(price)) throw new ValidationFailed(`items.${index}.unitPrice: whole minor units from 0 to ${MAX_MONEY}`);
+    if (!Number.isInteger(quantity) || quantity < 1 || quantity > 10_000) throw new ValidationFailed(`items.${index}.quantity: a whole number from 1 to 10000`);
+    total += price * quantity;
+  }
+  if (total < 1 || total > MAX_MONEY) throw new ValidationFailed(`items: the total must be from 1 to ${MAX_MONEY} minor units`);
+  return total;
+}
+
+/** POST /v0/subscriptions/{id}/charge: a one-off charge of the items on the saved method, now (PAID, or FAILED: no dunning). */
+export async function chargeSubscription(deps: LifecycleDeps, scope: Scope, idOrNumber: string, items: readonly SubscriptionItemInput[]) {
+  const amount = itemsTotal(items);
+  const paymentId = randomUUID();
+  const subscription = await requestChange(deps, scope, idOrNumber, { type: 'charge', paymentId, amount });
+  return { subscription, payment: await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } }) };
 }

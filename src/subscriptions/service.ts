@@ -12,7 +12,7 @@ import { platformFee, FEE_RULE } from '../orders/fee.js';
 import { orderItemResource } from '../orders/item-resource.js';
 import { paymentNumber } from '../orders/numbers.js';
 import { loadOrderForEvent } from '../orders/service.js';
-import { markPaymentCancelled, markPaymentPaid, markPaymentUnpaid, recordCharge, recordRetryingPaymentFailure } from '../payments/transitions.js';
+import { markPaymentCancelled, markPaymentFailed, markPaymentPaid, markPaymentUnpaid, recordCharge, recordRetryingPaymentFailure } from '../payments/transitions.js';
 import { calculateTax } from '../tax/calculate.js';
 import { userResource } from '../users/events.js';
 import { subscriptionEventData } from './events.js';
@@ -39,7 +39,8 @@ export type LifecycleCommand =
   | { type: 'pause' }
   | { type: 'resume' }
   | { type: 'paymentMethodReplaced'; paymentMethodRef: string }
-  | { type: 'endTrial' };
+  | { type: 'endTrial' }
+  | { type: 'charge'; paymentId: string; amount: number };
 
 /** The subscription's workflow: its business key. */
 export const subscriptionWorkflowId = (s: { workspaceId: string; number: string }) => `subscription/${s.workspaceId}/${s.number}`;
@@ -270,6 +271,9 @@ export async function applyCommand(prisma: PrismaClient, subscriptionId: string,
         await change(tx, s, { status: 'active', pausedAt: null, ...(restart ? { currentPeriodEnd: at, billingAnchor: at } : {}) });
         return;
       }
+      case 'charge':
+        // Made by chargeOnce (the processor call is outside this transaction).
+        return;
       case 'endTrial':
         // The trial's end moves to now: the workflow charges the first period at once.
         if (s.status !== 'trialing') throw new ValidationFailed(`Only a trialing subscription can end its trial; this one is ${s.status}`);
@@ -308,4 +312,42 @@ export async function upcomingPayment(prisma: PrismaClient, s: Subscription) {
   if (!['active', 'trialing'].includes(s.status) || s.cancelAtPeriodEnd || !s.currentPeriodEnd) return null;
   const price = await priceOfPeriod(prisma, s, s.currentPeriodEnd);
   return { at: s.currentPeriodEnd, amount: price.amount, subtotal: price.subtotal, tax: price.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: false };
+}
+
+/**
+ * A one-off charge of the subscription (POST /v0/subscriptions/{id}/charge): a payment of the
+ * initial order (`{orderNumber}-{n}`, in no period) created under the given id, so a retried
+ * activity finds it. Only while active or trialing (400 otherwise).
+ */
+export async function createOneOffPayment(prisma: PrismaClient, subscriptionId: string, paymentId: string, amount: number, clockMs: number): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const s = await lock(tx, subscriptionId);
+    if (await tx.payment.findUnique({ where: { id: paymentId }, select: { id: true } })) return;
+    if (s.status !== 'active' && s.status !== 'trialing') throw new ValidationFailed(`A subscription in status ${s.status} cannot be charged`);
+    const order = await tx.order.findFirstOrThrow({ where: { subscriptionId: s.id, number: s.number }, select: { id: true, number: true } });
+    const last = await tx.payment.findFirstOrThrow({ where: { orderId: order.id }, orderBy: { sequence: 'desc' }, select: { sequence: true } });
+    const sequence = last.sequence + 1;
+    await tx.payment.create({
+      data: {
+        id: paymentId, workspaceId: s.workspaceId, livemode: s.livemode, orderId: order.id, sequence, number: paymentNumber(order.number, sequence), amount,
+        fee: platformFee(amount, FEE_RULE), currency: s.currency, processor: s.processor, methodType: s.methodType, userId: s.userId, subscriptionId, createdAt: new Date(clockMs),
+      },
+    });
+  });
+}
+
+/** The one-off charge's outcome: PAID or FAILED (no dunning: the integrator asked for it now). */
+export async function bookOneOffCharge(prisma: PrismaClient, paymentId: string, outcome: AttemptOutcome, clockMs: number): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId } });
+    if (payment.status !== 'PENDING' || outcome.status === 'pending') return;
+    const base = { processor: payment.processor!, amount: payment.amount, currency: payment.currency, processorChargeId: outcome.chargeId };
+    if (outcome.status === 'succeeded') {
+      if (outcome.chargeId) await recordCharge(tx, paymentId, 0, { ...base, status: 'succeeded' });
+      await markPaymentPaid(tx, paymentId, { processorChargeId: outcome.chargeId, paidAt: new Date(clockMs) });
+      return;
+    }
+    await recordCharge(tx, paymentId, 0, { ...base, status: 'failed', failureCode: outcome.failureCode, failureMessage: outcome.failureMessage });
+    await markPaymentFailed(tx, paymentId, { failureCode: outcome.failureCode, failureMessage: outcome.failureMessage, processorChargeId: outcome.chargeId });
+  });
 }

@@ -801,6 +801,26 @@ export interface paths {
         patch: operations["undoSubscriptionCancel"];
         trace?: never;
     };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/charge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Charge items now on the saved payment method (a one-off payment of the subscription)
+         * @description Charges the items now on the saved payment method: a payment {orderNumber}-{n} of the initial order, PAID or FAILED (no retries)
+         */
+        post: operations["chargeSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/subscriptions/{subscriptionIdOrNumber}/end-trial": {
         parameters: {
             query?: never;
@@ -2383,6 +2403,33 @@ export interface components {
         SortDirection: "ASC" | "DESC";
         SubscriptionChangePayload: {
             subscription: components["schemas"]["SubscriptionSummary"];
+        };
+        SubscriptionChargePayload: {
+            payment: components["schemas"]["Payment"];
+            subscription: components["schemas"]["SubscriptionSummary"];
+        };
+        /** @description An item of a subscription create, update or charge body; unitPrice wins over value, value over price */
+        SubscriptionItemInput: {
+            /**
+             * Format: int32
+             * @description Deprecated: unitPrice
+             */
+            price?: number | null;
+            /**
+             * Format: int32
+             * @description Units, default 1
+             */
+            quantity?: number | null;
+            /**
+             * Format: int32
+             * @description Minor units per unit
+             */
+            unitPrice?: number | null;
+            /**
+             * Format: int32
+             * @description Deprecated: unitPrice
+             */
+            value?: number | null;
         };
         /** @enum {string} */
         SubscriptionStatus: "active" | "cancelled" | "incomplete" | "incomplete_expired" | "past_due" | "paused" | "trialing" | "unpaid";
@@ -4849,6 +4896,48 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    chargeSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    items: components["schemas"]["SubscriptionItemInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChargePayload"];
                     };
                 };
             };
