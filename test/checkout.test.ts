@@ -181,10 +181,10 @@ describe('pay', () => {
     // The card is kept at the processor for the renewals (charged off-session).
     const subscription = await salesDb().subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number: order.number } });
     expect(subscription.paymentMethodRef).toMatch(/^pm_sbx_/);
-    // A trial offer: the first period is charged now and the subscription starts trialing (docs/decisions.md).
+    // A trial offer: the card is saved, nothing is charged now (docs/decisions.md "Subscriptions"), and the subscription starts trialing.
     const trial = await shop(ws, 900, { recurringInterval: 'month', trialInterval: 'week', trialIntervalCount: 2 });
     const trialOrder = (await ok(pay(trial.element.id))).order;
-    expect(trialOrder).toMatchObject({ status: 'PAID', value: 900 });
+    expect(trialOrder).toMatchObject({ status: 'PAID', value: 0 });
     expect(trialOrder.subscription).toMatchObject({ status: 'trialing', trialInterval: 'week', trialIntervalCount: 2 });
   }, SLOW);
 

@@ -84,6 +84,16 @@ describeWithMock('Stripe adapter against stripe-mock', () => {
     expect(renewal.chargeId).toMatch(/^pi_/);
   });
 
+  test('setupPaymentMethod (a trial\'s card): a confirmed off-session SetupIntent on a new customer, its card reusable for a charge; a live setup on a test key is refused', async () => {
+    const setup = await stripe.setupPaymentMethod({ idempotencyKey: `payment/${randomUUID()}/setup`, card: { number: '4242424242424242', expMonth: 12, expYear: 2034, cvc: '123' }, email: 'buyer@example.test', livemode: false });
+    expect(['succeeded', 'failed']).toContain(setup.status);
+    if (setup.status === 'succeeded') {
+      expect(setup.paymentMethod.ref).toMatch(/^cus_\w+:\w+/);
+      expect((await stripe.createCharge(request({ card: undefined, savedPaymentMethod: setup.paymentMethod.ref }))).chargeId).toMatch(/^pi_/);
+    }
+    await expect(stripe.setupPaymentMethod({ idempotencyKey: 'k', card: { number: '4242424242424242', expMonth: 12, expYear: 2034, cvc: '123' }, email: 'b@example.test', livemode: true })).rejects.toBeInstanceOf(OperationNotSupported);
+  });
+
   test('createCharge refuses before calling Stripe: malformed cards, other methods, a live payment on a test key', async () => {
     await expect(stripe.createCharge(request({ card: { number: '4242424242424241', expMonth: 12, expYear: 2034, cvc: '123' } }))).rejects.toBeInstanceOf(CardDeclined);
     await expect(stripe.createCharge(request({ method: 'paypal', card: undefined }))).rejects.toBeInstanceOf(OperationNotSupported);

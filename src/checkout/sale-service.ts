@@ -14,7 +14,8 @@ import { recordEvent } from '../events/event-service.js';
 import { createOrder, type NewOrderItem } from '../orders/service.js';
 import { applyRecordedCharge } from '../payments/charge-outcomes.js';
 import { startPayment } from '../payments/payment-flow.js';
-import { ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
+import { CardDeclined, ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
+import { notifyPaymentPaid } from '../payments/payment-hooks.js';
 import { markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { discountResource } from '../discounts/events.js';
@@ -194,6 +195,10 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
     if (price.requiresPayment && request.method === 'card' && !request.card) throw new ValidationFailed('card is required to pay with method card');
     const user = await buyerFor(tx, scope, request.email, request.billingDetails);
     const recurring = offers.find((offer) => offer.recurringInterval !== null);
+    // A trial saves the card without charging it, to charge it off-session when the trial ends.
+    if (recurring?.trialInterval && price.requiresPayment && (request.method !== 'card' || !processor.capabilities.savedPaymentMethods)) {
+      throw new ValidationFailed('A trial is started with a card (charged when the trial ends)');
+    }
     const items: NewOrderItem[] = price.lines.map((line) => ({
       offerId: line.offerId,
       productId: line.productId,
@@ -244,7 +249,8 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
  */
 async function collectPayment(deps: CheckoutDeps, paymentId: string, card: CardDetails | null): Promise<void> {
   const { prisma } = deps;
-  const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { charges: { where: { attempt: 0 } } } });
+  const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { charges: { where: { attempt: 0 } }, subscription: true, user: { select: { email: true } } } });
+  if (payment.status === 'PENDING' && payment.amount === 0 && payment.subscription?.trialInterval && card) return startTrial(deps, payment, card);
   if (payment.processor && payment.status === 'PENDING' && payment.charges.length === 0) {
     try {
       await startPayment(prisma, deps.temporal, deps.processor, { paymentId, card: card ?? undefined });
@@ -272,6 +278,33 @@ async function collectPayment(deps: CheckoutDeps, paymentId: string, card: CardD
   }
   const final = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true, failureMessage: true } });
   if (final.status === 'FAILED') throw new PaymentDeclined(final.failureMessage ?? 'The payment was declined');
+}
+
+/**
+ * A trial: the card is checked and saved by a zero-amount setup at the processor (keyed by the
+ * payment, so a retried checkout gets the same method), then the payment (of 0) is PAID, which
+ * starts the subscription `trialing` and its workflow; a declined card fails the order (402).
+ */
+async function startTrial(deps: CheckoutDeps, payment: { id: string; livemode: boolean; orderId: string; subscriptionId: string | null; user: { email: string } | null }, card: CardDetails): Promise<void> {
+  let setup;
+  try {
+    setup = await deps.processor.setupPaymentMethod({ idempotencyKey: `payment/${payment.id}/setup`, card, email: payment.user?.email ?? '', livemode: payment.livemode, metadata: { orderId: payment.orderId, paymentId: payment.id } });
+  } catch (error) {
+    if (error instanceof ProcessorUnavailable) throw new CheckoutProcessorUnavailable('The payment processor is unavailable; retry with the same Idempotency-Key');
+    if (error instanceof CardDeclined) setup = { status: 'failed' as const, failureCode: error.code, failureMessage: error.message };
+    else throw error;
+  }
+  if (setup.status === 'failed') {
+    const failure = { failureCode: setup.failureCode, failureMessage: setup.failureMessage };
+    await deps.prisma.$transaction((tx) => markPaymentFailed(tx, payment.id, failure));
+    throw new PaymentDeclined(setup.failureMessage);
+  }
+  const ref = setup.paymentMethod.ref;
+  await deps.prisma.$transaction(async (tx) => {
+    await tx.subscription.update({ where: { id: payment.subscriptionId! }, data: { paymentMethodRef: ref } });
+    await markPaymentPaid(tx, payment.id);
+  });
+  await notifyPaymentPaid(deps, payment.id);
 }
 
 /**

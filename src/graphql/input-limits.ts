@@ -53,6 +53,9 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   subscriptionId: 64,
   subscriptionIdOrNumber: 64,
   subscriptionNumber: 64,
+  // The subscription cancel's deprecated option; a sandbox test card number (test helper).
+  cancelOption: 64,
+  testCard: 64,
   // Chosen by the client; a copy appends "-copy".
   slug: 100,
   // Names, identifiers, address lines, searches and secrets.

@@ -100,8 +100,12 @@ export async function loadOrderForEvent(tx: Db, orderId: string) {
  * order_created. Prices are checked here; the offers' availability is the caller's (checkout).
  */
 export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, input: NewOrder, rule: FeeRule = FEE_RULE): Promise<CreatedOrder> {
-  const value = checkNewOrder(input);
-  const tax = input.items.reduce((sum, item) => sum + (item.tax ?? 0), 0);
+  const itemsValue = checkNewOrder(input);
+  // A trial's order charges nothing now (its card is only saved); its items' prices are what the
+  // first charge, at the trial's end, takes (docs/decisions.md "Subscriptions").
+  const trial = Boolean(input.subscription?.trialInterval);
+  const value = trial ? 0 : itemsValue;
+  const tax = trial ? 0 : input.items.reduce((sum, item) => sum + (item.tax ?? 0), 0);
   const discountAmount = input.items.reduce((sum, item) => sum + (item.discount ?? 0), 0);
   // On the value without tax: tax is the authorities', not revenue (docs/decisions.md "Tax").
   const fee = platformFee(value - tax, rule);
@@ -111,7 +115,7 @@ export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, in
   const subscription = input.subscription
     ? await tx.subscription.create({
         data: {
-          ...owner, number, currency: input.currency, amount: value, processor: input.payment.processor, methodType: input.payment.methodType,
+          ...owner, number, currency: input.currency, amount: itemsValue, processor: input.payment.processor, methodType: input.payment.methodType,
           recurringInterval: input.subscription.recurringInterval, recurringIntervalCount: input.subscription.recurringIntervalCount ?? 1,
           trialInterval: input.subscription.trialInterval ?? null, trialIntervalCount: input.subscription.trialInterval ? (input.subscription.trialIntervalCount ?? 1) : null,
         },

@@ -10,6 +10,7 @@ import { Offer } from '../offers/types.js';
 import { Product } from '../products/types.js';
 import { signalOrderCancelRequests } from '../payments/processor-callbacks.js';
 import { MILLISECONDS_FROM } from './filters.js';
+import { notifyOrderCancelled } from './hooks.js';
 import * as orders from './service.js';
 
 export const OrderStatusEnum = builder.enumType(OrderStatus, { name: 'OrderStatus' });
@@ -145,14 +146,16 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   cancelOrder: t.field({
     type: OrderPayload,
-    description: 'Sets the order CANCELLED without a refund (PENDING, PAID and PARTIALLY_REFUNDED orders)',
+    description: 'Sets the order CANCELLED without a refund (PENDING, PAID and PARTIALLY_REFUNDED orders); the subscription it started is cancelled now',
     args: { orderIdOrNumber: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx, info) => {
       const scope = await scopeOf(ctx, 'write');
       const order = await orders.cancelOrder(ctx.prisma, scope, args.orderIdOrNumber, queryFromInfo({ context: ctx, info, path: ['order'] }));
       const { id } = await orders.findOrder(ctx.prisma, scope, args.orderIdOrNumber, { select: { id: true } });
       await signalOrderCancelRequests(ctx.prisma, ctx.temporal, id);
-      return { order };
+      // The subscription the order started is cancelled now (docs/decisions.md "Subscriptions").
+      await notifyOrderCancelled(ctx, scope, id);
+      return { order: order.subscriptionId ? await orders.findOrder(ctx.prisma, scope, id, queryFromInfo({ context: ctx, info, path: ['order'] })) : order };
     },
   }),
   updateOrder: t.field({

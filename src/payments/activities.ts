@@ -8,9 +8,10 @@ import type { PaymentStatus } from '../generated/prisma/enums.js';
 import { applyChargeOutcome, applyRecordedCharge, type ChargeOutcome } from './charge-outcomes.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './processors/index.js';
 import { InvalidChargeState, ProcessorError } from './processors/processor.js';
+import { notifyPaymentPaid } from './payment-hooks.js';
 import { markPaymentExpired } from './transitions.js';
 
-export function createPaymentActivities({ prisma }: ActivityDependencies) {
+export function createPaymentActivities({ prisma, temporal }: ActivityDependencies) {
   const processor = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
 
   /** The attempt's charge as the checkout recorded it; null while it is not made (the workflow starts first). */
@@ -25,11 +26,15 @@ export function createPaymentActivities({ prisma }: ActivityDependencies) {
       const applied = charge ? await applyRecordedCharge(prisma, paymentId, charge) : null;
       // The status when no charge is recorded yet, and a cancel requested before the workflow could receive the signal.
       const { status, cancelRequestedAt } = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true, cancelRequestedAt: true } });
+      // Whoever reacts to a paid payment (a subscription's start) hears of it here, retried with the activity until it has.
+      if ((applied ?? status) === 'PAID') await notifyPaymentPaid({ prisma, temporal }, paymentId);
       return { status: applied ?? status, cancelRequested: cancelRequestedAt !== null };
     },
 
     async applyChargeOutcome(paymentId: string, outcome: ChargeOutcome): Promise<PaymentStatus> {
-      return applyChargeOutcome(prisma, paymentId, outcome);
+      const status = await applyChargeOutcome(prisma, paymentId, outcome);
+      if (status === 'PAID') await notifyPaymentPaid({ prisma, temporal }, paymentId);
+      return status;
     },
 
     /**

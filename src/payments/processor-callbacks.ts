@@ -9,6 +9,7 @@ import { logger } from '../logger.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
 import { paymentWorkflowId } from './payment-flow.js';
+import { notifyPaymentPaid, routeChargeOutcome } from './payment-hooks.js';
 import type { ProcessorEvent } from './processors/processor.js';
 import { markPaymentDisputed, PaymentTransitionRefused } from './transitions.js';
 
@@ -77,6 +78,7 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
     const outcome = outcomeOf(event);
     if (!outcome || !event.paymentId) continue;
     const { paymentId } = event;
+    if (await routeChargeOutcome({ prisma, temporal }, paymentId, outcome)) continue;
     try {
       await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal<[ChargeOutcome]>(PROCESSOR_EVENT, outcome);
       continue;
@@ -84,7 +86,7 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
     try {
-      await applyChargeOutcome(prisma, paymentId, outcome);
+      if ((await applyChargeOutcome(prisma, paymentId, outcome)) === 'PAID') await notifyPaymentPaid({ prisma, temporal }, paymentId);
     } catch (error) {
       // The payment already ended otherwise (a cancelled charge of an EXPIRED payment): nothing to change.
       if (!(error instanceof PaymentTransitionRefused)) throw error;

@@ -9,7 +9,7 @@ import { NotFound, Unauthenticated, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { handleProcessorEvents } from './processor-callbacks.js';
-import { InvalidChargeState } from './processors/processor.js';
+import { InvalidChargeState, InvalidProcessorRequest } from './processors/processor.js';
 import { SandboxProcessor } from './processors/sandbox.js';
 
 export type TestHelperAction = 'settle' | 'fail' | 'dispute' | 'lose-dispute' | 'fail-dispute-check';
@@ -50,5 +50,17 @@ export async function runPaymentTestHelper(prisma: PrismaClient, temporal: Tempo
   for (const deadline = Date.now() + SETTLE_WAIT.ms; Date.now() < deadline; await sleep(SETTLE_WAIT.step)) {
     const now = await prisma.payment.findUnique({ where: { id: paymentId }, select: { status: true, disputed: true } });
     if (!now || changed(now)) return;
+  }
+}
+
+/** Test mode: a sandbox test card saved for off-session charges (the payment-method update hook's input in tests); its reference. */
+export async function saveTestPaymentMethod(prisma: PrismaClient, scope: Scope, processor: string | null, testCard: string): Promise<string> {
+  if (scope.livemode) throw new Unauthenticated('Test helpers take test-mode keys only');
+  if (processor !== 'sandbox') throw new ValidationFailed('Test helpers act only on the sandbox processor');
+  try {
+    return (await new SandboxProcessor({ prisma }).saveTestCard(testCard)).ref;
+  } catch (error) {
+    if (error instanceof InvalidProcessorRequest) throw new ValidationFailed(error.message);
+    throw error;
   }
 }

@@ -48,6 +48,8 @@ const TO_PAID: Transition = { to: 'PAID', done: ['PAID', 'PARTIALLY_REFUNDED', '
 const TO_FAILED: Transition = { to: 'FAILED', done: ['FAILED'], event: 'payment_failed', order: 'FAILED' };
 const TO_CANCELLED: Transition = { to: 'CANCELLED', done: ['CANCELLED'], event: 'payment_cancelled', order: 'CANCELLED' };
 const TO_EXPIRED: Transition = { to: 'EXPIRED', done: ['EXPIRED'], event: 'payment_expired', order: 'EXPIRED' };
+// A subscription renewal that dunning gave up on; its last failed attempt is this payment_failed.
+const TO_UNPAID: Transition = { to: 'UNPAID', done: ['UNPAID'], event: 'payment_failed', order: 'FAILED' };
 
 export interface TransitionResult {
   /** false when the payment was already there: nothing was written. */
@@ -120,6 +122,32 @@ export function markPaymentFailed(tx: Tx, paymentId: string, failure: { failureC
     failureMessage: failure.failureMessage,
     ...(failure.processorChargeId ? { processorChargeId: failure.processorChargeId } : {}),
   });
+}
+
+/** A renewal's last attempt failed (or a hard decline ended its dunning): UNPAID (payment_failed) with the processor's reason. */
+export function markPaymentUnpaid(tx: Tx, paymentId: string, failure: { failureCode: string; failureMessage: string; processorChargeId?: string | null }) {
+  return transition(tx, paymentId, TO_UNPAID, {
+    failureCode: failure.failureCode,
+    failureMessage: failure.failureMessage,
+    ...(failure.processorChargeId ? { processorChargeId: failure.processorChargeId } : {}),
+  });
+}
+
+/**
+ * A renewal's attempt failed and dunning will retry it: the payment stays PENDING with the
+ * reason, and payment_failed is recorded for the attempt. Idempotent per attempt: the caller
+ * records the attempt's charge as failed in the same transaction and calls this only when it was
+ * not failed before.
+ */
+export async function recordRetryingPaymentFailure(tx: Tx, paymentId: string, failure: { failureCode: string; failureMessage: string; processorChargeId?: string | null }) {
+  const { count } = await tx.payment.updateMany({
+    where: { id: paymentId, status: 'PENDING' },
+    data: { failureCode: failure.failureCode, failureMessage: failure.failureMessage, ...(failure.processorChargeId ? { processorChargeId: failure.processorChargeId } : {}) },
+  });
+  if (count === 0) return;
+  const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId }, include: paymentRowInclude });
+  const { order, items } = await loadOrderForEvent(tx, payment.orderId);
+  await recordEvent(tx, scopeOfRow(payment), 'payment_failed', paymentEventData(payment, order, items));
 }
 
 /** The processor confirmed a cancellation: CANCELLED (payment_cancelled). */

@@ -1,11 +1,28 @@
 // The subscriptions domain: what it contributes to the service (see src/domain-module.ts).
 import type { DomainModule } from '../domain-module.js';
+import { onChargeOutcome, onPaymentPaid } from '../payments/payment-hooks.js';
+import { onOrderCancelled } from '../orders/hooks.js';
+import { createSubscriptionActivities } from './activities.js';
 import { events } from './events.js';
+import { lifecycleRoutes } from './lifecycle-routes.js';
+import { cancelWithInitialOrder, routeRenewalOutcome, startSubscriptionWorkflow } from './requests.js';
 import { routes } from './routes.js';
 
+// A subscription's first payment paid starts its workflow; its renewals' processor events go to it.
+onPaymentPaid(startSubscriptionWorkflow);
+onChargeOutcome(routeRenewalOutcome);
+// Cancelling the order that started a subscription cancels the subscription now.
+onOrderCancelled(cancelWithInitialOrder);
+
 export const subscriptionsModule: DomainModule = {
-  tag: { name: 'Subscriptions', description: "Subscriptions: started by an order, identified by that order's number, renewed by payments" },
-  registerTypes: () => import('./types.js'),
-  routes,
+  tag: { name: 'Subscriptions', description: "Subscriptions: started by an order, identified by that order's number; renewals, dunning, cancel, pause and test clocks, one durable workflow per subscription" },
+  // The read types first: the lifecycle's fields extend their SubscriptionSummary.
+  registerTypes: async () => {
+    await import('./types.js');
+    await import('./lifecycle-types.js');
+  },
+  routes: [...routes, ...lifecycleRoutes],
   events,
+  createActivities: createSubscriptionActivities,
+  workflowModules: ['workflows/subscription.ts'],
 };

@@ -539,7 +539,7 @@ export interface paths {
         head?: never;
         /**
          * Cancel an order (no refund)
-         * @description Sets the order CANCELLED without a refund (PENDING, PAID and PARTIALLY_REFUNDED orders)
+         * @description Sets the order CANCELLED without a refund (PENDING, PAID and PARTIALLY_REFUNDED orders); the subscription it started is cancelled now
          */
         patch: operations["cancelOrder"];
         trace?: never;
@@ -792,6 +792,183 @@ export interface paths {
         get: operations["subscription"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Cancel a subscription now or at the end of its interval
+         * @description Cancels now (nothing is charged after), or at the end of the paid interval with cancelAtIntervalEnd (undo it before then with undo-cancel)
+         */
+        patch: operations["cancelSubscription"];
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/undo-cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Take back a cancel scheduled for the end of the interval
+         * @description Takes back a cancel scheduled for the end of the interval, before it takes effect
+         */
+        patch: operations["undoSubscriptionCancel"];
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/charge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Charge items now on the saved payment method (a one-off payment of the subscription)
+         * @description Charges the items now on the saved payment method: a payment {orderNumber}-{n} of the initial order, PAID or FAILED (no retries)
+         */
+        post: operations["chargeSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/end-trial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the trial now: the first period is charged at once
+         * @description Ends the trial now: the first period is charged at once (active, or past_due when the charge fails)
+         */
+        post: operations["endSubscriptionTrial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/upcoming-payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The next charge: amount, date, discount and tax breakdown (computed as it will be charged) */
+        get: operations["subscriptionUpcomingPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Pause an active subscription (nothing is charged while paused)
+         * @description Pauses an active subscription: nothing is charged while paused
+         */
+        patch: operations["pauseSubscription"];
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Resume a paused subscription
+         * @description Resumes a paused subscription; paused past its period end, a new period starts and is charged now
+         */
+        patch: operations["resumeSubscription"];
+        trace?: never;
+    };
+    "/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: advance the subscription's clock; everything due by then runs first
+         * @description Test mode: moves the subscription's clock to `to`; every renewal, retry and scheduled cancel due by then runs, in order, before the answer
+         */
+        post: operations["advanceTestSubscriptionClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/payment-method": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: replace the subscription's saved card by a sandbox test card (the payment-method update hook)
+         * @description Test mode: the subscription's saved card becomes this sandbox test card (as a payment-method update would); a past_due renewal is retried at once, an unpaid subscription renews now
+         */
+        post: operations["replaceTestSubscriptionPaymentMethod"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2261,6 +2438,13 @@ export interface components {
         SaleOrderBy: "createdAt" | "orderNumber" | "value";
         /** @enum {string} */
         SortDirection: "ASC" | "DESC";
+        SubscriptionChangePayload: {
+            subscription: components["schemas"]["SubscriptionSummary"];
+        };
+        SubscriptionChargePayload: {
+            payment: components["schemas"]["Payment"];
+            subscription: components["schemas"]["SubscriptionSummary"];
+        };
         SubscriptionDetails: {
             /**
              * Format: int32
@@ -2294,6 +2478,29 @@ export interface components {
         SubscriptionDetailsPayload: {
             subscription: components["schemas"]["SubscriptionDetails"];
         };
+        /** @description An item of a subscription create, update or charge body; unitPrice wins over value, value over price */
+        SubscriptionItemInput: {
+            /**
+             * Format: int32
+             * @description Deprecated: unitPrice
+             */
+            price?: number | null;
+            /**
+             * Format: int32
+             * @description Units, default 1
+             */
+            quantity?: number | null;
+            /**
+             * Format: int32
+             * @description Minor units per unit
+             */
+            unitPrice?: number | null;
+            /**
+             * Format: int32
+             * @description Deprecated: unitPrice
+             */
+            value?: number | null;
+        };
         SubscriptionList: {
             /**
              * Format: int32
@@ -2316,13 +2523,18 @@ export interface components {
             amount: number;
             cancelAtPeriodEnd: boolean;
             cancelledAt: (number & components["schemas"]["Timestamp"]) | null;
+            /** @description The subscription's clock, Unix seconds: now, or ahead of it once a test clock advanced it */
+            clock: components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             currentPeriodEnd: (number & components["schemas"]["Timestamp"]) | null;
             currentPeriodStart: (number & components["schemas"]["Timestamp"]) | null;
             /** @description The number of the order that started it */
             id: string;
+            /** @description Dunning: when the unpaid renewal is retried next (subscription clock) */
+            nextRetryAt: (number & components["schemas"]["Timestamp"]) | null;
             object: string;
+            pausedAt: (number & components["schemas"]["Timestamp"]) | null;
             recurringInterval: string;
             /** Format: int32 */
             recurringIntervalCount: number;
@@ -2418,6 +2630,53 @@ export interface components {
          * @description A UUID in its canonical 8-4-4-4-12 hexadecimal form
          */
         UUID: string;
+        /** @description The next charge of a subscription, computed by the code that will charge it */
+        UpcomingPayment: {
+            /**
+             * Format: int32
+             * @description What is charged, minor units (tax included)
+             */
+            amount: number;
+            currency: string;
+            /** @description When it is charged (the subscription clock) */
+            date: components["schemas"]["Timestamp"];
+            /**
+             * Format: int32
+             * @description The checkout's discount applies to the first period only: 0
+             */
+            discount: number;
+            object: string;
+            /** @description Whether it is a dunning retry of an unpaid renewal */
+            retry: boolean;
+            /** @description The subscription number */
+            subscriptionId: string;
+            /**
+             * Format: int32
+             * @description The items' prices (unitPrice × quantity)
+             */
+            subtotal: number;
+            /** Format: int32 */
+            tax: number;
+            /** @description Whether the item prices include the tax */
+            taxInclusive: boolean;
+            /** @description The tax by type, rate and jurisdiction */
+            taxes: components["schemas"]["UpcomingPaymentTax"][];
+        };
+        UpcomingPaymentPayload: {
+            /** @description null when nothing is due to be charged */
+            upcomingPayment: components["schemas"]["UpcomingPayment"] | null;
+        };
+        UpcomingPaymentTax: {
+            /**
+             * Format: int32
+             * @description Minor units
+             */
+            amount: number;
+            jurisdiction: string;
+            /** @description 0.19 for 19% */
+            rate: number;
+            type: string;
+        };
         User: {
             billingDetails: components["schemas"]["BillingDetails"] | null;
             createdAt: components["schemas"]["Timestamp"];
@@ -4715,6 +4974,373 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    cancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description true: stays active until the current period ends, then cancels */
+                    cancelAtIntervalEnd?: boolean | null;
+                    /** @description Deprecated: endInterval equals cancelAtIntervalEnd true */
+                    cancelOption?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    undoSubscriptionCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    chargeSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    items: components["schemas"]["SubscriptionItemInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChargePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    endSubscriptionTrial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    subscriptionUpcomingPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["UpcomingPaymentPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    pauseSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    resumeSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    advanceTestSubscriptionClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unix seconds, after the subscription's clock */
+                    to: components["schemas"]["Timestamp"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    replaceTestSubscriptionPaymentMethod: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One of the sandbox's test card numbers */
+                    testCard: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionChangePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];

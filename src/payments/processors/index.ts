@@ -10,6 +10,8 @@ import type {
   RefundRequest,
   RefundResult,
   WebhookHeaders,
+  SetupRequest,
+  SetupResult,
 } from './processor.js';
 import { SANDBOX_CAPABILITIES, SandboxProcessor } from './sandbox.js';
 import { STRIPE_CAPABILITIES } from './stripe-capabilities.js';
@@ -79,6 +81,10 @@ class LazyStripeProcessor implements PaymentProcessor {
 
   async createCharge(request: ChargeRequest): Promise<ChargeResult> {
     return (await this.processor()).createCharge(request);
+  }
+
+  async setupPaymentMethod(request: SetupRequest): Promise<SetupResult> {
+    return (await this.processor()).setupPaymentMethod(request);
   }
 
   async cancelCharge(chargeId: string): Promise<void> {

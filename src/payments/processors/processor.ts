@@ -37,6 +37,19 @@ export interface ChargeRequest {
   metadata?: Record<string, string>;
 }
 
+/** A card saved for later off-session charges without charging it (a trial): Stripe's SetupIntent. */
+export interface SetupRequest {
+  /** Derived from our record (the trial's payment): a retried call gets the same setup back. */
+  idempotencyKey: string;
+  card: CardDetails;
+  email: string;
+  livemode: boolean;
+  metadata?: Record<string, string>;
+}
+
+/** succeeded with the saved method's ref (usable as savedPaymentMethod), or failed with the decline. */
+export type SetupResult = { status: 'succeeded'; paymentMethod: PaymentMethodInfo } | { status: 'failed'; failureCode: string; failureMessage: string };
+
 export interface PaymentMethodInfo {
   /** Opaque processor reference; reusable as savedPaymentMethod when it was saved. */
   ref: string;
@@ -132,6 +145,8 @@ export interface PaymentProcessor {
   readonly capabilities: ProcessorCapabilities;
   /** A declined card is a 'failed' result; CardDeclined is thrown when the card is refused before any charge exists. */
   createCharge(request: ChargeRequest): Promise<ChargeResult>;
+  /** Saves a card for off-session charges with a zero-amount check instead of a charge (a trial's card). */
+  setupPaymentMethod(request: SetupRequest): Promise<SetupResult>;
   /** Asks to cancel a pending charge; the confirmation arrives later as a charge.cancelled event. */
   cancelCharge(chargeId: string): Promise<void>;
   refund(request: RefundRequest): Promise<RefundResult>;

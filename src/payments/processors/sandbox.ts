@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { Prisma, type PrismaClient, type SandboxCharge } from '../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../db/client.js';
 import {
@@ -14,6 +16,9 @@ import {
   type ChargeResult,
   type DisputeInfo,
   type DisputeStatus,
+  type PaymentMethodInfo,
+  type SetupRequest,
+  type SetupResult,
   type PaymentProcessor,
   type ProcessorCapabilities,
   type ProcessorEvent,
@@ -23,7 +28,7 @@ import {
 } from './processor.js';
 import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
 import { SandboxWebhooks, recordEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
-import { checkCard, DECLINE_MESSAGES, isExpired, type CardBehaviour } from './test-cards.js';
+import { checkCard, DECLINE_MESSAGES, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour } from './test-cards.js';
 
 // The embedded default processor: a stateful simulation of a card processor whose books live in
 // PostgreSQL (the Sandbox* tables), so that a worker in another process sees the same charges.
@@ -128,7 +133,9 @@ export class SandboxProcessor implements PaymentProcessor {
           ? 'authentication_required'
           : behaviour === 'decline_off_session'
             ? 'generic_decline'
-            : undefined;
+            : behaviour === 'decline'
+              ? declineCodeOf(saved.brand, saved.last4)
+              : undefined;
       return { status: failureCode ? 'failed' : 'succeeded', failureCode, behaviour, paymentMethodId: saved.id };
     }
     const card = checkCard(request.card!, this.now());
@@ -144,6 +151,39 @@ export class SandboxProcessor implements PaymentProcessor {
       reusable: Boolean(request.savePaymentMethod) && status !== 'failed',
     };
     return { status, failureCode: card.declineCode, behaviour: card.behaviour, paymentMethodId: paymentMethod.id, newPaymentMethod: paymentMethod };
+  }
+
+  /**
+   * The zero-amount check of a trial's card: the card's checks and its issuer's answer as for a
+   * charge (a declining test card fails, 3-D Secure cards are taken as authenticated), no money;
+   * a card that passes is saved for off-session charges. The key returns the same method again.
+   */
+  async setupPaymentMethod(request: SetupRequest): Promise<SetupResult> {
+    if (!request.idempotencyKey || request.idempotencyKey.length > 255) throw new InvalidProcessorRequest('invalid_idempotency_key', 'The idempotency key has 1 to 255 characters');
+    const card = checkCard(request.card, this.now());
+    if (card.declineCode) return { status: 'failed', failureCode: card.declineCode, failureMessage: failureMessage(card.declineCode) };
+    const id = `pm_sbx_setup_${createHash('sha256').update(request.idempotencyKey).digest('hex').slice(0, 24)}`;
+    const saved = await this.prisma.sandboxPaymentMethod.upsert({
+      where: { id },
+      create: { id, brand: card.brand, last4: card.last4, expMonth: card.expMonth, expYear: card.expYear, behaviour: card.behaviour, reusable: true },
+      update: {},
+    });
+    return { status: 'succeeded', paymentMethod: { ref: saved.id, brand: saved.brand, last4: saved.last4 } };
+  }
+
+  /**
+   * Test helper: saves one of the test cards for off-session charges without charging it (what a
+   * payment-method update does at a processor). A declining test card is kept too, so that its
+   * later charges fail with its decline code.
+   */
+  async saveTestCard(number: string): Promise<PaymentMethodInfo> {
+    const digits = normalizeCardNumber(number);
+    const card = TEST_CARDS[digits];
+    if (!card) throw new InvalidProcessorRequest('invalid_test_card', 'Not one of the sandbox test cards');
+    const saved = await this.prisma.sandboxPaymentMethod.create({
+      data: { id: sandboxId('pm'), brand: card.brand, last4: digits.slice(-4), expMonth: 12, expYear: this.now().getUTCFullYear() + 5, behaviour: card.behaviour, reusable: true },
+    });
+    return { ref: saved.id, brand: saved.brand, last4: saved.last4 };
   }
 
   async cancelCharge(chargeId: string): Promise<void> {
@@ -346,6 +386,12 @@ function statusEvent(charge: SandboxCharge): EventFields {
 function disputeInfo(charge: SandboxCharge): DisputeInfo | null {
   if (!charge.disputeId) return null;
   return { disputeId: charge.disputeId, status: charge.disputeStatus as DisputeStatus, reason: charge.disputeReason!, amount: charge.amount - charge.amountRefunded };
+}
+
+/** A saved declining test card's decline code (the saved method keeps brand and last 4 digits). */
+function declineCodeOf(brand: string, last4: string): string {
+  const card = Object.entries(TEST_CARDS).find(([number, c]) => c.brand === brand && number.endsWith(last4) && c.declineCode);
+  return card?.[1].declineCode ?? 'generic_decline';
 }
 
 function failureMessage(code: string): string {

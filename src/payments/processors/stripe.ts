@@ -21,6 +21,8 @@ import {
   type ProcessorEvent,
   type RefundRequest,
   type RefundResult,
+  type SetupRequest,
+  type SetupResult,
   type WebhookHeaders,
 } from './processor.js';
 import { STRIPE_CAPABILITIES } from './stripe-capabilities.js';
@@ -126,6 +128,28 @@ export class StripeProcessor implements PaymentProcessor {
       { idempotencyKey: `${key}/payment-method` },
     );
     return created.id;
+  }
+
+  /** A SetupIntent confirmed at once (usage off_session) on a new customer: the saved card, no money moved. */
+  async setupPaymentMethod(request: SetupRequest): Promise<SetupResult> {
+    if (request.livemode !== this.livemode) {
+      throw new OperationNotSupported(`A ${request.livemode ? 'live' : 'test'}-mode setup needs a ${request.livemode ? 'live' : 'test'}-mode Stripe key`);
+    }
+    const key = request.idempotencyKey;
+    try {
+      const paymentMethod = await this.cardPaymentMethod(request.card, key);
+      const customer = await this.stripe.customers.create({ email: request.email, ...(request.metadata ? { metadata: request.metadata } : {}) }, { idempotencyKey: `${key}/customer` });
+      const intent = await this.stripe.setupIntents.create(
+        { customer: customer.id, payment_method: paymentMethod, allowed_payment_method_types: ['card'], usage: 'off_session', confirm: true, ...(request.metadata ? { metadata: request.metadata } : {}) },
+        { idempotencyKey: key },
+      );
+      const methodId = typeof intent.payment_method === 'string' ? intent.payment_method : intent.payment_method?.id;
+      if (intent.status !== 'succeeded' || !methodId) return { status: 'failed', ...failureOf(intent.last_setup_error as Stripe.PaymentIntent.LastPaymentError | null) };
+      return { status: 'succeeded', paymentMethod: { ref: `${customer.id}${REF_SEPARATOR}${methodId}` } };
+    } catch (error) {
+      if (error instanceof Stripe.errors.StripeCardError) return { status: 'failed', failureCode: error.decline_code ?? error.code ?? 'card_declined', failureMessage: error.message };
+      throw mapStripeError(error);
+    }
   }
 
   async cancelCharge(chargeId: string): Promise<void> {

@@ -3127,6 +3127,7 @@ export const PaymentScalarFieldEnum = {
   paidAt: 'paidAt',
   userId: 'userId',
   subscriptionId: 'subscriptionId',
+  subscriptionPeriod: 'subscriptionPeriod',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -3177,6 +3178,10 @@ export const SubscriptionScalarFieldEnum = {
   cancelAtPeriodEnd: 'cancelAtPeriodEnd',
   cancelledAt: 'cancelledAt',
   endedAt: 'endedAt',
+  clockOffsetMs: 'clockOffsetMs',
+  billingAnchor: 'billingAnchor',
+  pausedAt: 'pausedAt',
+  nextRetryAt: 'nextRetryAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

@@ -447,6 +447,7 @@ export const PaymentScalarFieldEnum = {
   paidAt: 'paidAt',
   userId: 'userId',
   subscriptionId: 'subscriptionId',
+  subscriptionPeriod: 'subscriptionPeriod',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -497,6 +498,10 @@ export const SubscriptionScalarFieldEnum = {
   cancelAtPeriodEnd: 'cancelAtPeriodEnd',
   cancelledAt: 'cancelledAt',
   endedAt: 'endedAt',
+  clockOffsetMs: 'clockOffsetMs',
+  billingAnchor: 'billingAnchor',
+  pausedAt: 'pausedAt',
+  nextRetryAt: 'nextRetryAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

@@ -32,6 +32,7 @@ export type PaymentAvgAggregateOutputType = {
   tax: number | null
   fee: number | null
   refundedAmount: number | null
+  subscriptionPeriod: number | null
 }
 
 export type PaymentSumAggregateOutputType = {
@@ -40,6 +41,7 @@ export type PaymentSumAggregateOutputType = {
   tax: number | null
   fee: number | null
   refundedAmount: number | null
+  subscriptionPeriod: number | null
 }
 
 export type PaymentMinAggregateOutputType = {
@@ -67,6 +69,7 @@ export type PaymentMinAggregateOutputType = {
   paidAt: Date | null
   userId: string | null
   subscriptionId: string | null
+  subscriptionPeriod: number | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -96,6 +99,7 @@ export type PaymentMaxAggregateOutputType = {
   paidAt: Date | null
   userId: string | null
   subscriptionId: string | null
+  subscriptionPeriod: number | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -125,6 +129,7 @@ export type PaymentCountAggregateOutputType = {
   paidAt: number
   userId: number
   subscriptionId: number
+  subscriptionPeriod: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -137,6 +142,7 @@ export type PaymentAvgAggregateInputType = {
   tax?: true
   fee?: true
   refundedAmount?: true
+  subscriptionPeriod?: true
 }
 
 export type PaymentSumAggregateInputType = {
@@ -145,6 +151,7 @@ export type PaymentSumAggregateInputType = {
   tax?: true
   fee?: true
   refundedAmount?: true
+  subscriptionPeriod?: true
 }
 
 export type PaymentMinAggregateInputType = {
@@ -172,6 +179,7 @@ export type PaymentMinAggregateInputType = {
   paidAt?: true
   userId?: true
   subscriptionId?: true
+  subscriptionPeriod?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -201,6 +209,7 @@ export type PaymentMaxAggregateInputType = {
   paidAt?: true
   userId?: true
   subscriptionId?: true
+  subscriptionPeriod?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -230,6 +239,7 @@ export type PaymentCountAggregateInputType = {
   paidAt?: true
   userId?: true
   subscriptionId?: true
+  subscriptionPeriod?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -346,6 +356,7 @@ export type PaymentGroupByOutputType = {
   paidAt: Date | null
   userId: string | null
   subscriptionId: string | null
+  subscriptionPeriod: number | null
   createdAt: Date
   updatedAt: Date
   _count: PaymentCountAggregateOutputType | null
@@ -398,6 +409,7 @@ export type PaymentWhereInput = {
   paidAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   userId?: Prisma.UuidNullableFilter<"Payment"> | string | null
   subscriptionId?: Prisma.UuidNullableFilter<"Payment"> | string | null
+  subscriptionPeriod?: Prisma.IntNullableFilter<"Payment"> | number | null
   createdAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
@@ -433,6 +445,7 @@ export type PaymentOrderByWithRelationInput = {
   paidAt?: Prisma.SortOrderInput | Prisma.SortOrder
   userId?: Prisma.SortOrderInput | Prisma.SortOrder
   subscriptionId?: Prisma.SortOrderInput | Prisma.SortOrder
+  subscriptionPeriod?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   order?: Prisma.OrderOrderByWithRelationInput
@@ -447,6 +460,7 @@ export type PaymentWhereUniqueInput = Prisma.AtLeast<{
   id?: string
   workspaceId_livemode_number?: Prisma.PaymentWorkspaceIdLivemodeNumberCompoundUniqueInput
   orderId_sequence?: Prisma.PaymentOrderIdSequenceCompoundUniqueInput
+  subscriptionId_subscriptionPeriod?: Prisma.PaymentSubscriptionIdSubscriptionPeriodCompoundUniqueInput
   AND?: Prisma.PaymentWhereInput | Prisma.PaymentWhereInput[]
   OR?: Prisma.PaymentWhereInput[]
   NOT?: Prisma.PaymentWhereInput | Prisma.PaymentWhereInput[]
@@ -473,6 +487,7 @@ export type PaymentWhereUniqueInput = Prisma.AtLeast<{
   paidAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   userId?: Prisma.UuidNullableFilter<"Payment"> | string | null
   subscriptionId?: Prisma.UuidNullableFilter<"Payment"> | string | null
+  subscriptionPeriod?: Prisma.IntNullableFilter<"Payment"> | number | null
   createdAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
@@ -481,7 +496,7 @@ export type PaymentWhereUniqueInput = Prisma.AtLeast<{
   charges?: Prisma.ChargeListRelationFilter
   lastOfOrder?: Prisma.XOR<Prisma.OrderNullableScalarRelationFilter, Prisma.OrderWhereInput> | null
   refundParts?: Prisma.RefundPartListRelationFilter
-}, "id" | "workspaceId_livemode_number" | "orderId_sequence">
+}, "id" | "workspaceId_livemode_number" | "orderId_sequence" | "subscriptionId_subscriptionPeriod">
 
 export type PaymentOrderByWithAggregationInput = {
   id?: Prisma.SortOrder
@@ -508,6 +523,7 @@ export type PaymentOrderByWithAggregationInput = {
   paidAt?: Prisma.SortOrderInput | Prisma.SortOrder
   userId?: Prisma.SortOrderInput | Prisma.SortOrder
   subscriptionId?: Prisma.SortOrderInput | Prisma.SortOrder
+  subscriptionPeriod?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.PaymentCountOrderByAggregateInput
@@ -545,6 +561,7 @@ export type PaymentScalarWhereWithAggregatesInput = {
   paidAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Payment"> | Date | string | null
   userId?: Prisma.UuidNullableWithAggregatesFilter<"Payment"> | string | null
   subscriptionId?: Prisma.UuidNullableWithAggregatesFilter<"Payment"> | string | null
+  subscriptionPeriod?: Prisma.IntNullableWithAggregatesFilter<"Payment"> | number | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Payment"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Payment"> | Date | string
 }
@@ -571,6 +588,7 @@ export type PaymentCreateInput = {
   cancelRequestedAt?: Date | string | null
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   order: Prisma.OrderCreateNestedOneWithoutPaymentsInput
@@ -606,6 +624,7 @@ export type PaymentUncheckedCreateInput = {
   paidAt?: Date | string | null
   userId?: string | null
   subscriptionId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
@@ -635,6 +654,7 @@ export type PaymentUpdateInput = {
   cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   order?: Prisma.OrderUpdateOneRequiredWithoutPaymentsNestedInput
@@ -670,6 +690,7 @@ export type PaymentUncheckedUpdateInput = {
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
@@ -702,6 +723,7 @@ export type PaymentCreateManyInput = {
   paidAt?: Date | string | null
   userId?: string | null
   subscriptionId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -728,6 +750,7 @@ export type PaymentUpdateManyMutationInput = {
   cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -757,6 +780,7 @@ export type PaymentUncheckedUpdateManyInput = {
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -787,6 +811,11 @@ export type PaymentOrderIdSequenceCompoundUniqueInput = {
   sequence: number
 }
 
+export type PaymentSubscriptionIdSubscriptionPeriodCompoundUniqueInput = {
+  subscriptionId: string
+  subscriptionPeriod: number
+}
+
 export type PaymentCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
   workspaceId?: Prisma.SortOrder
@@ -812,6 +841,7 @@ export type PaymentCountOrderByAggregateInput = {
   paidAt?: Prisma.SortOrder
   userId?: Prisma.SortOrder
   subscriptionId?: Prisma.SortOrder
+  subscriptionPeriod?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -822,6 +852,7 @@ export type PaymentAvgOrderByAggregateInput = {
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
   refundedAmount?: Prisma.SortOrder
+  subscriptionPeriod?: Prisma.SortOrder
 }
 
 export type PaymentMaxOrderByAggregateInput = {
@@ -849,6 +880,7 @@ export type PaymentMaxOrderByAggregateInput = {
   paidAt?: Prisma.SortOrder
   userId?: Prisma.SortOrder
   subscriptionId?: Prisma.SortOrder
+  subscriptionPeriod?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -878,6 +910,7 @@ export type PaymentMinOrderByAggregateInput = {
   paidAt?: Prisma.SortOrder
   userId?: Prisma.SortOrder
   subscriptionId?: Prisma.SortOrder
+  subscriptionPeriod?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -888,6 +921,7 @@ export type PaymentSumOrderByAggregateInput = {
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
   refundedAmount?: Prisma.SortOrder
+  subscriptionPeriod?: Prisma.SortOrder
 }
 
 export type PaymentScalarRelationFilter = {
@@ -1099,6 +1133,7 @@ export type PaymentCreateWithoutUserInput = {
   cancelRequestedAt?: Date | string | null
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   order: Prisma.OrderCreateNestedOneWithoutPaymentsInput
@@ -1132,6 +1167,7 @@ export type PaymentUncheckedCreateWithoutUserInput = {
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
   subscriptionId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
@@ -1193,6 +1229,7 @@ export type PaymentScalarWhereInput = {
   paidAt?: Prisma.DateTimeNullableFilter<"Payment"> | Date | string | null
   userId?: Prisma.UuidNullableFilter<"Payment"> | string | null
   subscriptionId?: Prisma.UuidNullableFilter<"Payment"> | string | null
+  subscriptionPeriod?: Prisma.IntNullableFilter<"Payment"> | number | null
   createdAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Payment"> | Date | string
 }
@@ -1219,6 +1256,7 @@ export type PaymentCreateWithoutLastOfOrderInput = {
   cancelRequestedAt?: Date | string | null
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   order: Prisma.OrderCreateNestedOneWithoutPaymentsInput
@@ -1253,6 +1291,7 @@ export type PaymentUncheckedCreateWithoutLastOfOrderInput = {
   paidAt?: Date | string | null
   userId?: string | null
   subscriptionId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
@@ -1286,6 +1325,7 @@ export type PaymentCreateWithoutOrderInput = {
   cancelRequestedAt?: Date | string | null
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutPaymentsInput
@@ -1319,6 +1359,7 @@ export type PaymentUncheckedCreateWithoutOrderInput = {
   paidAt?: Date | string | null
   userId?: string | null
   subscriptionId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
@@ -1369,6 +1410,7 @@ export type PaymentUpdateWithoutLastOfOrderInput = {
   cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   order?: Prisma.OrderUpdateOneRequiredWithoutPaymentsNestedInput
@@ -1403,6 +1445,7 @@ export type PaymentUncheckedUpdateWithoutLastOfOrderInput = {
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
@@ -1447,6 +1490,7 @@ export type PaymentCreateWithoutChargesInput = {
   cancelRequestedAt?: Date | string | null
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   order: Prisma.OrderCreateNestedOneWithoutPaymentsInput
@@ -1481,6 +1525,7 @@ export type PaymentUncheckedCreateWithoutChargesInput = {
   paidAt?: Date | string | null
   userId?: string | null
   subscriptionId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   lastOfOrder?: Prisma.OrderUncheckedCreateNestedOneWithoutLastPaymentInput
@@ -1525,6 +1570,7 @@ export type PaymentUpdateWithoutChargesInput = {
   cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   order?: Prisma.OrderUpdateOneRequiredWithoutPaymentsNestedInput
@@ -1559,6 +1605,7 @@ export type PaymentUncheckedUpdateWithoutChargesInput = {
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   lastOfOrder?: Prisma.OrderUncheckedUpdateOneWithoutLastPaymentNestedInput
@@ -1587,6 +1634,7 @@ export type PaymentCreateWithoutSubscriptionInput = {
   cancelRequestedAt?: Date | string | null
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   order: Prisma.OrderCreateNestedOneWithoutPaymentsInput
@@ -1620,6 +1668,7 @@ export type PaymentUncheckedCreateWithoutSubscriptionInput = {
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
   userId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
@@ -1675,6 +1724,7 @@ export type PaymentCreateWithoutRefundPartsInput = {
   cancelRequestedAt?: Date | string | null
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   order: Prisma.OrderCreateNestedOneWithoutPaymentsInput
@@ -1709,6 +1759,7 @@ export type PaymentUncheckedCreateWithoutRefundPartsInput = {
   paidAt?: Date | string | null
   userId?: string | null
   subscriptionId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
   charges?: Prisma.ChargeUncheckedCreateNestedManyWithoutPaymentInput
@@ -1753,6 +1804,7 @@ export type PaymentUpdateWithoutRefundPartsInput = {
   cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   order?: Prisma.OrderUpdateOneRequiredWithoutPaymentsNestedInput
@@ -1787,6 +1839,7 @@ export type PaymentUncheckedUpdateWithoutRefundPartsInput = {
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
@@ -1817,6 +1870,7 @@ export type PaymentCreateManyUserInput = {
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
   subscriptionId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1843,6 +1897,7 @@ export type PaymentUpdateWithoutUserInput = {
   cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   order?: Prisma.OrderUpdateOneRequiredWithoutPaymentsNestedInput
@@ -1876,6 +1931,7 @@ export type PaymentUncheckedUpdateWithoutUserInput = {
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
@@ -1907,6 +1963,7 @@ export type PaymentUncheckedUpdateManyWithoutUserInput = {
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1935,6 +1992,7 @@ export type PaymentCreateManyOrderInput = {
   paidAt?: Date | string | null
   userId?: string | null
   subscriptionId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1961,6 +2019,7 @@ export type PaymentUpdateWithoutOrderInput = {
   cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutPaymentsNestedInput
@@ -1994,6 +2053,7 @@ export type PaymentUncheckedUpdateWithoutOrderInput = {
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
@@ -2025,6 +2085,7 @@ export type PaymentUncheckedUpdateManyWithoutOrderInput = {
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -2053,6 +2114,7 @@ export type PaymentCreateManySubscriptionInput = {
   expiresAt?: Date | string | null
   paidAt?: Date | string | null
   userId?: string | null
+  subscriptionPeriod?: number | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -2079,6 +2141,7 @@ export type PaymentUpdateWithoutSubscriptionInput = {
   cancelRequestedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   order?: Prisma.OrderUpdateOneRequiredWithoutPaymentsNestedInput
@@ -2112,6 +2175,7 @@ export type PaymentUncheckedUpdateWithoutSubscriptionInput = {
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   charges?: Prisma.ChargeUncheckedUpdateManyWithoutPaymentNestedInput
@@ -2143,6 +2207,7 @@ export type PaymentUncheckedUpdateManyWithoutSubscriptionInput = {
   expiresAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   paidAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  subscriptionPeriod?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -2212,6 +2277,7 @@ export type PaymentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   paidAt?: boolean
   userId?: boolean
   subscriptionId?: boolean
+  subscriptionPeriod?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -2248,6 +2314,7 @@ export type PaymentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   paidAt?: boolean
   userId?: boolean
   subscriptionId?: boolean
+  subscriptionPeriod?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -2280,6 +2347,7 @@ export type PaymentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   paidAt?: boolean
   userId?: boolean
   subscriptionId?: boolean
+  subscriptionPeriod?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
@@ -2312,11 +2380,12 @@ export type PaymentSelectScalar = {
   paidAt?: boolean
   userId?: boolean
   subscriptionId?: boolean
+  subscriptionPeriod?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "orderId" | "sequence" | "number" | "status" | "amount" | "tax" | "fee" | "currency" | "processor" | "methodType" | "processorChargeId" | "failureCode" | "failureMessage" | "refundedAmount" | "disputed" | "planChange" | "cancelRequestedAt" | "expiresAt" | "paidAt" | "userId" | "subscriptionId" | "createdAt" | "updatedAt", ExtArgs["result"]["payment"]>
+export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "orderId" | "sequence" | "number" | "status" | "amount" | "tax" | "fee" | "currency" | "processor" | "methodType" | "processorChargeId" | "failureCode" | "failureMessage" | "refundedAmount" | "disputed" | "planChange" | "cancelRequestedAt" | "expiresAt" | "paidAt" | "userId" | "subscriptionId" | "subscriptionPeriod" | "createdAt" | "updatedAt", ExtArgs["result"]["payment"]>
 export type PaymentInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
   user?: boolean | Prisma.Payment$userArgs<ExtArgs>
@@ -2372,6 +2441,7 @@ export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     paidAt: Date | null
     userId: string | null
     subscriptionId: string | null
+    subscriptionPeriod: number | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["payment"]>
@@ -2827,6 +2897,7 @@ export interface PaymentFieldRefs {
   readonly paidAt: Prisma.FieldRef<"Payment", 'DateTime'>
   readonly userId: Prisma.FieldRef<"Payment", 'String'>
   readonly subscriptionId: Prisma.FieldRef<"Payment", 'String'>
+  readonly subscriptionPeriod: Prisma.FieldRef<"Payment", 'Int'>
   readonly createdAt: Prisma.FieldRef<"Payment", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Payment", 'DateTime'>
 }

@@ -30,12 +30,14 @@ export type SubscriptionAvgAggregateOutputType = {
   amount: number | null
   recurringIntervalCount: number | null
   trialIntervalCount: number | null
+  clockOffsetMs: number | null
 }
 
 export type SubscriptionSumAggregateOutputType = {
   amount: number | null
   recurringIntervalCount: number | null
   trialIntervalCount: number | null
+  clockOffsetMs: bigint | null
 }
 
 export type SubscriptionMinAggregateOutputType = {
@@ -60,6 +62,10 @@ export type SubscriptionMinAggregateOutputType = {
   cancelAtPeriodEnd: boolean | null
   cancelledAt: Date | null
   endedAt: Date | null
+  clockOffsetMs: bigint | null
+  billingAnchor: Date | null
+  pausedAt: Date | null
+  nextRetryAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -86,6 +92,10 @@ export type SubscriptionMaxAggregateOutputType = {
   cancelAtPeriodEnd: boolean | null
   cancelledAt: Date | null
   endedAt: Date | null
+  clockOffsetMs: bigint | null
+  billingAnchor: Date | null
+  pausedAt: Date | null
+  nextRetryAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -112,6 +122,10 @@ export type SubscriptionCountAggregateOutputType = {
   cancelAtPeriodEnd: number
   cancelledAt: number
   endedAt: number
+  clockOffsetMs: number
+  billingAnchor: number
+  pausedAt: number
+  nextRetryAt: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -122,12 +136,14 @@ export type SubscriptionAvgAggregateInputType = {
   amount?: true
   recurringIntervalCount?: true
   trialIntervalCount?: true
+  clockOffsetMs?: true
 }
 
 export type SubscriptionSumAggregateInputType = {
   amount?: true
   recurringIntervalCount?: true
   trialIntervalCount?: true
+  clockOffsetMs?: true
 }
 
 export type SubscriptionMinAggregateInputType = {
@@ -152,6 +168,10 @@ export type SubscriptionMinAggregateInputType = {
   cancelAtPeriodEnd?: true
   cancelledAt?: true
   endedAt?: true
+  clockOffsetMs?: true
+  billingAnchor?: true
+  pausedAt?: true
+  nextRetryAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -178,6 +198,10 @@ export type SubscriptionMaxAggregateInputType = {
   cancelAtPeriodEnd?: true
   cancelledAt?: true
   endedAt?: true
+  clockOffsetMs?: true
+  billingAnchor?: true
+  pausedAt?: true
+  nextRetryAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -204,6 +228,10 @@ export type SubscriptionCountAggregateInputType = {
   cancelAtPeriodEnd?: true
   cancelledAt?: true
   endedAt?: true
+  clockOffsetMs?: true
+  billingAnchor?: true
+  pausedAt?: true
+  nextRetryAt?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -317,6 +345,10 @@ export type SubscriptionGroupByOutputType = {
   cancelAtPeriodEnd: boolean
   cancelledAt: Date | null
   endedAt: Date | null
+  clockOffsetMs: bigint
+  billingAnchor: Date | null
+  pausedAt: Date | null
+  nextRetryAt: Date | null
   createdAt: Date
   updatedAt: Date
   _count: SubscriptionCountAggregateOutputType | null
@@ -366,6 +398,10 @@ export type SubscriptionWhereInput = {
   cancelAtPeriodEnd?: Prisma.BoolFilter<"Subscription"> | boolean
   cancelledAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   endedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFilter<"Subscription"> | bigint | number
+  billingAnchor?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  pausedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
@@ -395,6 +431,10 @@ export type SubscriptionOrderByWithRelationInput = {
   cancelAtPeriodEnd?: Prisma.SortOrder
   cancelledAt?: Prisma.SortOrderInput | Prisma.SortOrder
   endedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  clockOffsetMs?: Prisma.SortOrder
+  billingAnchor?: Prisma.SortOrderInput | Prisma.SortOrder
+  pausedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  nextRetryAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
@@ -428,6 +468,10 @@ export type SubscriptionWhereUniqueInput = Prisma.AtLeast<{
   cancelAtPeriodEnd?: Prisma.BoolFilter<"Subscription"> | boolean
   cancelledAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   endedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFilter<"Subscription"> | bigint | number
+  billingAnchor?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  pausedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
@@ -457,6 +501,10 @@ export type SubscriptionOrderByWithAggregationInput = {
   cancelAtPeriodEnd?: Prisma.SortOrder
   cancelledAt?: Prisma.SortOrderInput | Prisma.SortOrder
   endedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  clockOffsetMs?: Prisma.SortOrder
+  billingAnchor?: Prisma.SortOrderInput | Prisma.SortOrder
+  pausedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  nextRetryAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.SubscriptionCountOrderByAggregateInput
@@ -491,6 +539,10 @@ export type SubscriptionScalarWhereWithAggregatesInput = {
   cancelAtPeriodEnd?: Prisma.BoolWithAggregatesFilter<"Subscription"> | boolean
   cancelledAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
   endedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
+  clockOffsetMs?: Prisma.BigIntWithAggregatesFilter<"Subscription"> | bigint | number
+  billingAnchor?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
+  pausedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
+  nextRetryAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Subscription"> | Date | string
 }
@@ -516,6 +568,10 @@ export type SubscriptionCreateInput = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: Date | string | null
   endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -545,6 +601,10 @@ export type SubscriptionUncheckedCreateInput = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: Date | string | null
   endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -572,6 +632,10 @@ export type SubscriptionUpdateInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -601,6 +665,10 @@ export type SubscriptionUncheckedUpdateInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -629,6 +697,10 @@ export type SubscriptionCreateManyInput = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: Date | string | null
   endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -654,6 +726,10 @@ export type SubscriptionUpdateManyMutationInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -680,6 +756,10 @@ export type SubscriptionUncheckedUpdateManyInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -727,6 +807,10 @@ export type SubscriptionCountOrderByAggregateInput = {
   cancelAtPeriodEnd?: Prisma.SortOrder
   cancelledAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
+  clockOffsetMs?: Prisma.SortOrder
+  billingAnchor?: Prisma.SortOrder
+  pausedAt?: Prisma.SortOrder
+  nextRetryAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -735,6 +819,7 @@ export type SubscriptionAvgOrderByAggregateInput = {
   amount?: Prisma.SortOrder
   recurringIntervalCount?: Prisma.SortOrder
   trialIntervalCount?: Prisma.SortOrder
+  clockOffsetMs?: Prisma.SortOrder
 }
 
 export type SubscriptionMaxOrderByAggregateInput = {
@@ -759,6 +844,10 @@ export type SubscriptionMaxOrderByAggregateInput = {
   cancelAtPeriodEnd?: Prisma.SortOrder
   cancelledAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
+  clockOffsetMs?: Prisma.SortOrder
+  billingAnchor?: Prisma.SortOrder
+  pausedAt?: Prisma.SortOrder
+  nextRetryAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -785,6 +874,10 @@ export type SubscriptionMinOrderByAggregateInput = {
   cancelAtPeriodEnd?: Prisma.SortOrder
   cancelledAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
+  clockOffsetMs?: Prisma.SortOrder
+  billingAnchor?: Prisma.SortOrder
+  pausedAt?: Prisma.SortOrder
+  nextRetryAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -793,6 +886,7 @@ export type SubscriptionSumOrderByAggregateInput = {
   amount?: Prisma.SortOrder
   recurringIntervalCount?: Prisma.SortOrder
   trialIntervalCount?: Prisma.SortOrder
+  clockOffsetMs?: Prisma.SortOrder
 }
 
 export type SubscriptionCreateNestedManyWithoutUserInput = {
@@ -898,6 +992,10 @@ export type SubscriptionCreateWithoutUserInput = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: Date | string | null
   endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderCreateNestedManyWithoutSubscriptionInput
@@ -925,6 +1023,10 @@ export type SubscriptionUncheckedCreateWithoutUserInput = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: Date | string | null
   endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -982,6 +1084,10 @@ export type SubscriptionScalarWhereInput = {
   cancelAtPeriodEnd?: Prisma.BoolFilter<"Subscription"> | boolean
   cancelledAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   endedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFilter<"Subscription"> | bigint | number
+  billingAnchor?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  pausedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
 }
@@ -1007,6 +1113,10 @@ export type SubscriptionCreateWithoutOrdersInput = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: Date | string | null
   endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -1035,6 +1145,10 @@ export type SubscriptionUncheckedCreateWithoutOrdersInput = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: Date | string | null
   endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1077,6 +1191,10 @@ export type SubscriptionUpdateWithoutOrdersInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -1105,6 +1223,10 @@ export type SubscriptionUncheckedUpdateWithoutOrdersInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1131,6 +1253,10 @@ export type SubscriptionCreateWithoutPaymentsInput = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: Date | string | null
   endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -1159,6 +1285,10 @@ export type SubscriptionUncheckedCreateWithoutPaymentsInput = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: Date | string | null
   endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1201,6 +1331,10 @@ export type SubscriptionUpdateWithoutPaymentsInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -1229,6 +1363,10 @@ export type SubscriptionUncheckedUpdateWithoutPaymentsInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1255,6 +1393,10 @@ export type SubscriptionCreateManyUserInput = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: Date | string | null
   endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1280,6 +1422,10 @@ export type SubscriptionUpdateWithoutUserInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUpdateManyWithoutSubscriptionNestedInput
@@ -1307,6 +1453,10 @@ export type SubscriptionUncheckedUpdateWithoutUserInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1334,6 +1484,10 @@ export type SubscriptionUncheckedUpdateManyWithoutUserInput = {
   cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
   cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1400,6 +1554,10 @@ export type SubscriptionSelect<ExtArgs extends runtime.Types.Extensions.Internal
   cancelAtPeriodEnd?: boolean
   cancelledAt?: boolean
   endedAt?: boolean
+  clockOffsetMs?: boolean
+  billingAnchor?: boolean
+  pausedAt?: boolean
+  nextRetryAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1430,6 +1588,10 @@ export type SubscriptionSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   cancelAtPeriodEnd?: boolean
   cancelledAt?: boolean
   endedAt?: boolean
+  clockOffsetMs?: boolean
+  billingAnchor?: boolean
+  pausedAt?: boolean
+  nextRetryAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1457,6 +1619,10 @@ export type SubscriptionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   cancelAtPeriodEnd?: boolean
   cancelledAt?: boolean
   endedAt?: boolean
+  clockOffsetMs?: boolean
+  billingAnchor?: boolean
+  pausedAt?: boolean
+  nextRetryAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1484,11 +1650,15 @@ export type SubscriptionSelectScalar = {
   cancelAtPeriodEnd?: boolean
   cancelledAt?: boolean
   endedAt?: boolean
+  clockOffsetMs?: boolean
+  billingAnchor?: boolean
+  pausedAt?: boolean
+  nextRetryAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type SubscriptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "status" | "userId" | "currency" | "amount" | "recurringInterval" | "recurringIntervalCount" | "trialInterval" | "trialIntervalCount" | "processor" | "methodType" | "paymentMethodRef" | "currentPeriodStart" | "currentPeriodEnd" | "trialEndsAt" | "cancelAtPeriodEnd" | "cancelledAt" | "endedAt" | "createdAt" | "updatedAt", ExtArgs["result"]["subscription"]>
+export type SubscriptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "status" | "userId" | "currency" | "amount" | "recurringInterval" | "recurringIntervalCount" | "trialInterval" | "trialIntervalCount" | "processor" | "methodType" | "paymentMethodRef" | "currentPeriodStart" | "currentPeriodEnd" | "trialEndsAt" | "cancelAtPeriodEnd" | "cancelledAt" | "endedAt" | "clockOffsetMs" | "billingAnchor" | "pausedAt" | "nextRetryAt" | "createdAt" | "updatedAt", ExtArgs["result"]["subscription"]>
 export type SubscriptionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
   orders?: boolean | Prisma.Subscription$ordersArgs<ExtArgs>
@@ -1531,6 +1701,10 @@ export type $SubscriptionPayload<ExtArgs extends runtime.Types.Extensions.Intern
     cancelAtPeriodEnd: boolean
     cancelledAt: Date | null
     endedAt: Date | null
+    clockOffsetMs: bigint
+    billingAnchor: Date | null
+    pausedAt: Date | null
+    nextRetryAt: Date | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["subscription"]>
@@ -1980,6 +2154,10 @@ export interface SubscriptionFieldRefs {
   readonly cancelAtPeriodEnd: Prisma.FieldRef<"Subscription", 'Boolean'>
   readonly cancelledAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly endedAt: Prisma.FieldRef<"Subscription", 'DateTime'>
+  readonly clockOffsetMs: Prisma.FieldRef<"Subscription", 'BigInt'>
+  readonly billingAnchor: Prisma.FieldRef<"Subscription", 'DateTime'>
+  readonly pausedAt: Prisma.FieldRef<"Subscription", 'DateTime'>
+  readonly nextRetryAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Subscription", 'DateTime'>
 }

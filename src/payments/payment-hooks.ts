@@ -1,0 +1,37 @@
+// What other domains hang on payments, without payments importing them: a payment became PAID
+// (the subscriptions start their workflow on a first payment), and processor outcomes of charges a
+// domain makes itself (subscription renewals, retried by dunning, so a failed charge does not end
+// the payment). The domains register in their module.ts.
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import type { ChargeOutcome } from './charge-outcomes.js';
+
+export interface HookDeps {
+  prisma: PrismaClient;
+  temporal: TemporalConnection;
+}
+
+export type PaymentPaidHandler = (deps: HookDeps, paymentId: string) => Promise<void>;
+const paymentPaidHandlers: PaymentPaidHandler[] = [];
+
+/** Handlers run after the payment's PAID is committed, possibly more than once (retried activities, redelivered events): they must be idempotent. */
+export function onPaymentPaid(handler: PaymentPaidHandler): void {
+  paymentPaidHandlers.push(handler);
+}
+
+export async function notifyPaymentPaid(deps: HookDeps, paymentId: string): Promise<void> {
+  for (const handler of paymentPaidHandlers) await handler(deps, paymentId);
+}
+
+/** True when the router took the outcome (its payment is one it charges itself). */
+export type ChargeOutcomeRouter = (deps: HookDeps, paymentId: string, outcome: ChargeOutcome) => Promise<boolean>;
+const chargeOutcomeRouters: ChargeOutcomeRouter[] = [];
+
+export function onChargeOutcome(router: ChargeOutcomeRouter): void {
+  chargeOutcomeRouters.push(router);
+}
+
+export async function routeChargeOutcome(deps: HookDeps, paymentId: string, outcome: ChargeOutcome): Promise<boolean> {
+  for (const router of chargeOutcomeRouters) if (await router(deps, paymentId, outcome)) return true;
+  return false;
+}

@@ -1,0 +1,19 @@
+// The lifecycle's routes under /v0, each served by a GraphQL field of ./lifecycle-types.ts.
+import type { RestRoute } from '../rest/route.js';
+
+export const lifecycleRoutes: readonly RestRoute[] = [
+  { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/cancel', field: 'Mutation.cancelSubscription', summary: 'Cancel a subscription now or at the end of its interval' },
+  { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/undo-cancel', field: 'Mutation.undoSubscriptionCancel', summary: 'Take back a cancel scheduled for the end of the interval' },
+  { method: 'POST', path: '/subscriptions/:subscriptionIdOrNumber/charge', field: 'Mutation.chargeSubscription', summary: 'Charge items now on the saved payment method (a one-off payment of the subscription)' },
+  { method: 'POST', path: '/subscriptions/:subscriptionIdOrNumber/end-trial', field: 'Mutation.endSubscriptionTrial', summary: 'End the trial now: the first period is charged at once' },
+  { method: 'GET', path: '/subscriptions/:subscriptionIdOrNumber/upcoming-payment', field: 'Query.subscriptionUpcomingPayment', summary: 'The next charge: amount, date, discount and tax breakdown (computed as it will be charged)' },
+  { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/pause', field: 'Mutation.pauseSubscription', summary: 'Pause an active subscription (nothing is charged while paused)' },
+  { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/resume', field: 'Mutation.resumeSubscription', summary: 'Resume a paused subscription' },
+  { method: 'POST', path: '/test-helpers/subscriptions/:subscriptionIdOrNumber/advance', field: 'Mutation.advanceTestSubscriptionClock', summary: "Test mode: advance the subscription's clock; everything due by then runs first" },
+  {
+    method: 'POST',
+    path: '/test-helpers/subscriptions/:subscriptionIdOrNumber/payment-method',
+    field: 'Mutation.replaceTestSubscriptionPaymentMethod',
+    summary: "Test mode: replace the subscription's saved card by a sandbox test card (the payment-method update hook)",
+  },
+];

@@ -1,0 +1,177 @@
+// The API's side of the lifecycle: requests go to the subscription's workflow as updates (applied
+// between its steps, so a cancel answered is a cancel no renewal races), a test clock's advance
+// as a signal whose effect is awaited in the records. Also the hooks the payments domain calls:
+// a first payment paid starts the workflow; a renewal charge's processor event goes to it.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+
+import type { PrismaClient, Subscription } from '../generated/prisma/client.js';
+import { TemporarilyUnavailable, Unauthenticated, ValidationFailed } from '../core/errors.js';
+import type { Scope } from '../core/scope.js';
+import { isMoney, MAX_MONEY } from '../core/money.js';
+import { logger } from '../logger.js';
+import type { ChargeOutcome } from '../payments/charge-outcomes.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import type { subscriptionWorkflow } from '../../workflows/subscription.js';
+import { subscriptionWorkflowId, type AttemptOutcome, type LifecycleCommand, type LifecycleState } from './service.js';
+import { findSubscription } from './queries.js';
+
+const log = logger.child({ component: 'subscriptions' });
+
+// The workflow's update and signals by name: the compiled service cannot load workflow modules.
+const COMMAND = 'command';
+const ADVANCE_CLOCK = 'advanceClock';
+const RENEWAL_CHARGE = 'renewalChargeOutcome';
+
+export interface LifecycleDeps {
+  prisma: PrismaClient;
+  temporal: TemporalConnection;
+}
+
+const NOT_STARTED: readonly string[] = ['incomplete', 'incomplete_expired'];
+
+/** Sends a request to the subscription's workflow and waits for its answer; 400 with the workflow's reason when refused. */
+export async function requestChange(deps: LifecycleDeps, scope: Scope, idOrNumber: string, command: LifecycleCommand): Promise<Subscription> {
+  const subscription = await findSubscription(deps.prisma, scope, idOrNumber);
+  if (NOT_STARTED.includes(subscription.status)) throw new ValidationFailed(`The subscription is ${subscription.status}: its first payment is not paid`);
+  if (subscription.status === 'cancelled') throw new ValidationFailed('The subscription is cancelled');
+  try {
+    await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(subscription)).executeUpdate<LifecycleState, [LifecycleCommand]>(COMMAND, { args: [command] });
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) throw new ValidationFailed(error.cause?.message ?? 'The request was refused');
+    // Ended meanwhile (a cancel at period end that just took effect).
+    if (error instanceof WorkflowNotFoundError) throw new ValidationFailed('The subscription no longer changes');
+    throw error;
+  }
+  return deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } });
+}
+
+/** The subscription's clock now: real time plus its test clock's offset. */
+export const clockOf = (s: Pick<Subscription, 'clockOffsetMs'>, now = Date.now()) => now + Number(s.clockOffsetMs);
+
+/** How far one advance may move a clock: 5 years (60 monthly renewals; Stripe's test clocks stop at two intervals). */
+const MAX_ADVANCE_MS = 5 * 366 * 24 * 60 * 60 * 1000;
+
+/** How long an advance waits for the workflow to run everything due (a year of monthly renewals takes seconds). */
+const ADVANCE_WAIT = { ms: 60_000, step: 50 };
+
+/**
+ * Test clocks: moves a test-mode subscription's clock to `to` (Unix seconds) and answers once
+ * everything due by then ran, in order. 401 for live keys; 400 for a time not after its clock.
+ */
+export async function advanceClock(deps: LifecycleDeps, scope: Scope, idOrNumber: string, to: number): Promise<Subscription> {
+  if (scope.livemode) throw new Unauthenticated('Test helpers take test-mode keys only');
+  if (!Number.isSafeInteger(to) || to < 0) throw new ValidationFailed('to must be a Unix time in seconds');
+  const subscription = await findSubscription(deps.prisma, scope, idOrNumber);
+  const toMs = to * 1000;
+  if (toMs <= clockOf(subscription)) throw new ValidationFailed(`to must be after the subscription's clock (${Math.floor(clockOf(subscription) / 1000)})`);
+  if (toMs > clockOf(subscription) + MAX_ADVANCE_MS) throw new ValidationFailed('to may be at most 5 years after the subscription\'s clock (advance again for more)');
+  if (NOT_STARTED.includes(subscription.status) || subscription.status === 'cancelled') throw new ValidationFailed(`A ${subscription.status} subscription has no clock to advance`);
+  try {
+    await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(subscription)).signal<[number]>(ADVANCE_CLOCK, toMs);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new ValidationFailed('The subscription no longer changes');
+    throw error;
+  }
+  for (const deadline = Date.now() + ADVANCE_WAIT.ms; Date.now() < deadline; await sleep(ADVANCE_WAIT.step)) {
+    const now = await deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } });
+    if (clockOf(now) >= toMs) return now;
+  }
+  throw new TemporarilyUnavailable('The subscription is still catching up with its clock; read it again shortly');
+}
+
+/**
+ * The hook for payment-method updates (the payment-method session issue builds on it): the
+ * subscription's saved method is now `paymentMethodRef`; a past_due renewal is retried at once, an
+ * unpaid subscription renews now.
+ */
+export const replacePaymentMethod = (deps: LifecycleDeps, scope: Scope, idOrNumber: string, paymentMethodRef: string) =>
+  requestChange(deps, scope, idOrNumber, { type: 'paymentMethodReplaced', paymentMethodRef });
+
+/** onPaymentPaid: a subscription's first payment is paid, its workflow starts (once: the id is its business key). */
+export async function startSubscriptionWorkflow(deps: LifecycleDeps, paymentId: string): Promise<void> {
+  const payment = await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { sequence: true, subscription: true } });
+  const subscription = payment.subscription;
+  if (payment.sequence !== 1 || !subscription || NOT_STARTED.includes(subscription.status)) return;
+  try {
+    await deps.temporal.client.workflow.start<typeof subscriptionWorkflow>('subscriptionWorkflow', {
+      taskQueue: deps.temporal.taskQueue,
+      workflowId: subscriptionWorkflowId(subscription),
+      // A closed run is never started again (a redelivered payment event after the subscription ended).
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ subscriptionId: subscription.id, clockOffsetMs: Number(subscription.clockOffsetMs), begun: false }],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/** onChargeOutcome: a renewal's charge outcome goes to its subscription's workflow, which matches it to the attempt by charge id. */
+export async function routeRenewalOutcome(deps: LifecycleDeps, paymentId: string, outcome: ChargeOutcome): Promise<boolean> {
+  const payment = await deps.prisma.payment.findUnique({ where: { id: paymentId }, select: { subscriptionPeriod: true, subscription: true } });
+  if (payment?.subscriptionPeriod == null || !payment.subscription) return false;
+  const attempt: AttemptOutcome =
+    outcome.type === 'charge.succeeded'
+      ? { status: 'succeeded', chargeId: outcome.chargeId }
+      : outcome.type === 'charge.failed'
+        ? { status: 'failed', chargeId: outcome.chargeId, failureCode: outcome.failureCode, failureMessage: outcome.failureMessage }
+        : { status: 'failed', chargeId: outcome.chargeId, failureCode: 'cancelled', failureMessage: 'The charge was cancelled' };
+  try {
+    await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(payment.subscription)).signal(RENEWAL_CHARGE, { paymentId, outcome: attempt });
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    log.warn({ paymentId, chargeId: outcome.chargeId, type: outcome.type }, 'renewal charge event for a subscription whose workflow ended');
+  }
+  return true;
+}
+
+/**
+ * onOrderCancelled: cancelling the order that started a subscription cancels the subscription now
+ * (an order CANCELLED whose subscription keeps charging is what integrators fear most). A
+ * subscription not started or already ended is left as it is.
+ */
+export async function cancelWithInitialOrder(deps: LifecycleDeps, scope: Scope, orderId: string): Promise<void> {
+  const order = await deps.prisma.order.findUnique({ where: { id: orderId }, select: { number: true, subscription: true } });
+  const subscription = order?.subscription;
+  if (!subscription || subscription.number !== order.number || NOT_STARTED.includes(subscription.status) || subscription.status === 'cancelled') return;
+  try {
+    await requestChange(deps, scope, subscription.number, { type: 'cancel', atPeriodEnd: false });
+  } catch (error) {
+    // Ended meanwhile: nothing left to cancel.
+    if (!(error instanceof ValidationFailed)) throw error;
+  }
+}
+
+/** An item of a subscription's create, update or charge body: its price is unitPrice, else the deprecated value, else the deprecated price. */
+export interface SubscriptionItemInput {
+  unitPrice?: number | null;
+  value?: number | null;
+  price?: number | null;
+  quantity?: number | null;
+}
+
+/** The items' total, minor units; 400 for an item without a price, a bad quantity or a total out of range. */
+export function itemsTotal(items: readonly SubscriptionItemInput[]): number {
+  if (items.length === 0) throw new ValidationFailed('items: at least one item');
+  let total = 0;
+  for (const [index, item] of items.entries()) {
+    const price = item.unitPrice ?? item.value ?? item.price;
+    if (price == null) throw new ValidationFailed(`items.${index}: unitPrice is required (value and price are its deprecated names)`);
+    const quantity = item.quantity ?? 1;
+    if (!isMoney(price)) throw new ValidationFailed(`items.${index}.unitPrice: whole minor units from 0 to ${MAX_MONEY}`);
+    if (!Number.isInteger(quantity) || quantity < 1 || quantity > 10_000) throw new ValidationFailed(`items.${index}.quantity: a whole number from 1 to 10000`);
+    total += price * quantity;
+  }
+  if (total < 1 || total > MAX_MONEY) throw new ValidationFailed(`items: the total must be from 1 to ${MAX_MONEY} minor units`);
+  return total;
+}
+
+/** POST /v0/subscriptions/{id}/charge: a one-off charge of the items on the saved method, now (PAID, or FAILED: no dunning). */
+export async function chargeSubscription(deps: LifecycleDeps, scope: Scope, idOrNumber: string, items: readonly SubscriptionItemInput[]) {
+  const amount = itemsTotal(items);
+  const paymentId = randomUUID();
+  const subscription = await requestChange(deps, scope, idOrNumber, { type: 'charge', paymentId, amount });
+  return { subscription, payment: await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } }) };
+}

@@ -1,0 +1,353 @@
+// The subscription lifecycle's records: every state change of a subscription and its renewal
+// payments, each in one transaction with its outbox events, under the subscription's row lock.
+// Called by the subscription workflow's activities (./activities.ts), which the workflow
+// (workflows/subscription.ts) calls in the order time and requests make them due; the API side
+// (./requests.ts) only asks the workflow. Times are the subscription's clock (test clocks), passed
+// in by the workflow.
+import type { Prisma, PrismaClient, Subscription, SubscriptionStatus } from '../generated/prisma/client.js';
+import { ValidationFailed } from '../core/errors.js';
+import type { Scope } from '../core/scope.js';
+import { recordEvent } from '../events/event-service.js';
+import { platformFee, FEE_RULE } from '../orders/fee.js';
+import { orderItemResource } from '../orders/item-resource.js';
+import { paymentNumber } from '../orders/numbers.js';
+import { loadOrderForEvent } from '../orders/service.js';
+import { markPaymentCancelled, markPaymentFailed, markPaymentPaid, markPaymentUnpaid, recordCharge, recordRetryingPaymentFailure } from '../payments/transitions.js';
+import { calculateTax } from '../tax/calculate.js';
+import { userResource } from '../users/events.js';
+import { subscriptionEventData } from './events.js';
+import { addInterval, HARD_DECLINES, retryAt, type Interval } from './periods.js';
+
+type Tx = Prisma.TransactionClient;
+
+/** What the workflow knows of its subscription: plain JSON (it is stored in the workflow's history). */
+export interface LifecycleState {
+  status: SubscriptionStatus;
+  /** The current period: 1 for the one the first payment paid, n for the one renewal n-1 started. */
+  period: number;
+  periodEndMs: number | null;
+  cancelAtPeriodEnd: boolean;
+  /** Dunning: the renewal being retried, its next retry (subscription clock) and the attempts made. */
+  dunning: { paymentId: string; dueMs: number; attempts: number; nextRetryMs: number | null } | null;
+  clockOffsetMs: number;
+}
+
+/** Requests to the workflow (updates), applied in the order they arrive between its steps. */
+export type LifecycleCommand =
+  | { type: 'cancel'; atPeriodEnd: boolean }
+  | { type: 'undoCancel' }
+  | { type: 'pause' }
+  | { type: 'resume' }
+  | { type: 'paymentMethodReplaced'; paymentMethodRef: string }
+  | { type: 'endTrial' }
+  | { type: 'charge'; paymentId: string; amount: number };
+
+/** The subscription's workflow: its business key. */
+export const subscriptionWorkflowId = (s: { workspaceId: string; number: string }) => `subscription/${s.workspaceId}/${s.number}`;
+
+/** The processor's idempotency key of a renewal's charge attempt: a retried activity charges once. */
+export const renewalChargeKey = (subscriptionId: string, period: number, attempt: number) => `subscription/${subscriptionId}/period/${period}/attempt/${attempt}`;
+
+const scopeOf = (s: Subscription): Scope => ({ workspaceId: s.workspaceId, livemode: s.livemode });
+const ms = (date: Date | null) => (date ? date.getTime() : null);
+
+/** Locks the subscription's row for the transaction: its changes and its renewals are serialised. */
+async function lock(tx: Tx, subscriptionId: string): Promise<Subscription> {
+  await tx.$queryRaw`SELECT id FROM "Subscription" WHERE id = ${subscriptionId}::uuid FOR UPDATE`;
+  return tx.subscription.findUniqueOrThrow({ where: { id: subscriptionId } });
+}
+
+/** The initial order (the subscription's number is its number). */
+const initialOrder = (tx: Tx, s: Subscription) => tx.order.findFirstOrThrow({ where: { subscriptionId: s.id, number: s.number }, select: { id: true } });
+
+/** subscription_updated (or subscription_cancelled) with the subscription as it now is, its items and buyer. */
+async function recordSubscriptionEvent(tx: Tx, s: Subscription, type: 'subscription_updated' | 'subscription_cancelled') {
+  const { order, items } = await loadOrderForEvent(tx, (await initialOrder(tx, s)).id);
+  await recordEvent(tx, scopeOf(s), type, subscriptionEventData(s, items.map(orderItemResource), order.user ? userResource(order.user) : null));
+}
+
+/** Writes the change; a status change (or a cancel scheduled or undone) records its event. */
+async function change(tx: Tx, s: Subscription, data: Prisma.SubscriptionUpdateInput): Promise<Subscription> {
+  const updated = await tx.subscription.update({ where: { id: s.id }, data });
+  if (updated.status !== s.status || updated.cancelAtPeriodEnd !== s.cancelAtPeriodEnd) {
+    await recordSubscriptionEvent(tx, updated, updated.status === 'cancelled' ? 'subscription_cancelled' : 'subscription_updated');
+  }
+  return updated;
+}
+
+export async function lifecycleState(db: Tx | PrismaClient, subscriptionId: string): Promise<LifecycleState> {
+  const s = await db.subscription.findUniqueOrThrow({ where: { id: subscriptionId } });
+  const latest = await db.payment.findFirst({ where: { subscriptionId, subscriptionPeriod: { not: null } }, orderBy: { subscriptionPeriod: 'desc' }, include: { _count: { select: { charges: true } } } });
+  const dunning =
+    latest && latest.status === 'PENDING' && latest.subscriptionPeriod !== null
+      ? { paymentId: latest.id, dueMs: latest.createdAt.getTime(), attempts: latest._count.charges, nextRetryMs: ms(s.nextRetryAt) }
+      : null;
+  // The renewal's due time is its period's start (the payment is created at it, on the subscription's clock).
+  if (dunning && s.currentPeriodStart) dunning.dueMs = s.currentPeriodStart.getTime();
+  return {
+    status: s.status,
+    period: latest?.subscriptionPeriod ?? 1,
+    periodEndMs: ms(s.currentPeriodEnd),
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    dunning,
+    clockOffsetMs: Number(s.clockOffsetMs),
+  };
+}
+
+const periodEnd = (s: Pick<Subscription, 'recurringInterval' | 'recurringIntervalCount' | 'billingAnchor'>, startMs: number) =>
+  addInterval(startMs, s.recurringInterval as Interval, s.recurringIntervalCount, s.billingAnchor?.getUTCDate());
+
+/** The workflow's first run: the first paid period gets its end (the payment's transition marked its start). */
+export async function beginPeriods(prisma: PrismaClient, subscriptionId: string): Promise<LifecycleState> {
+  await prisma.$transaction(async (tx) => {
+    const s = await lock(tx, subscriptionId);
+    if (s.currentPeriodEnd || !s.currentPeriodStart || (s.status !== 'active' && s.status !== 'trialing')) return;
+    const start = s.currentPeriodStart.getTime();
+    if (s.status === 'trialing' && s.trialInterval) {
+      // The trial is the first period; its end is the first charge (and the billing anchor).
+      const trialEnd = new Date(addInterval(start, s.trialInterval as Interval, s.trialIntervalCount ?? 1));
+      await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: trialEnd, trialEndsAt: trialEnd, currentPeriodEnd: trialEnd } });
+      return;
+    }
+    const anchored = { ...s, billingAnchor: s.currentPeriodStart };
+    await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: s.currentPeriodStart, currentPeriodEnd: new Date(periodEnd(anchored, start)) } });
+  });
+  return lifecycleState(prisma, subscriptionId);
+}
+
+/**
+ * What a period of the subscription costs: its items (the initial order's lines, unitPrice ×
+ * quantity), each taxed by calculateTax at the stored billing address at `at`. The checkout's
+ * discount applied to the first period only (docs/decisions.md "Subscriptions").
+ */
+export async function priceOfPeriod(db: Tx | PrismaClient, s: Subscription, at: Date) {
+  const order = await db.order.findFirstOrThrow({
+    where: { subscriptionId: s.id, number: s.number },
+    select: { country: true, billingState: true, billingPostalCode: true, taxInclusive: true, items: { orderBy: { position: 'asc' }, select: { unitPrice: true, quantity: true, productId: true } } },
+  });
+  const products = await db.product.findMany({ where: { id: { in: order.items.map((item) => item.productId) } }, select: { id: true, type: true } });
+  const typeOf = new Map(products.map((p) => [p.id, p.type]));
+  let subtotal = 0;
+  let tax = 0;
+  let amount = 0;
+  const taxes: { type: string; rate: number; jurisdiction: string; amount: number }[] = [];
+  for (const item of order.items) {
+    const line = item.unitPrice * item.quantity;
+    const taxed = order.country
+      ? calculateTax({
+          productType: typeOf.get(item.productId)!, amount: line, currency: s.currency, priceIncludesTax: order.taxInclusive, at,
+          location: { country: order.country, state: order.billingState, postalCode: order.billingPostalCode },
+        })
+      : null;
+    subtotal += line;
+    tax += taxed?.taxAmount ?? 0;
+    for (const component of taxed?.components ?? []) {
+      const same = taxes.find((t) => t.type === component.type && t.rate === component.rate && t.jurisdiction === component.jurisdiction);
+      if (same) same.amount += component.amount;
+      else taxes.push({ ...component });
+    }
+    amount += taxed?.totalAmount ?? line;
+  }
+  return { subtotal, tax, amount, taxInclusive: order.taxInclusive, taxes };
+}
+
+/**
+ * Renewal `period` at `dueMs` (the end of the period before): the new period starts and its
+ * payment (`{orderNumber}-{n}`, PENDING) is created. Idempotent: a retried activity finds the
+ * period's payment and returns it.
+ */
+export async function startRenewal(prisma: PrismaClient, subscriptionId: string, period: number, dueMs: number): Promise<{ paymentId: string } | null> {
+  return prisma.$transaction(async (tx) => {
+    const s = await lock(tx, subscriptionId);
+    const existing = await tx.payment.findUnique({ where: { subscriptionId_subscriptionPeriod: { subscriptionId, subscriptionPeriod: period } }, select: { id: true } });
+    if (existing) return { paymentId: existing.id };
+    // Cancelled, paused, or a cancel that won the race: nothing is charged. (Unpaid renews only
+    // once a new payment method restarted billing: the workflow does not ask before.)
+    if (!['active', 'trialing', 'past_due', 'unpaid'].includes(s.status) || s.cancelAtPeriodEnd) return null;
+    const order = await initialOrder(tx, s);
+    const { amount, tax } = await priceOfPeriod(tx, s, new Date(dueMs));
+    const last = await tx.payment.findFirstOrThrow({ where: { orderId: order.id }, orderBy: { sequence: 'desc' }, select: { sequence: true } });
+    const sequence = last.sequence + 1;
+    const { number } = await tx.order.findUniqueOrThrow({ where: { id: order.id }, select: { number: true } });
+    const payment = await tx.payment.create({
+      data: {
+        workspaceId: s.workspaceId, livemode: s.livemode, orderId: order.id, sequence, number: paymentNumber(number, sequence), amount, tax,
+        fee: platformFee(amount - tax, FEE_RULE), currency: s.currency, processor: s.processor, methodType: s.methodType, userId: s.userId,
+        subscriptionId, subscriptionPeriod: period, createdAt: new Date(dueMs),
+      },
+    });
+    await tx.order.update({ where: { id: order.id }, data: { lastPaymentId: payment.id } });
+    await tx.subscription.update({ where: { id: s.id }, data: { amount, currentPeriodStart: new Date(dueMs), currentPeriodEnd: new Date(periodEnd(s, dueMs)) } });
+    return { paymentId: payment.id };
+  });
+}
+
+export type AttemptOutcome = { status: 'succeeded'; chargeId: string | null } | { status: 'failed'; chargeId: string | null; failureCode: string; failureMessage: string } | { status: 'pending'; chargeId: string };
+
+/**
+ * The outcome of a renewal's charge attempt, booked: PAID (payment_success; a past_due
+ * subscription is active again), or a failure: retried on the dunning schedule (the payment stays
+ * PENDING, payment_failed, the subscription past_due) or, after the last retry or on a hard
+ * decline, UNPAID and the subscription unpaid. Idempotent per attempt (the charge row's status).
+ */
+export async function bookAttempt(prisma: PrismaClient, paymentId: string, attempt: number, outcome: AttemptOutcome, clockMs: number, dueMs: number): Promise<void> {
+  if (outcome.status === 'pending') return;
+  await prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM "Payment" WHERE id = ${paymentId}::uuid FOR UPDATE`;
+    const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId } });
+    const s = await lock(tx, payment.subscriptionId!);
+    const before = await tx.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt } } });
+    const processor = payment.processor!;
+    const base = { processor, amount: payment.amount, currency: payment.currency, processorChargeId: outcome.chargeId };
+    if (outcome.status === 'succeeded') {
+      // A period of 0 (free items) is paid without a charge.
+      if (outcome.chargeId) await recordCharge(tx, paymentId, attempt, { ...base, status: 'succeeded', failureCode: null, failureMessage: null });
+      await markPaymentPaid(tx, paymentId, { processorChargeId: outcome.chargeId, paidAt: new Date(clockMs) });
+      // Paid: a trial's first renewal, a recovered past_due or unpaid subscription are active.
+      if (s.status === 'past_due' || s.status === 'unpaid' || s.status === 'trialing') await change(tx, s, { status: 'active', nextRetryAt: null });
+      return;
+    }
+    const failure = { failureCode: outcome.failureCode, failureMessage: outcome.failureMessage, processorChargeId: outcome.chargeId };
+    await recordCharge(tx, paymentId, attempt, { ...base, status: 'failed', failureCode: outcome.failureCode, failureMessage: outcome.failureMessage });
+    if (before?.status === 'failed') return;
+    const next = HARD_DECLINES.has(outcome.failureCode) ? null : retryAt(dueMs, attempt + 1);
+    if (next === null) {
+      await markPaymentUnpaid(tx, paymentId, failure);
+      if (s.status !== 'cancelled') await change(tx, s, { status: 'unpaid', nextRetryAt: null });
+      return;
+    }
+    await recordRetryingPaymentFailure(tx, paymentId, failure);
+    await change(tx, s, { status: 'past_due', nextRetryAt: new Date(next) });
+  });
+}
+
+/** The period ended with a cancel scheduled: cancelled (subscription_cancelled). */
+export async function endAtPeriodEnd(prisma: PrismaClient, subscriptionId: string, clockMs: number): Promise<LifecycleState> {
+  await prisma.$transaction(async (tx) => {
+    const s = await lock(tx, subscriptionId);
+    if (s.status === 'cancelled') return;
+    const at = new Date(clockMs);
+    await change(tx, s, { status: 'cancelled', cancelledAt: s.cancelledAt ?? at, endedAt: at, nextRetryAt: null, pausedAt: null });
+  });
+  return lifecycleState(prisma, subscriptionId);
+}
+
+const BILLING: readonly SubscriptionStatus[] = ['active', 'trialing', 'past_due', 'unpaid', 'paused'];
+
+/**
+ * A request, under the row lock: its change and event, or ValidationFailed when the
+ * subscription's state does not allow it (the API answers 400 with the message).
+ */
+export async function applyCommand(prisma: PrismaClient, subscriptionId: string, command: LifecycleCommand, clockMs: number): Promise<LifecycleState> {
+  await prisma.$transaction(async (tx) => {
+    const s = await lock(tx, subscriptionId);
+    const at = new Date(clockMs);
+    if (!BILLING.includes(s.status)) throw new ValidationFailed(`A subscription in status ${s.status} cannot change`);
+    switch (command.type) {
+      case 'cancel': {
+        // Nothing of the period is paid while past_due or unpaid: there is no end of interval to wait for.
+        if (command.atPeriodEnd && (s.status === 'active' || s.status === 'trialing' || s.status === 'paused')) {
+          if (!s.cancelAtPeriodEnd) await change(tx, s, { cancelAtPeriodEnd: true, cancelledAt: at });
+          return;
+        }
+        // A renewal still being retried is given up: no charge after a cancel.
+        const pending = await tx.payment.findMany({ where: { subscriptionId, status: 'PENDING', subscriptionPeriod: { not: null } }, select: { id: true } });
+        for (const { id } of pending) await markPaymentCancelled(tx, id);
+        await change(tx, s, { status: 'cancelled', cancelledAt: at, endedAt: at, nextRetryAt: null, pausedAt: null });
+        return;
+      }
+      case 'undoCancel':
+        if (!s.cancelAtPeriodEnd) throw new ValidationFailed('No cancellation is scheduled for this subscription');
+        await change(tx, s, { cancelAtPeriodEnd: false, cancelledAt: null });
+        return;
+      case 'pause':
+        if (s.status !== 'active') throw new ValidationFailed(`Only an active subscription can be paused; this one is ${s.status}`);
+        await change(tx, s, { status: 'paused', pausedAt: at });
+        return;
+      case 'resume': {
+        if (s.status !== 'paused') throw new ValidationFailed(`Only a paused subscription can be resumed; this one is ${s.status}`);
+        // Paused past its period's end: billing restarts now, with a new period charged at once.
+        const restart = s.currentPeriodEnd !== null && s.currentPeriodEnd.getTime() <= clockMs;
+        await change(tx, s, { status: 'active', pausedAt: null, ...(restart ? { currentPeriodEnd: at, billingAnchor: at } : {}) });
+        return;
+      }
+      case 'charge':
+        // Made by chargeOnce (the processor call is outside this transaction).
+        return;
+      case 'endTrial':
+        // The trial's end moves to now: the workflow charges the first period at once.
+        if (s.status !== 'trialing') throw new ValidationFailed(`Only a trialing subscription can end its trial; this one is ${s.status}`);
+        await tx.subscription.update({ where: { id: s.id }, data: { trialEndsAt: at, currentPeriodEnd: at, billingAnchor: at } });
+        return;
+      case 'paymentMethodReplaced': {
+        // Unpaid: billing restarts now with a new period, charged at once on the new method.
+        const restart = s.status === 'unpaid';
+        await tx.subscription.update({ where: { id: s.id }, data: { paymentMethodRef: command.paymentMethodRef, ...(restart ? { currentPeriodEnd: at, billingAnchor: at } : {}) } });
+        return;
+      }
+    }
+  });
+  return lifecycleState(prisma, subscriptionId);
+}
+
+/** The workflow ran everything due by its advanced clock: the API's advance answers from here. */
+export async function recordClock(prisma: PrismaClient, subscriptionId: string, clockOffsetMs: number): Promise<void> {
+  await prisma.subscription.updateMany({ where: { id: subscriptionId, clockOffsetMs: { lt: BigInt(clockOffsetMs) } }, data: { clockOffsetMs: BigInt(clockOffsetMs) } });
+}
+
+/**
+ * The next charge of the subscription, computed by the code that will make it (priceOfPeriod at
+ * its due time): the renewal at the period's end, or the retry of a renewal being dunned (its
+ * payment's amount, at nextRetryAt). null when nothing is due to be charged (cancelled, a cancel
+ * scheduled, paused, unpaid, not started).
+ */
+export async function upcomingPayment(prisma: PrismaClient, s: Subscription) {
+  if (s.status === 'past_due' && s.nextRetryAt) {
+    const renewal = await prisma.payment.findFirst({ where: { subscriptionId: s.id, status: 'PENDING', subscriptionPeriod: { not: null } }, orderBy: { subscriptionPeriod: 'desc' } });
+    if (renewal) {
+      const price = await priceOfPeriod(prisma, s, s.currentPeriodStart ?? s.nextRetryAt);
+      return { at: s.nextRetryAt, amount: renewal.amount, subtotal: price.subtotal, tax: renewal.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: true };
+    }
+  }
+  if (!['active', 'trialing'].includes(s.status) || s.cancelAtPeriodEnd || !s.currentPeriodEnd) return null;
+  const price = await priceOfPeriod(prisma, s, s.currentPeriodEnd);
+  return { at: s.currentPeriodEnd, amount: price.amount, subtotal: price.subtotal, tax: price.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: false };
+}
+
+/**
+ * A one-off charge of the subscription (POST /v0/subscriptions/{id}/charge): a payment of the
+ * initial order (`{orderNumber}-{n}`, in no period) created under the given id, so a retried
+ * activity finds it. Only while active or trialing (400 otherwise).
+ */
+export async function createOneOffPayment(prisma: PrismaClient, subscriptionId: string, paymentId: string, amount: number, clockMs: number): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const s = await lock(tx, subscriptionId);
+    if (await tx.payment.findUnique({ where: { id: paymentId }, select: { id: true } })) return;
+    if (s.status !== 'active' && s.status !== 'trialing') throw new ValidationFailed(`A subscription in status ${s.status} cannot be charged`);
+    const order = await tx.order.findFirstOrThrow({ where: { subscriptionId: s.id, number: s.number }, select: { id: true, number: true } });
+    const last = await tx.payment.findFirstOrThrow({ where: { orderId: order.id }, orderBy: { sequence: 'desc' }, select: { sequence: true } });
+    const sequence = last.sequence + 1;
+    await tx.payment.create({
+      data: {
+        id: paymentId, workspaceId: s.workspaceId, livemode: s.livemode, orderId: order.id, sequence, number: paymentNumber(order.number, sequence), amount,
+        fee: platformFee(amount, FEE_RULE), currency: s.currency, processor: s.processor, methodType: s.methodType, userId: s.userId, subscriptionId, createdAt: new Date(clockMs),
+      },
+    });
+  });
+}
+
+/** The one-off charge's outcome: PAID or FAILED (no dunning: the integrator asked for it now). */
+export async function bookOneOffCharge(prisma: PrismaClient, paymentId: string, outcome: AttemptOutcome, clockMs: number): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId } });
+    if (payment.status !== 'PENDING' || outcome.status === 'pending') return;
+    const base = { processor: payment.processor!, amount: payment.amount, currency: payment.currency, processorChargeId: outcome.chargeId };
+    if (outcome.status === 'succeeded') {
+      if (outcome.chargeId) await recordCharge(tx, paymentId, 0, { ...base, status: 'succeeded' });
+      await markPaymentPaid(tx, paymentId, { processorChargeId: outcome.chargeId, paidAt: new Date(clockMs) });
+      return;
+    }
+    await recordCharge(tx, paymentId, 0, { ...base, status: 'failed', failureCode: outcome.failureCode, failureMessage: outcome.failureMessage });
+    await markPaymentFailed(tx, paymentId, { failureCode: outcome.failureCode, failureMessage: outcome.failureMessage, processorChargeId: outcome.chargeId });
+  });
+}
