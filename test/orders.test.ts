@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { operations } from './generated/openapi.js';
 import { baseUrl, call, keyHeaders, newWorkspace, raw, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
+import { eventually, orderBody, payCheckout } from './support/checkout.js';
 import { failure, ok } from './support/responses.js';
 import { countEvents, eventsAbout, newBuyer, newCatalogue, readHeaders, salesDb, seedOrder } from './support/sales.js';
 import { feeRuleFromEnv, parsePercent, platformFee } from '../src/orders/fee.js';
 import { createdRange } from '../src/orders/filters.js';
 import { markPaymentFailed, markPaymentPaid } from '../src/payments/transitions.js';
+import { advance, DAY, seconds, subscriptionElement, TEST } from './support/subscriptions.js';
 
 type ListQuery = NonNullable<operations['orders']['parameters']['query']>;
 const READ: KeyChoice = { write: false };
+const TEST_READ: KeyChoice = { mode: 'test', write: false };
 const NUMBER = /^[0-9A-HJKMNP-TV-Z]{16}$/;
 
 const listOrders = (ws: Workspace, query: ListQuery = {}, key: KeyChoice = READ) => restClient(ws, key).GET('/v0/orders/list', { params: { query } });
@@ -222,21 +225,25 @@ describe('orders: cancel and update', () => {
 
 describe('orders: list filters', () => {
   let ws: Workspace;
-  const o: Record<string, Awaited<ReturnType<typeof seedOrder>>> = {};
-  const checkout = { c1: randomUUID(), c2: randomUUID() };
+  const o: Record<string, { order: { id: string; number: string }; payment: { id: string } }> = {};
+  const checkout = { c1: '', c2: randomUUID() };
   let alice: { id: string; email: string | null };
   const at = (month: number) => new Date(Date.UTC(2026, month - 1, 1, 12, 0, 0, 250));
 
+  // Test mode: the subscription is bought through the hosted checkout and renewed by its workflow
+  // on the test clock (test keys only); the other orders are seeded in the same mode.
   beforeAll(async () => {
-    ws = await newWorkspace('Orders filters');
-    const bob = await newBuyer(ws, `bob-${randomUUID()}@example.com`);
-    alice = await newBuyer(ws, `alice-${randomUUID()}@example.com`);
+    ws = await newWorkspace('Orders filters', ['testMode=true']);
+    const bob = await newBuyer(ws, `bob-${randomUUID()}@example.com`, TEST);
+    alice = await newBuyer(ws, `alice-${randomUUID()}@example.com`, TEST);
+    // The subscription's element is checkout c1 (order one is seeded as sold by it too).
+    checkout.c1 = await subscriptionElement(ws, 500);
     const line = (unitPrice: number, customFields?: Record<string, string>) => ({ offerId: randomUUID(), productId: randomUUID(), quantity: 1, unitPrice, customFields });
-    o.one = await seedOrder(ws, { userId: alice.id, country: 'US', checkoutId: checkout.c1, items: [line(600, { size: 'L', color: 'red' }), line(400, { gift: 'yes' })] });
-    o.two = await seedOrder(ws, { userId: bob.id, currency: 'EUR', country: 'DE', checkoutId: checkout.c2, items: [line(3000, { size: 'L' })] });
-    o.three = await seedOrder(ws, { userId: alice.id, country: 'DE', checkoutId: checkout.c1, items: [line(500)], subscription: { recurringInterval: 'month' } });
-    o.four = await seedOrder(ws, { items: [line(0)], payment: { processor: null, methodType: null } });
-    o.five = await seedOrder(ws, { userId: bob.id, country: 'US', items: [line(2000)] });
+    o.one = await seedOrder(ws, { userId: alice.id, country: 'US', checkoutId: checkout.c1, items: [line(600, { size: 'L', color: 'red' }), line(400, { gift: 'yes' })] }, TEST);
+    o.two = await seedOrder(ws, { userId: bob.id, currency: 'EUR', country: 'DE', checkoutId: checkout.c2, items: [line(3000, { size: 'L' })] }, TEST);
+    o.three = await subscribed(checkout.c1, alice.email!);
+    o.four = await seedOrder(ws, { items: [line(0)], payment: { processor: null, methodType: null } }, TEST);
+    o.five = await seedOrder(ws, { userId: bob.id, country: 'US', items: [line(2000)] }, TEST);
     const db = salesDb();
     await db.$transaction(async (tx) => {
       await markPaymentPaid(tx, o.one!.payment.id);
@@ -246,18 +253,27 @@ describe('orders: list filters', () => {
       await tx.payment.update({ where: { id: o.five!.payment.id }, data: { disputed: true } });
       await tx.order.update({ where: { id: o.five!.order.id }, data: { disputed: true } });
     });
-    // A renewal of the subscription, numbered as its second payment.
-    await db.payment.create({
-      data: { workspaceId: ws.workspaceId, livemode: true, orderId: o.three.order.id, sequence: 2, number: `${o.three.order.number}-2`, amount: 500, currency: 'USD', subscriptionId: o.three.subscription!.id },
-    });
+    // A renewal of the subscription, its second payment: the test clock advanced past the first period.
+    const { currentPeriodEnd } = await db.subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number: o.three.order.number } });
+    await ok(advance(ws, o.three.order.number, seconds(currentPeriodEnd!) + DAY));
+    expect(await db.payment.findFirstOrThrow({ where: { number: `${o.three.order.number}-2` } })).toMatchObject({ status: 'PAID', sequence: 2 });
     for (const [index, name] of ['one', 'two', 'three', 'four', 'five'].entries()) await db.order.update({ where: { id: o[name]!.order.id }, data: { createdAt: at(index + 1) } });
-  });
+  }, 120_000);
+
+  /** A monthly subscription bought by `email` (a buyer in Berlin) through the element; waits until its workflow began its first period. */
+  async function subscribed(elementId: string, email: string) {
+    const { status, body } = await payCheckout(elementId, orderBody({ email, billingDetails: { countryCode: 'DE', postalCode: '10115' } }), randomUUID());
+    if (status !== 200) throw new Error(`checkout answered ${status}: ${JSON.stringify(body)}`);
+    const { order, payment } = body.data as { order: { id: string; number: string }; payment: { id: string } };
+    await eventually(() => salesDb().subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number: order.number } }), (s) => s.currentPeriodEnd !== null);
+    return { order, payment };
+  }
 
   const names = async (query: ListQuery) => {
-    const { orders } = await ok(listOrders(ws, query));
+    const { orders } = await ok(listOrders(ws, query, TEST_READ));
     return orders.map((row) => Object.keys(o).find((name) => o[name]!.order.id === row.id) ?? row.id);
   };
-  const rejected = async (query: ListQuery) => (await failure(listOrders(ws, query))).status;
+  const rejected = async (query: ListQuery) => (await failure(listOrders(ws, query, TEST_READ))).status;
 
   test('newest first by default; orderBy createdAt, orderNumber and value in both directions', async () => {
     expect(await names({})).toEqual(['five', 'four', 'three', 'two', 'one']);
@@ -267,10 +283,10 @@ describe('orders: list filters', () => {
     const byNumber = Object.keys(o).sort((a, b) => (o[a]!.order.number < o[b]!.order.number ? -1 : 1));
     expect(await names({ orderBy: 'orderNumber', orderDirection: 'ASC' })).toEqual(byNumber);
     expect(await names({ orderBy: 'orderNumber' })).toEqual([...byNumber].reverse());
-    const page = await ok(listOrders(ws, { skip: 1, take: 2, returnCount: true }));
+    const page = await ok(listOrders(ws, { skip: 1, take: 2, returnCount: true }, TEST_READ));
     expect(page.orders.map((row) => row.id)).toEqual([o.four!.order.id, o.three!.order.id]);
     expect(page.count).toBe(5);
-    expect(await ok(listOrders(ws, { archived: true, returnCount: true }))).toEqual({ orders: [], count: 0 });
+    expect(await ok(listOrders(ws, { archived: true, returnCount: true }, TEST_READ))).toEqual({ orders: [], count: 0 });
   });
 
   test('term, ids, number (# tolerated, a payment number finds its order), userId', async () => {
@@ -295,7 +311,7 @@ describe('orders: list filters', () => {
     expect(await rejected({ subscriptionNumber: 'not-a-number' })).toBe(400);
     expect(await names({ checkoutIds: [checkout.c1] })).toEqual(['three', 'one']);
     expect(await names({ checkoutIds: [checkout.c1, checkout.c2] })).toEqual(['three', 'two', 'one']);
-    const repeated = await raw('GET', '/v0/orders/list', { headers: readHeaders(ws), query: `checkoutIds=${checkout.c2}&checkoutIds=${checkout.c1}` });
+    const repeated = await raw('GET', '/v0/orders/list', { headers: readHeaders(ws, TEST), query: `checkoutIds=${checkout.c2}&checkoutIds=${checkout.c1}` });
     expect(repeated.body.data.orders).toHaveLength(3);
   });
 
@@ -306,14 +322,14 @@ describe('orders: list filters', () => {
     expect(await fields({ size: 'L', gift: 'yes' })).toEqual([]);
     expect(await fields({ size: 'l' })).toEqual([]);
     expect(await fields({ gift: 'yes' })).toEqual(['one']);
-    const encoded = await raw('GET', '/v0/orders/list', { headers: readHeaders(ws), query: `customFields=${encodeURIComponent('{"color":"red"}')}` });
+    const encoded = await raw('GET', '/v0/orders/list', { headers: readHeaders(ws, TEST), query: `customFields=${encodeURIComponent('{"color":"red"}')}` });
     expect(encoded.body.data.orders.map((row: { id: string }) => row.id)).toEqual([o.one!.order.id]);
     for (const customFields of ['{size', '[]', '"L"', 'null', '{"size":{"a":1}}', '{"size":null}']) expect(await rejected({ customFields })).toBe(400);
   });
 
   test('statuses, types, disputed, valueFrom/valueTo, currency, country', async () => {
-    expect(await names({ statuses: ['PAID'] })).toEqual(['five', 'four', 'one']);
-    expect(await names({ statuses: ['FAILED', 'PENDING'] })).toEqual(['three', 'two']);
+    expect(await names({ statuses: ['PAID'] })).toEqual(['five', 'four', 'three', 'one']);
+    expect(await names({ statuses: ['FAILED', 'PENDING'] })).toEqual(['two']);
     expect(await names({ types: ['SUBSCRIPTION', 'FREE'] })).toEqual(['four', 'three']);
     expect(await names({ disputed: true })).toEqual(['five']);
     expect(await names({ disputed: false })).toEqual(['four', 'three', 'two', 'one']);
@@ -323,6 +339,7 @@ describe('orders: list filters', () => {
     expect(await names({ currency: 'eur' })).toEqual(['two']);
     expect(await names({ country: 'de' })).toEqual(['three', 'two']);
     expect(await names({ currency: 'USD', country: 'US', statuses: ['PAID'] })).toEqual(['five', 'one']);
+    expect(await names({ currency: 'USD', country: 'DE', statuses: ['PAID'] })).toEqual(['three']);
     for (const query of [{ currency: 'ZZZ' }, { country: 'QQ' }, { statuses: ['SHIPPED'] }, { types: ['RENTAL'] }] as unknown as ListQuery[]) expect(await rejected(query)).toBe(400);
   });
 
@@ -334,7 +351,7 @@ describe('orders: list filters', () => {
     expect(await names({ createdFrom: 0, createdTo: Number.MAX_SAFE_INTEGER })).toHaveLength(5);
     expect(await names({ createdFrom: Number.MAX_SAFE_INTEGER })).toEqual([]);
     for (const value of ['-1', '9007199254740992', '1.5', 'soon']) {
-      expect((await raw('GET', '/v0/orders/list', { headers: readHeaders(ws), query: `createdFrom=${value}` })).status).toBe(400);
+      expect((await raw('GET', '/v0/orders/list', { headers: readHeaders(ws, TEST), query: `createdFrom=${value}` })).status).toBe(400);
     }
   });
 });

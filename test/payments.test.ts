@@ -3,6 +3,7 @@ import type { operations } from './generated/openapi.js';
 import { newWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { failure, ok } from './support/responses.js';
+import { advance, DAY, DECLINES_OFF_SESSION, paymentsOf, seconds, subscribe, subscriptionElement, TEST } from './support/subscriptions.js';
 import { countEvents, eventsAbout, newBuyer, newCatalogue, salesDb, seedOrder } from './support/sales.js';
 import {
   markPaymentCancelled,
@@ -16,6 +17,7 @@ import {
 
 type ListQuery = NonNullable<operations['payments']['parameters']['query']>;
 const READ: KeyChoice = { write: false };
+const TEST_READ: KeyChoice = { mode: 'test', write: false };
 
 const listPayments = (ws: Workspace, query: ListQuery = {}, key: KeyChoice = READ) => restClient(ws, key).GET('/v0/payments/list', { params: { query } });
 const getPayment = (ws: Workspace, paymentId: string, key: KeyChoice = READ) => restClient(ws, key).GET('/v0/payments/{paymentId}', { params: { path: { paymentId } } });
@@ -214,29 +216,35 @@ describe('payments: list filters (the orders list\'s, on payments)', () => {
   let subscriptionNumber: string;
   let buyerEmail: string;
 
+  let amount: number;
+
+  // Test mode: the subscription is bought through the hosted checkout (a card saved fine whose
+  // off-session charges are declined) and its renewal is made by its workflow on the test clock
+  // (test keys only): PENDING while dunning retries it. The other payments are seeded in that mode.
   beforeAll(async () => {
-    ws = await newWorkspace('Payments filters');
-    const buyer = await newBuyer(ws, `carol-${randomUUID()}@example.com`);
+    ws = await newWorkspace('Payments filters', ['testMode=true']);
+    const buyer = await newBuyer(ws, `carol-${randomUUID()}@example.com`, TEST);
     buyerEmail = buyer.email!;
     const line = (unitPrice: number, customFields?: Record<string, string>) => ({ offerId: randomUUID(), productId: randomUUID(), quantity: 1, unitPrice, customFields });
-    const one = await seedOrder(ws, { userId: buyer.id, country: 'FR', checkoutId, items: [line(1500, { seat: '12A' })] });
-    const sub = await seedOrder(ws, { currency: 'EUR', country: 'DE', items: [line(800)], subscription: { recurringInterval: 'month' } });
-    const free = await seedOrder(ws, { items: [line(0)], payment: { processor: null, methodType: null } });
+    const one = await seedOrder(ws, { userId: buyer.id, country: 'FR', checkoutId, items: [line(1500, { seat: '12A' })] }, TEST);
+    const element = await subscriptionElement(ws, 800, { recurringInterval: 'month', currency: 'EUR' });
+    const sub = await subscribe(ws, element, { cardNumber: DECLINES_OFF_SESSION, billingDetails: { countryCode: 'DE', postalCode: '10115' } });
+    const free = await seedOrder(ws, { items: [line(0)], payment: { processor: null, methodType: null } }, TEST);
     subscriptionNumber = sub.order.number;
     await inTx(async (tx) => {
       await markPaymentPaid(tx, one.payment.id);
-      await markPaymentPaid(tx, sub.payment.id);
       await markPaymentPaid(tx, free.payment.id);
     });
-    const renewal = await salesDb().payment.create({
-      data: { workspaceId: ws.workspaceId, livemode: true, orderId: sub.order.id, sequence: 2, number: `${sub.order.number}-2`, amount: 800, currency: 'EUR', subscriptionId: sub.subscription!.id },
-    });
-    Object.assign(p, { one: one.payment.id, sub: sub.payment.id, free: free.payment.id, renewal: renewal.id });
+    await ok(advance(ws, subscriptionNumber, seconds(sub.subscription.currentPeriodEnd!) + DAY));
+    const [first, renewal] = await paymentsOf(sub.subscription.id);
+    expect(renewal).toMatchObject({ number: `${subscriptionNumber}-2`, status: 'PENDING', currency: 'EUR', amount: first!.amount });
+    amount = first!.amount;
+    Object.assign(p, { one: one.payment.id, sub: first!.id, free: free.payment.id, renewal: renewal!.id });
     const months = { one: 1, sub: 2, free: 3, renewal: 4 } as const;
     for (const [name, month] of Object.entries(months)) await salesDb().payment.update({ where: { id: p[name]! }, data: { createdAt: new Date(Date.UTC(2026, month - 1, 1)) } });
-  });
+  }, 120_000);
 
-  const names = async (query: ListQuery) => (await ok(listPayments(ws, query))).payments.map((row) => Object.keys(p).find((name) => p[name] === row.id) ?? row.id);
+  const names = async (query: ListQuery) => (await ok(listPayments(ws, query, TEST_READ))).payments.map((row) => Object.keys(p).find((name) => p[name] === row.id) ?? row.id);
 
   test('order, number, subscription and the order-level filters', async () => {
     expect(await names({})).toEqual(['renewal', 'free', 'sub', 'one']);
@@ -250,7 +258,7 @@ describe('payments: list filters (the orders list\'s, on payments)', () => {
     expect(await names({ types: ['SUBSCRIPTION'] })).toEqual(['renewal', 'sub']);
     expect(await names({ types: ['FREE', 'ONE_TIME'] })).toEqual(['free', 'one']);
     expect(await names({ country: 'de' })).toEqual(['renewal', 'sub']);
-    expect(await names({ currency: 'EUR', valueFrom: 800, valueTo: 800 })).toEqual(['renewal', 'sub']);
+    expect(await names({ currency: 'EUR', valueFrom: amount, valueTo: amount })).toEqual(['renewal', 'sub']);
     expect(await names({ valueFrom: 1000 })).toEqual(['one']);
     expect(await names({ term: buyerEmail.slice(0, 10) })).toEqual(['one']);
     expect(await names({ term: `${subscriptionNumber.toLowerCase()}-2` })).toEqual(['renewal']);
@@ -259,9 +267,9 @@ describe('payments: list filters (the orders list\'s, on payments)', () => {
     expect(await names({ orderBy: 'orderNumber', orderDirection: 'ASC' })).toEqual(
       Object.keys(p).sort((a, b) => (numberOf(a) < numberOf(b) ? -1 : 1)),
     );
-    expect(await ok(listPayments(ws, { archived: true, returnCount: true }))).toEqual({ payments: [], count: 0 });
+    expect(await ok(listPayments(ws, { archived: true, returnCount: true }, TEST_READ))).toEqual({ payments: [], count: 0 });
     for (const query of [{ customFields: '{' }, { number: 'bad number' }, { currency: 'ABC' }, { statuses: ['SHIPPED'] }] as unknown as ListQuery[]) {
-      expect((await failure(listPayments(ws, query))).status).toBe(400);
+      expect((await failure(listPayments(ws, query, TEST_READ))).status).toBe(400);
     }
   });
 

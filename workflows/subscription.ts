@@ -75,7 +75,11 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   /** When the next step is due on the subscription's clock; null when only a request can move it. */
   const nextDue = (s: LifecycleState): number | null => {
     if (s.status === 'paused') return null;
-    if (s.dunning) return retryNow ? clock() : s.dunning.nextRetryMs;
+    // A first attempt with no retry planned was started by a workflow task that never completed
+    // (a lost worker, a timed-out task: local activities are recorded only with their task):
+    // charge it again now, under the same idempotency key, so the processor answers with the
+    // charge it may already have made. Later attempts wait for their retry or the processor.
+    if (s.dunning) return retryNow ? clock() : (s.dunning.nextRetryMs ?? (s.dunning.attempts === 0 ? s.dunning.dueMs : null));
     // The payment method was replaced: the command moved the period's end to now.
     if (s.status === 'unpaid') return retryNow ? s.periodEndMs : null;
     return s.periodEndMs;
