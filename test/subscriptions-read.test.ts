@@ -9,6 +9,7 @@ import { checkAnswer, fuzzKit, send, type Sent } from './support/fuzz.js';
 import { operationAt, readDocument } from './support/openapi.js';
 import { ERROR, failure, ok } from './support/responses.js';
 import { newCatalogue, readHeaders, salesDb } from './support/sales.js';
+import { advance, DAY } from './support/subscriptions.js';
 
 // Reading subscriptions through the real HTTP surface: GET /v0/subscriptions/list (cursor
 // pagination) and GET /v0/subscriptions/{subscriptionIdOrNumber}, and their GraphQL queries.
@@ -236,7 +237,9 @@ describe('GET /v0/subscriptions/{subscriptionIdOrNumber}', () => {
     const { subscription } = await ok(details(ws, number));
     const order = await orderOf(ws, number);
     const { items, user, payments, ...fields } = subscription;
-    expect(fields).toEqual(order.subscription);
+    // The same fields as the order's subscription; its clock is "now" at each read.
+    expect(fields).toEqual({ ...order.subscription, clock: expect.any(Number) });
+    expect(Math.abs(fields.clock - order.subscription!.clock)).toBeLessThanOrEqual(60);
     expect(fields).toMatchObject({ object: 'subscription', id: number, status: 'active', amount: 1250, userId: order.userId });
     expect(items).toEqual(order.items);
     expect(items).toEqual([expect.objectContaining({ object: 'order_item', orderId: order.id, quantity: 1, unitPrice: 1250 })]);
@@ -247,23 +250,13 @@ describe('GET /v0/subscriptions/{subscriptionIdOrNumber}', () => {
   });
 
   test("its payments are the subscription's, oldest first: a later payment numbered {number}-2 is listed after the first", async () => {
-    // A renewal as the lifecycle records it (a payment of the first order, sequence 2, of the subscription).
-    const db = salesDb();
-    const row = await db.subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number }, include: { orders: true } });
-    const renewal = await db.payment.create({
-      data: {
-        workspaceId: ws.workspaceId, livemode: false, orderId: row.orders[0]!.id, sequence: 2, number: `${number}-2`, status: 'PENDING', amount: 1250, currency: 'USD',
-        processor: 'sandbox', methodType: 'card', userId: row.userId, subscriptionId: row.id,
-      },
-    });
-    try {
-      const { subscription } = await ok(details(ws, number));
-      expect(subscription.payments.map((p) => [p.number, p.status])).toEqual([[number, 'PAID'], [`${number}-2`, 'PENDING']]);
-      // A payment's number is not a subscription's.
-      expect(await failure(details(ws, `${number}-2`))).toEqual({ status: 404, body: ERROR });
-    } finally {
-      await db.payment.delete({ where: { id: renewal.id } });
-    }
+    // A real renewal: the subscription's test clock advanced a day past its first period.
+    const before = (await ok(details(ws, number))).subscription;
+    await ok(advance(ws, number, before.currentPeriodEnd! + DAY));
+    const { subscription } = await ok(details(ws, number));
+    expect(subscription.payments.map((p) => [p.number, p.status])).toEqual([[number, 'PAID'], [`${number}-2`, 'PAID']]);
+    // A payment's number is not a subscription's.
+    expect(await failure(details(ws, `${number}-2`))).toEqual({ status: 404, body: ERROR });
   });
 
   test('sent with a leading # it resolves to nothing (404), unlike the order routes; numbers match verbatim', async () => {

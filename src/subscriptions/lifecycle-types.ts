@@ -8,19 +8,9 @@ import { SubscriptionSummary } from './types.js';
 import { saveTestPaymentMethod } from '../payments/test-helpers.js';
 import { Unauthenticated, ValidationFailed } from '../core/errors.js';
 import { findSubscription } from './queries.js';
-import { advanceClock, chargeSubscription, clockOf, replacePaymentMethod, requestChange } from './requests.js';
+import { advanceClock, chargeSubscription, replacePaymentMethod, requestChange } from './requests.js';
 import { Payment } from '../payments/types.js';
 import { upcomingPayment } from './service.js';
-
-builder.objectFields(SubscriptionSummary, (t) => ({
-  pausedAt: t.expose('pausedAt', { type: 'Timestamp', nullable: true }),
-  nextRetryAt: t.expose('nextRetryAt', { type: 'Timestamp', nullable: true, description: 'Dunning: when the unpaid renewal is retried next (subscription clock)' }),
-  clock: t.field({
-    type: 'Timestamp',
-    description: "The subscription's clock, Unix seconds: now, or ahead of it once a test clock advanced it",
-    resolve: (s) => Math.floor(clockOf(s) / 1000),
-  }),
-}));
 
 const SubscriptionChangePayload = builder.simpleObject('SubscriptionChangePayload', {
   fields: (t) => ({ subscription: t.field({ type: SubscriptionSummary }) }),

@@ -16,7 +16,7 @@ onOrderCancelled(cancelWithInitialOrder);
 
 export const subscriptionsModule: DomainModule = {
   tag: { name: 'Subscriptions', description: "Subscriptions: started by an order, identified by that order's number; renewals, dunning, cancel, pause and test clocks, one durable workflow per subscription" },
-  // The read types first: the lifecycle's fields extend their SubscriptionSummary.
+  // The read types first: the lifecycle answers with their SubscriptionSummary.
   registerTypes: async () => {
     await import('./types.js');
     await import('./lifecycle-types.js');

@@ -5,6 +5,7 @@ import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { CartItem, SubscriptionStatusEnum } from '../orders/types.js';
 import { DEFAULT_TAKE, findSubscription, listSubscriptions, subscriptionItems } from './queries.js';
+import { clockOf } from './requests.js';
 
 /** The subscription's fields (subscriptionResource's), shared by the summary (lists, an order's subscription) and the details. */
 const subscriptionFields = <Model extends PrismaTypes['Subscription'], Shape extends SubscriptionRow>(
@@ -26,6 +27,13 @@ const subscriptionFields = <Model extends PrismaTypes['Subscription'], Shape ext
   cancelAtPeriodEnd: t.boolean({ resolve: (s) => s.cancelAtPeriodEnd }),
   cancelledAt: t.field({ type: 'Timestamp', nullable: true, resolve: (s) => s.cancelledAt }),
   createdAt: t.field({ type: 'Timestamp', resolve: (s) => s.createdAt }),
+  pausedAt: t.field({ type: 'Timestamp', nullable: true, resolve: (s) => s.pausedAt }),
+  nextRetryAt: t.field({ type: 'Timestamp', nullable: true, description: 'Dunning: when the unpaid renewal is retried next (subscription clock)', resolve: (s) => s.nextRetryAt }),
+  clock: t.field({
+    type: 'Timestamp',
+    description: "The subscription's clock, Unix seconds: now, or ahead of it once a test clock advanced it",
+    resolve: (s) => Math.floor(clockOf(s) / 1000),
+  }),
 });
 
 /** The subscription with its current status (list rows, an order's and a payment's subscription); its id is its number. */

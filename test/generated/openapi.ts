@@ -2453,6 +2453,8 @@ export interface components {
             amount: number;
             cancelAtPeriodEnd: boolean;
             cancelledAt: (number & components["schemas"]["Timestamp"]) | null;
+            /** @description The subscription's clock, Unix seconds: now, or ahead of it once a test clock advanced it */
+            clock: components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             currentPeriodEnd: (number & components["schemas"]["Timestamp"]) | null;
@@ -2461,7 +2463,10 @@ export interface components {
             id: string;
             /** @description The cart items of the order that started it, with their offers and products as they are now */
             items: components["schemas"]["CartItem"][];
+            /** @description Dunning: when the unpaid renewal is retried next (subscription clock) */
+            nextRetryAt: (number & components["schemas"]["Timestamp"]) | null;
             object: string;
+            pausedAt: (number & components["schemas"]["Timestamp"]) | null;
             /** @description The first payment and every later one (renewals, plan changes), oldest first */
             payments: components["schemas"]["Payment"][];
             recurringInterval: string;
