@@ -9,10 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 
-import { Client, Connection } from '@temporalio/client';
-
-import { runCli, startServerProcess, startWorkerProcess } from '../test/support/processes.js';
-import { inParallel, keyHeaders, post, quantile, withBenchEnvironment, type BenchWorkspace } from './support.js';
+import { runCli } from '../test/support/processes.js';
+import { inParallel, keyHeaders, post, quantile, startApiAndWorker, withBenchEnvironment, type BenchWorkspace } from './support.js';
 
 const ORDERS = Number(process.env.BENCH_REFUND_ORDERS ?? 120);
 const CONCURRENCY = Number(process.env.BENCH_REFUND_CONCURRENCY ?? 8);
@@ -39,15 +37,9 @@ async function round(count: number, concurrency: number, task: (index: number) =
 const row = (name: string, r: Round) =>
   `${name.padEnd(34)}${String(r.latencies.length).padStart(6)}${quantile(r.latencies, 0.5).toFixed(1).padStart(10)}${quantile(r.latencies, 0.99).toFixed(1).padStart(10)}${(r.latencies.length / r.seconds).toFixed(1).padStart(10)}`;
 
-await withBenchEnvironment(async ({ env, stopLater }) => {
-  const server = await startServerProcess({ ...env, LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS: 'false' });
-  stopLater(server);
-  const worker = await startWorkerProcess({ ...env, LOG_LEVEL: 'warn' });
-  stopLater(worker);
-  const taskQueue = worker.ready[1]!;
-  const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
-  stopLater({ stop: () => connection.close() });
-  const client = new Client({ connection });
+await withBenchEnvironment(async (environment) => {
+  const { env } = environment;
+  const { server, taskQueue, client } = await startApiAndWorker(environment);
 
   const ws = await runCli<BenchWorkspace>(['workspace', 'create', '--name', 'Bench refunds'], env);
   const headers = keyHeaders(ws);

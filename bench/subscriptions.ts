@@ -10,10 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 
-import { Client, Connection } from '@temporalio/client';
-
-import { runCli, startServerProcess, startWorkerProcess } from '../test/support/processes.js';
-import { inParallel, post, withBenchEnvironment } from './support.js';
+import { runCli } from '../test/support/processes.js';
+import { inParallel, post, startApiAndWorker, withBenchEnvironment } from './support.js';
 
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 const PERIODS = Number(process.env.BENCH_PERIODS ?? 12);
@@ -29,15 +27,9 @@ interface TestWorkspace {
   testSecretKey: string;
 }
 
-await withBenchEnvironment(async ({ env, stopLater }) => {
-  const server = await startServerProcess({ ...env, LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS: 'false' });
-  stopLater(server);
-  const worker = await startWorkerProcess({ ...env, LOG_LEVEL: 'warn' });
-  stopLater(worker);
-  const taskQueue = worker.ready[1]!;
-  const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
-  stopLater({ stop: () => connection.close() });
-  const client = new Client({ connection });
+await withBenchEnvironment(async (environment) => {
+  const { env } = environment;
+  const { server, taskQueue, client } = await startApiAndWorker(environment);
 
   const ws = await runCli<TestWorkspace>(['workspace', 'create', '--name', 'Bench subscriptions'], env);
   await runCli(['workspace', 'set', ws.workspaceId, 'testMode=true'], env);

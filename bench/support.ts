@@ -7,7 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { scratchDatabase, startAdminDatabase } from '../test/support/database.js';
-import { buildDist, startProcess } from '../test/support/processes.js';
+import { Client, Connection } from '@temporalio/client';
+
+import { buildDist, startProcess, startServerProcess, startWorkerProcess } from '../test/support/processes.js';
 
 export interface BenchEnvironment {
   /** DATA_DIR, DATABASE_URL and TEMPORAL_ADDRESS for the processes under test. */
@@ -39,6 +41,20 @@ export async function withBenchEnvironment<T>(bench: (environment: BenchEnvironm
     await admin.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Production's shape on the environment: an API process (WORKER_IN_PROCESS=false, no rate limit)
+ * and a worker process, and a Temporal client for the floor's empty workflows on the worker's queue.
+ */
+export async function startApiAndWorker({ env, stopLater }: BenchEnvironment) {
+  const server = await startServerProcess({ ...env, LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS: 'false' });
+  stopLater(server);
+  const worker = await startWorkerProcess({ ...env, LOG_LEVEL: 'warn' });
+  stopLater(worker);
+  const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
+  stopLater({ stop: () => connection.close() });
+  return { server, taskQueue: worker.ready[1]!, client: new Client({ connection }) };
 }
 
 /** The value at quantile q (0..1) of the values, nearest rank. */

@@ -151,7 +151,9 @@ describe('health and metrics', () => {
 
 describe('a server process of its own', () => {
   test('logs each request with its request id, and exits 0 on SIGTERM with a client connection still open', async () => {
-    const server = await startServerProcess({ DATABASE_URL: process.env.DATABASE_URL!, LOG_LEVEL: 'info' });
+    // A task queue of its own: on the suite's, its in-process worker could take other files'
+    // workflow tasks, and a graceful shutdown rightly waits for those.
+    const server = await startServerProcess({ DATABASE_URL: process.env.DATABASE_URL!, LOG_LEVEL: 'info', TEMPORAL_TASK_QUEUE: `operations-${randomUUID()}` });
     const requestId = `ops-${randomUUID()}`;
     // fetch keeps the connection alive: shutdown must not wait for the idle connection to time out.
     const res = await fetch(`${server.url}/v0/products/list`, { headers: { 'x-request-id': requestId } });
