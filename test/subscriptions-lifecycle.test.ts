@@ -54,6 +54,8 @@ describe('renewals on the test clock', () => {
       expect(gap).toBeLessThanOrEqual(31 * DAY * 1000);
     }
     expect(renewals[0]!.createdAt.getTime()).toBe(firstEnd.getTime());
+    // Paid at its own moment, not at the advance's target: as if the year had passed.
+    expect(renewals.map((p) => p.paidAt?.getTime())).toEqual(renewals.map((p) => p.createdAt.getTime()));
     // One processor charge per renewal, keyed by (subscription, period, attempt).
     const atProcessor = await salesDb().sandboxCharge.findMany({ where: { paymentId: { in: renewals.map((p) => p.id) } } });
     expect(atProcessor).toHaveLength(12);

@@ -85,9 +85,13 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     return s.periodEndMs;
   };
 
-  /** Charges attempt `attempt` and, while it is pending, waits for the processor's word on it. */
-  const charge = async (paymentId: string, attempt: number, dueMs: number) => {
-    const outcome = await acts.chargeRenewal(paymentId, attempt, clock(), dueMs);
+  /**
+   * Charges attempt `attempt` and, while it is pending, waits for the processor's word on it.
+   * `atMs` is when the step was due on the subscription's clock: one advance across several
+   * periods books each renewal at its own moment, as if the time had passed.
+   */
+  const charge = async (paymentId: string, attempt: number, dueMs: number, atMs: number) => {
+    const outcome = await acts.chargeRenewal(paymentId, attempt, atMs, dueMs);
     if (outcome.status !== 'pending' || !outcome.chargeId) return;
     const { chargeId } = outcome;
     const arrived = await condition(() => laterOutcomes.has(chargeId), PENDING_CHARGE_MS);
@@ -129,14 +133,14 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       const { dunning, periodEndMs }: LifecycleState = state;
       if (dunning) {
         retryNow = false;
-        await charge(dunning.paymentId, dunning.attempts, dunning.dueMs);
+        await charge(dunning.paymentId, dunning.attempts, dunning.dueMs, due);
       } else if (state.cancelAtPeriodEnd) {
         state = await acts.endAtPeriodEnd(subscriptionId, periodEndMs!);
         continue;
       } else {
         retryNow = false;
         const renewal = await acts.startRenewal(subscriptionId, state.period + 1, periodEndMs!);
-        if (renewal) await charge(renewal.paymentId, 0, periodEndMs!);
+        if (renewal) await charge(renewal.paymentId, 0, periodEndMs!, due);
       }
       state = await acts.loadSubscription(subscriptionId);
       for (const answer of answerAfterStep.splice(0)) answer(state);
