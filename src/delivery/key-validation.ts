@@ -6,7 +6,7 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { DomainError, NotFound, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
-import { unixSeconds } from '../core/time.js';
+import { unixSecondsOrNull } from '../core/time.js';
 import { keyValidationBudget, type BudgetedDeps } from './budgets.js';
 import { deliveredKeys } from './delivered-keys.js';
 import { keyFingerprint } from './key-vault.js';
@@ -120,7 +120,7 @@ async function answer(db: Prisma.TransactionClient | PrismaClient, productId: st
     licenseKeyId: row.id,
     offerId: item.offerId,
     orderId: item.orderId,
-    expiresAt: expiresAt ? unixSeconds(expiresAt) : null,
+    expiresAt: unixSecondsOrNull(expiresAt),
     activationLimit: policy?.activationLimit ?? null,
     activations,
     instance,

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Order, Prisma, Subscription, User } from '../generated/prisma/client.js';
 import type { EventDefinitions, SampleContext } from '../events/event-types.js';
-import { unixSeconds } from '../core/time.js';
+import { unixSeconds, unixSecondsOrNull } from '../core/time.js';
 import { currencyDecimals } from '../reference/currencies.js';
 import { paymentResource, paymentRowInclude, type PaymentRow } from '../payments/resource.js';
 import { subscriptionResource } from '../subscriptions/resource.js';
@@ -19,8 +19,6 @@ export const orderRowInclude = {
 } satisfies Prisma.OrderInclude;
 
 export type OrderRow = Order & { user: User | null; lastPayment: PaymentRow | null; subscription: Subscription | null };
-
-const secondsOrNull = (date: Date | null) => (date ? unixSeconds(date) : null);
 
 /** The order as the API returns it (the Order type's fields). */
 export function orderResource(o: OrderRow) {
@@ -45,7 +43,7 @@ export function orderResource(o: OrderRow) {
     currencyDecimals: currencyDecimals(o.currency) ?? null,
     createdAt: unixSeconds(o.createdAt),
     updatedAt: unixSeconds(o.updatedAt),
-    paidAt: secondsOrNull(o.paidAt),
+    paidAt: unixSecondsOrNull(o.paidAt),
     userId: o.userId,
     user: o.user ? userResource(o.user) : null,
     lastPaymentId: o.lastPaymentId,

@@ -2,7 +2,7 @@
 // lastPayment and in the payment events. Kept apart from events.ts so the order events can use it
 // without an import cycle.
 import type { Payment, Prisma } from '../generated/prisma/client.js';
-import { unixSeconds } from '../core/time.js';
+import { unixSeconds, unixSecondsOrNull } from '../core/time.js';
 import { currencyDecimals } from '../reference/currencies.js';
 
 /** What a payment row needs to become the resource: its order's and subscription's numbers. */
@@ -12,8 +12,6 @@ export const paymentRowInclude = {
 } satisfies Prisma.PaymentInclude;
 
 export type PaymentRow = Payment & { order: { number: string }; subscription: { number: string } | null };
-
-const secondsOrNull = (date: Date | null) => (date ? unixSeconds(date) : null);
 
 export function paymentResource(p: PaymentRow) {
   return {
@@ -34,8 +32,8 @@ export function paymentResource(p: PaymentRow) {
     refundedAmount: p.refundedAmount,
     disputed: p.disputed,
     planChange: p.planChange,
-    cancelRequestedAt: secondsOrNull(p.cancelRequestedAt),
-    paidAt: secondsOrNull(p.paidAt),
+    cancelRequestedAt: unixSecondsOrNull(p.cancelRequestedAt),
+    paidAt: unixSecondsOrNull(p.paidAt),
     orderId: p.orderId,
     orderNumber: p.order.number,
     userId: p.userId,

@@ -1,9 +1,7 @@
 // The subscription as the API and the events show it. Its own module: orders, payments and the
 // subscription events all carry it, and none of them may import another's events in a cycle.
 import type { Subscription } from '../generated/prisma/client.js';
-import { unixSeconds } from '../core/time.js';
-
-const secondsOrNull = (date: Date | null) => (date ? unixSeconds(date) : null);
+import { unixSeconds, unixSecondsOrNull } from '../core/time.js';
 
 /**
  * The subscription as the API shows it (an order's `subscription`, the subscriptions list and
@@ -22,11 +20,11 @@ export function subscriptionResource(s: Subscription) {
     trialInterval: s.trialInterval,
     trialIntervalCount: s.trialIntervalCount,
     userId: s.userId,
-    currentPeriodStart: secondsOrNull(s.currentPeriodStart),
-    currentPeriodEnd: secondsOrNull(s.currentPeriodEnd),
-    trialEndsAt: secondsOrNull(s.trialEndsAt),
+    currentPeriodStart: unixSecondsOrNull(s.currentPeriodStart),
+    currentPeriodEnd: unixSecondsOrNull(s.currentPeriodEnd),
+    trialEndsAt: unixSecondsOrNull(s.trialEndsAt),
     cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-    cancelledAt: secondsOrNull(s.cancelledAt),
+    cancelledAt: unixSecondsOrNull(s.cancelledAt),
     createdAt: unixSeconds(s.createdAt),
   };
 }
