@@ -92,6 +92,10 @@ export const config = {
     retryIntervalMs: intEnv('WEBHOOK_RETRY_INTERVAL_MS', 300_000),
     // How often each worker process looks for events not yet handed to delivery.
     dispatchIntervalMs: intEnv('EVENT_DISPATCH_INTERVAL_MS', 250),
+    // false: this worker process leaves the outbox to the others. Deliveries start on the
+    // dispatching process's task queue, so a pool on a task queue of its own (another app's
+    // workflows, a canary) must not take them.
+    dispatchEvents: process.env.EVENT_DISPATCH !== 'false',
   },
   // License keys are stored encrypted under this secret (src/delivery/key-vault.ts).
   licenseKeySecret: secretEnv('LICENSE_KEY_SECRET'),

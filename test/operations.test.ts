@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
-import { execCli, httpOnlyEnv, runProcess, startServerProcess } from './support/processes.js';
+import { execCli, httpOnlyEnv, ownTaskQueueEnv, runProcess, startServerProcess } from './support/processes.js';
 
 // Operating the service: the admin CLI, health and metrics endpoints, request logs, shutdown.
 
@@ -153,7 +153,7 @@ describe('a server process of its own', () => {
   test('logs each request with its request id, and exits 0 on SIGTERM with a client connection still open', async () => {
     // A task queue of its own: on the suite's, its in-process worker could take other files'
     // workflow tasks, and a graceful shutdown rightly waits for those.
-    const server = await startServerProcess({ DATABASE_URL: process.env.DATABASE_URL!, LOG_LEVEL: 'info', TEMPORAL_TASK_QUEUE: `operations-${randomUUID()}` });
+    const server = await startServerProcess({ DATABASE_URL: process.env.DATABASE_URL!, LOG_LEVEL: 'info', ...ownTaskQueueEnv('operations') });
     const requestId = `ops-${randomUUID()}`;
     // fetch keeps the connection alive: shutdown must not wait for the idle connection to time out.
     const res = await fetch(`${server.url}/v0/products/list`, { headers: { 'x-request-id': requestId } });
@@ -167,7 +167,7 @@ describe('a server process of its own', () => {
   }, 120_000);
 
   test('SIGINT stops it cleanly too', async () => {
-    const server = await startServerProcess({ DATABASE_URL: process.env.DATABASE_URL! });
+    const server = await startServerProcess({ DATABASE_URL: process.env.DATABASE_URL!, ...ownTaskQueueEnv('operations') });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     expect(await server.stop('SIGINT')).toBe(0);
   }, 120_000);

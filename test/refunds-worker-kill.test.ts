@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 
 import pg from 'pg';
 
 import { keyHeaders, newWorkspace } from './support/api.js';
 import { checkResponse } from './support/openapi.js';
-import { startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
+import { ownTaskQueueEnv, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
 import { eventsAbout, salesDb } from './support/sales.js';
 import { paidOrder, sellingElement, TEST } from './support/refunds.js';
 
@@ -36,11 +35,9 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 test(
   'killed between the processor refund and the bookkeeping: one processor refund, one row, one event',
   async () => {
-    const taskQueue = `refund-kill-${randomUUID()}`;
     const env = {
       DATABASE_URL: process.env.DATABASE_URL!,
-      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
-      TEMPORAL_TASK_QUEUE: taskQueue,
+      ...ownTaskQueueEnv('refund-kill'),
       SANDBOX_WEBHOOK_DELIVERY: 'false',
       RATE_LIMIT_POINTS: '1000000',
     };

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { newWorkspace, type Workspace } from './support/api.js';
 import { orderBody, eventually } from './support/checkout.js';
 import { buyerClient, restClient } from './support/client.js';
-import { startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
+import { ownTaskQueueEnv, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
 import { suiteTemporal } from './support/refunds.js';
 import { salesDb } from './support/sales.js';
 import { DAY, seconds, subscriptionElement, TEST } from './support/subscriptions.js';
@@ -42,8 +42,7 @@ const locks: pg.Client[] = [];
 beforeAll(async () => {
   env = {
     DATABASE_URL: process.env.DATABASE_URL!,
-    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
-    TEMPORAL_TASK_QUEUE: `subscription-kill-${randomUUID()}`,
+    ...ownTaskQueueEnv('subscription-kill'),
     SANDBOX_WEBHOOK_DELIVERY: 'false',
     RATE_LIMIT_POINTS: '1000000',
   };

@@ -12,7 +12,7 @@ import { findTemporalCli } from '../src/temporal/temporal-cli-binary.js';
 import { devServerPaths } from '../src/temporal/dev-server.js';
 import type { HealthReport } from '../src/platform/activities.js';
 import type { platformHealthCheck } from '../workflows/platform-health-check.js';
-import { startServerProcess, startWorkerProcess, type StartedProcess, type ServerProcess } from './support/processes.js';
+import { ownTaskQueueEnv, startServerProcess, startWorkerProcess, type StartedProcess, type ServerProcess } from './support/processes.js';
 
 // Starting servers with their own dev server takes seconds each; more on a busy 2-core machine.
 const SLOW = 180_000;
@@ -81,8 +81,8 @@ describe('Temporal platform', () => {
   });
 
   test('with WORKER_IN_PROCESS=false the server runs no worker; `npm run worker` runs the workflows', async () => {
-    const taskQueue = `commerce-${randomUUID()}`;
-    const env = { TEMPORAL_ADDRESS: suiteAddress, TEMPORAL_TASK_QUEUE: taskQueue };
+    const env = ownTaskQueueEnv('commerce');
+    const taskQueue = env.TEMPORAL_TASK_QUEUE!;
     const server = await startServerProcess({ ...env, WORKER_IN_PROCESS: 'false' });
     started.push(server);
     expect(server.output()).toContain(`No Temporal worker in this process (WORKER_IN_PROCESS=false): run \`npm run worker\` for task queue ${taskQueue}`);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { nodeFlags } from '../../src/node-flags.ts'; // .ts: see global-setup.ts
 
 // Jest and npm run from the repository root (this file is also loaded as CommonJS by Jest's
@@ -122,3 +123,15 @@ export async function runCli<T = Record<string, unknown>>(args: string[], env: R
  * runs no worker, so it starts fast and stays out of the suite's workflows.
  */
 export const httpOnlyEnv = (): Record<string, string> => ({ TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS ?? '', WORKER_IN_PROCESS: 'false' });
+
+/**
+ * For processes with a worker on the suite's database and Temporal dev server but a task queue of
+ * their own: they leave the outbox to the suite's worker (EVENT_DISPATCH=false). Dispatching, they
+ * would start other files' webhook deliveries on their queue, stranded there once they stop (and
+ * a graceful stop waits for the deliveries in flight).
+ */
+export const ownTaskQueueEnv = (name: string): Record<string, string> => ({
+  TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS ?? '',
+  TEMPORAL_TASK_QUEUE: `${name}-${randomUUID()}`,
+  EVENT_DISPATCH: 'false',
+});
