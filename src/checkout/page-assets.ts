@@ -61,18 +61,18 @@ button.pay:disabled { background: #8c9bb8; cursor: default; }
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /**
- * The headers of every page this module renders (docs/decisions.md, "Checkout page"):
+ * The headers of every hosted page, given its one script (docs/decisions.md, "Checkout page"):
  * - CSP: nothing but the script and stylesheet above (by hash), requests to this origin only,
  *   no plugins, no <base>, no form posting anywhere (the script sends the JSON itself);
  * - framing: allowed on https pages (a checkout element is embeddable) and on local development
  *   origins, never on plain-http sites; X-Frame-Options cannot say that, so it is not sent;
  * - not cached (the page shows live prices and stock), no Referer (the URL carries the discount code).
  */
-export const CHECKOUT_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+export const hostedPageHeaders = (script: string): Readonly<Record<string, string>> => Object.freeze({
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': [
     "default-src 'none'",
-    `script-src ${sha256(PAGE_SCRIPT)}`,
+    `script-src ${sha256(script)}`,
     `style-src ${sha256(PAGE_CSS)}`,
     "connect-src 'self'",
     "img-src 'self' data:",
@@ -84,3 +84,6 @@ export const CHECKOUT_PAGE_HEADERS: Readonly<Record<string, string>> = Object.fr
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
 });
+
+/** The checkout page's headers; another hosted page (the payment-method page) takes hostedPageHeaders of its own script. */
+export const CHECKOUT_PAGE_HEADERS = hostedPageHeaders(PAGE_SCRIPT);

@@ -116,7 +116,8 @@ const discountCodeFrom = (params: URLSearchParams) => (params.get('svc-discount-
 
 // --- Page frames ----------------------------------------------------------------------------
 
-function htmlDocument(title: string, body: string, script = ''): string {
+/** A hosted page's document: the shared stylesheet, the body, the page's script (the payment-method page uses it too). */
+export function htmlDocument(title: string, body: string, script = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -153,7 +154,8 @@ function notFoundPage(): CheckoutPage {
   );
 }
 
-function testBanner(): string {
+/** The test-mode banner with the sandbox's test cards (on every test-mode hosted page). */
+export function testBanner(): string {
   const cards = TEST_CARDS.map((c) => `<li><code>${escapeHtml(c.number.replace(/(\d{4})(?=\d)/g, '$1 '))}</code> ${escapeHtml(c.outcome)}</li>`).join('\n');
   return `<div class="test-banner" id="test-mode" role="note">
 <strong>Test mode</strong>
@@ -234,6 +236,21 @@ ${items}
 </details>`;
 }
 
+/** The card inputs (no `name`: were a form ever submitted natively, they would not be sent); the payment-method page has them too. */
+export function cardFields(): string {
+  const year = new Date().getUTCFullYear();
+  const monthList = Array.from({ length: 12 }, (_, i) => `<option value="${i + 1}">${String(i + 1).padStart(2, '0')}</option>`).join('');
+  const yearList = Array.from({ length: 20 }, (_, i) => `<option value="${year + i}">${year + i}</option>`).join('');
+  return `<div id="card-fields">
+<label for="card-number">Card number</label><input id="card-number" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234">
+<div class="row">
+<div><label for="card-exp-month">Expiry month</label><select id="card-exp-month" autocomplete="cc-exp-month"><option value="">MM</option>${monthList}</select></div>
+<div><label for="card-exp-year">Expiry year</label><select id="card-exp-year" autocomplete="cc-exp-year"><option value="">YYYY</option>${yearList}</select></div>
+<div><label for="card-cvc">CVC</label><input id="card-cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" pattern="[0-9]{3,4}"></div>
+</div>
+</div>`;
+}
+
 const METHOD_LABELS: Record<PaymentMethodType, string> = { card: 'Card', paypal: 'PayPal', manual: 'Bank transfer' };
 
 function checkoutPage(element: Element, merchant: string | null, params: URLSearchParams, methods: readonly PaymentMethodType[]): CheckoutPage {
@@ -242,7 +259,6 @@ function checkoutPage(element: Element, merchant: string | null, params: URLSear
   const quantity = quantityFrom(params);
   const discountCode = discountCodeFrom(params);
   const requiresPayment = offers.some((o) => o.price > 0);
-  const year = new Date().getUTCFullYear();
   const data = {
     checkoutElementId: element.id,
     livemode: element.livemode,
@@ -254,8 +270,6 @@ function checkoutPage(element: Element, merchant: string | null, params: URLSear
   const countryList = countries()
     .map((c) => `<option value="${c.code}">${escapeHtml(c.name)}</option>`)
     .join('');
-  const monthList = Array.from({ length: 12 }, (_, i) => `<option value="${i + 1}">${String(i + 1).padStart(2, '0')}</option>`).join('');
-  const yearList = Array.from({ length: 20 }, (_, i) => `<option value="${year + i}">${year + i}</option>`).join('');
   const body = `<main>
 ${heading(element, merchant)}
 <noscript><div class="card notice error">This checkout needs JavaScript to calculate the total and to pay.</div></noscript>
@@ -291,14 +305,7 @@ ${customFieldInputs(offers)}
 <fieldset class="methods"><legend>Payment method</legend>
 ${methods.map((method, index) => `<label><input type="radio" name="method" value="${method}"${index === 0 ? ' checked' : ''}> ${METHOD_LABELS[method]}</label>`).join('\n')}
 </fieldset>
-<div id="card-fields">
-<label for="card-number">Card number</label><input id="card-number" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234">
-<div class="row">
-<div><label for="card-exp-month">Expiry month</label><select id="card-exp-month" autocomplete="cc-exp-month"><option value="">MM</option>${monthList}</select></div>
-<div><label for="card-exp-year">Expiry year</label><select id="card-exp-year" autocomplete="cc-exp-year"><option value="">YYYY</option>${yearList}</select></div>
-<div><label for="card-cvc">CVC</label><input id="card-cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" pattern="[0-9]{3,4}"></div>
-</div>
-</div>
+${cardFields()}
 </section>
 <button type="submit" class="pay" id="pay" disabled>${requiresPayment ? 'Pay' : 'Get it for free'}</button>
 <div id="outcome" class="notice" role="status" aria-live="polite" hidden></div>

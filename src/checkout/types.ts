@@ -95,7 +95,7 @@ const CheckoutBillingDetails = builder.inputType('CheckoutBillingDetails', {
   }),
 });
 
-const CheckoutCard = builder.inputType('CheckoutCard', {
+export const CheckoutCard = builder.inputType('CheckoutCard', {
   description: 'Card details: passed to the processor, never stored or logged',
   fields: (t) => ({
     number: t.string({ required: true, description: 'Digits; spaces and dashes are ignored' }),

@@ -1337,6 +1337,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/paymentMethodSession": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a short-lived session for updating a subscription's payment method (call from the back end; give the browser only the sessionToken)
+         * @description Mints a payment-method session for the subscription (active, trialing, past_due, unpaid or paused; else 400). 403 when the workspace setting embeddedPaymentMethodUpdate is off; 429 above 10 sessions an hour per subscription
+         */
+        post: operations["createPaymentMethodSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment-method/{subscriptionId}/{sessionToken}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save a new card for the session's subscription (the hosted page's buyer route, no keys)
+         * @description Saves the card (a zero-amount check at the processor) as the subscription's payment method and retires the session; a past_due or unpaid renewal is retried at once. 402 declined (the session stays open); 404 unknown token or another subscription's; 400 expired or used
+         */
+        post: operations["completePaymentMethodSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2214,6 +2254,19 @@ export interface components {
             count: number | null;
             payments: components["schemas"]["Payment"][];
         };
+        PaymentMethodSession: {
+            /** @description Unix seconds, 15 minutes after minting */
+            expiresAt: components["schemas"]["Timestamp"];
+            /** @description Give only this to the browser; valid for this subscription only, once */
+            sessionToken: string;
+            /** @description The hosted page where the buyer enters the new card */
+            url: string;
+        };
+        /** @description The subscription's status after the update (a past_due or unpaid one is active again when the retried renewal is paid) */
+        PaymentMethodSessionCompletion: {
+            paymentMethod: components["schemas"]["SessionPaymentMethod"];
+            status: string;
+        };
         /** @enum {string} */
         PaymentMethodType: "card" | "manual" | "paypal";
         /** @enum {string} */
@@ -2436,6 +2489,10 @@ export interface components {
         };
         /** @enum {string} */
         SaleOrderBy: "createdAt" | "orderNumber" | "value";
+        SessionPaymentMethod: {
+            brand: string | null;
+            last4: string | null;
+        };
         /** @enum {string} */
         SortDirection: "ASC" | "DESC";
         SubscriptionChangePayload: {
@@ -6183,6 +6240,90 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    createPaymentMethodSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["PaymentMethodSession"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    completePaymentMethodSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscriptionId: components["schemas"]["UUID"];
+                sessionToken: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card: components["schemas"]["CheckoutCard"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["PaymentMethodSessionCompletion"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            402: components["responses"]["PaymentRequired"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }
