@@ -5,5 +5,6 @@ import { PAGE_HEADERS, renderPaymentMethodPage } from './page.js';
 
 export async function servePaymentMethodPage({ prisma, params }: EndpointRequest): Promise<Response> {
   const { status, html } = await renderPaymentMethodPage(prisma, params.subscriptionId!, params.sessionToken!, new Date());
-  return new Response(html, { status, headers: PAGE_HEADERS });
+  // A copy: the response adds its content-length to the headers it is given.
+  return new Response(html, { status, headers: { ...PAGE_HEADERS } });
 }

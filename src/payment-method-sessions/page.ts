@@ -23,18 +23,19 @@ const DATE = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' 
 
 /** The page for a link that opens nothing: its reason, never which subscription it was for. */
 function refusalPage(status: number, reason: 'unknown' | 'expired' | 'used' | 'closed'): HostedPage {
-  const texts = {
+  const texts: Record<typeof reason, readonly [string, string]> = {
     unknown: ['This link is not valid', 'The link does not lead to a payment-method update: it may be mistyped, or meant for another subscription.'],
     expired: ['This link has expired', 'Links to update a payment method work for 15 minutes.'],
     used: ['This link was used already', 'The payment method was updated with it; each link works once.'],
     closed: ['This subscription cannot be updated', 'The subscription has ended, or its first payment was never made.'],
-  }[reason];
+  };
+  const [title, text] = texts[reason];
   return {
     status,
-    html: htmlDocument(texts[0], `<main>
+    html: htmlDocument(title, `<main>
 <div class="card" id="refused" data-reason="${reason}">
-<h1>${escapeHtml(texts[0])}</h1>
-<p>${escapeHtml(texts[1])}</p>
+<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(text)}</p>
 <p class="muted">Ask the seller for a new link to update your payment method.</p>
 </div>
 </main>`),

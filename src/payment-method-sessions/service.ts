@@ -139,7 +139,10 @@ export async function completeSession(deps: CompleteDeps, subscriptionId: string
   const method = await setUp(deps, session, subscription, card);
   // Retired before the hook, atomically: two completions racing replace the method once.
   const claimed = await deps.prisma.paymentMethodSession.updateMany({ where: { id: session.id, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
-  if (claimed.count === 0) refuse(await lookUpSession(deps.prisma, subscriptionId, token, now));
+  if (claimed.count === 0) {
+    const lost = await lookUpSession(deps.prisma, subscriptionId, token, now);
+    refuse(lost.state === 'open' ? { state: 'used' } : lost);
+  }
   const scope: Scope = { workspaceId: session.workspaceId, livemode: session.livemode };
   const replaced = await replacePaymentMethod(deps, scope, subscription.number, method.ref);
   const settled = RETRIED_STATUSES.includes(subscription.status) ? await retryOutcome(deps.prisma, replaced) : replaced;
