@@ -23,6 +23,18 @@ export const PAGE_SCRIPT = `
   const messageOf = (envelope, fallback) =>
     (envelope && envelope.error && typeof envelope.error.message === 'string' && envelope.error.message) || fallback;
   const STILL_OWED = ['past_due', 'unpaid'];
+  const post = async (path, body) => {
+    const response = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+    let envelope = null;
+    try { envelope = await response.json(); } catch { envelope = null; }
+    return { status: response.status, envelope };
+  };
 
   let saved = false;
   let saving = false;
@@ -39,15 +51,14 @@ export const PAGE_SCRIPT = `
       cvc: value('card-cvc'),
     };
     try {
-      const response = await fetch(data.completePath, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ card }),
-        credentials: 'omit',
-        cache: 'no-store',
-      });
-      let envelope = null;
-      try { envelope = await response.json(); } catch { envelope = null; }
+      // The card goes to the processor's tokenizer, never to the completion: it sends the payment method.
+      const tokenized = await post(data.tokenizePath, { card });
+      if (tokenized.status !== 200 || !tokenized.envelope || !tokenized.envelope.data) {
+        show('error', ['The card could not be saved.', messageOf(tokenized.envelope, 'HTTP ' + tokenized.status)]);
+        return;
+      }
+      const response = await post(data.completePath, { paymentMethod: tokenized.envelope.data.paymentMethod });
+      const envelope = response.envelope;
       const result = envelope && envelope.data;
       if (response.status === 200 && result) {
         saved = true;

@@ -9,6 +9,7 @@ import type { PrismaClient, Subscription } from '../generated/prisma/client.js';
 import { subscriptionItems } from '../subscriptions/queries.js';
 import { upcomingPayment } from '../subscriptions/service.js';
 import { PAGE_SCRIPT } from './page-script.js';
+import { SANDBOX_TOKENIZE_PATH } from '../payments/card-source.js';
 import { PAGE_PATH } from './page-path.js';
 import { lookUpSession } from './service.js';
 
@@ -68,7 +69,7 @@ export async function renderPaymentMethodPage(prisma: PrismaClient, subscription
   const workspace = await prisma.workspace.findUniqueOrThrow({ where: { id: subscription.workspaceId }, select: { name: true } });
   const merchant = workspace.name.trim();
   const owed = subscription.status === 'past_due' || subscription.status === 'unpaid';
-  const data = { completePath: `${PAGE_PATH}/${subscription.id}/${token}/complete`, owed };
+  const data = { completePath: `${PAGE_PATH}/${subscription.id}/${token}/complete`, tokenizePath: SANDBOX_TOKENIZE_PATH, owed };
   const body = `<main>
 ${subscription.livemode ? '' : testBanner()}
 <header class="card">

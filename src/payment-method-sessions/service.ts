@@ -13,7 +13,8 @@ import type { Principal, Scope } from '../core/scope.js';
 import { isUuid } from '../core/uuid.js';
 import type { PaymentMethodSession, PrismaClient, Subscription } from '../generated/prisma/client.js';
 import { processorFor } from '../payments/processors/index.js';
-import { CardDeclined, ProcessorUnavailable, type CardDetails, type PaymentProcessor, type SetupResult } from '../payments/processors/processor.js';
+import { checkCardSource, type CardSource } from '../payments/card-source.js';
+import { CardDeclined, InvalidProcessorRequest, ProcessorUnavailable, type PaymentProcessor, type SetupResult } from '../payments/processors/processor.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { findSubscription } from '../subscriptions/queries.js';
 import { replacePaymentMethod } from '../subscriptions/requests.js';
@@ -103,16 +104,19 @@ export interface CompleteDeps {
 }
 
 /** The card's zero-amount setup at the subscription's processor; a declined card is 402 and the token stays open. */
-async function setUp(deps: CompleteDeps, session: PaymentMethodSession, subscription: Subscription, card: CardDetails) {
+async function setUp(deps: CompleteDeps, session: PaymentMethodSession, subscription: Subscription, source: CardSource) {
   const processor = subscription.processor ? processorFor(subscription.processor, deps.processor, { prisma: deps.prisma }) : null;
   if (!processor || subscription.methodType !== 'card') throw new ValidationFailed("This subscription's payment method cannot be replaced by a card here");
+  if (!source.card && !source.paymentMethod) throw new ValidationFailed('card or paymentMethod is required');
+  checkCardSource(processor.name, source);
   const user = subscription.userId ? await deps.prisma.user.findUnique({ where: { id: subscription.userId }, select: { email: true } }) : null;
   let setup: SetupResult;
   try {
     // Each attempt its own key: after a decline, the next card is a new setup.
     setup = await processor.setupPaymentMethod({
       idempotencyKey: `payment-method-session/${session.id}/${randomUUID()}`,
-      card,
+      card: source.card ?? undefined,
+      paymentMethod: source.paymentMethod ?? undefined,
       email: user?.email ?? '',
       livemode: subscription.livemode,
       metadata: { subscriptionId: subscription.id, paymentMethodSessionId: session.id },
@@ -120,6 +124,8 @@ async function setUp(deps: CompleteDeps, session: PaymentMethodSession, subscrip
   } catch (error) {
     if (error instanceof ProcessorUnavailable) throw new TemporarilyUnavailable('The payment processor is unavailable; try again shortly');
     if (error instanceof CardDeclined) throw new PaymentDeclined(error.message);
+    // A token the processor does not know (made up, of another processor).
+    if (error instanceof InvalidProcessorRequest) throw new ValidationFailed(`paymentMethod: ${error.message}`);
     throw error;
   }
   if (setup.status === 'failed') throw new PaymentDeclined(setup.failureMessage);
@@ -127,16 +133,16 @@ async function setUp(deps: CompleteDeps, session: PaymentMethodSession, subscrip
 }
 
 /**
- * The hosted page's completion: the card saved at the processor, the session retired, the
+ * The hosted page's completion: the card (or the payment method the browser tokenized) saved at the processor, the session retired, the
  * subscription's saved method replaced through its hook; a past_due or unpaid subscription's
  * renewal is retried at once and its outcome awaited (bounded) so the page can show it.
  */
-export async function completeSession(deps: CompleteDeps, subscriptionId: string, token: string, card: CardDetails, now: Date) {
+export async function completeSession(deps: CompleteDeps, subscriptionId: string, token: string, source: CardSource, now: Date) {
   const lookup = await lookUpSession(deps.prisma, subscriptionId, token, now);
   if (lookup.state !== 'open') refuse(lookup);
   const { session, subscription } = lookup;
   await deps.rateLimits.spend(sessionAttemptBudget, session.id);
-  const method = await setUp(deps, session, subscription, card);
+  const method = await setUp(deps, session, subscription, source);
   // Retired before the hook, atomically: two completions racing replace the method once.
   const claimed = await deps.prisma.paymentMethodSession.updateMany({ where: { id: session.id, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
   if (claimed.count === 0) {

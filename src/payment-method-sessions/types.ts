@@ -1,6 +1,6 @@
 // The payment-method sessions' GraphQL fields (REST routes in ./routes.ts).
 import { builder } from '../graphql/builder.js';
-import { CheckoutCard } from '../checkout/types.js';
+import { CheckoutCard } from '../payments/card-types.js';
 import { mintSession, completeSession, SESSION_LIFETIME_SECONDS } from './service.js';
 
 const PaymentMethodSession = builder.simpleObject('PaymentMethodSession', {
@@ -35,8 +35,9 @@ builder.mutationFields((t) => ({
     args: {
       subscriptionId: t.arg({ type: 'UUID', required: true }),
       sessionToken: t.arg.string({ required: true }),
-      card: t.arg({ type: CheckoutCard, required: true }),
+      card: t.arg({ type: CheckoutCard, description: 'Or paymentMethod; refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set' }),
+      paymentMethod: t.arg.string({ description: "In place of card: a payment method the buyer's browser tokenized (Stripe.js's pm_…, or the sandbox's POST /sandbox/payment-methods)" }),
     },
-    resolve: async (_root, args, ctx) => completeSession(ctx, args.subscriptionId, args.sessionToken, args.card, new Date()),
+    resolve: async (_root, args, ctx) => completeSession(ctx, args.subscriptionId, args.sessionToken, { card: args.card, paymentMethod: args.paymentMethod }, new Date()),
   }),
 }));

@@ -601,6 +601,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The sandbox's card tokenizer for buyers' browsers (buyer route, no keys): a payment method to pay with in place of card
+         * @description The sandbox's card tokenizer, for buyers' browsers: checks the card's details (400 when malformed) and returns a payment method for one use. 400 with another processor than the sandbox
+         */
+        post: operations["tokenizeSandboxCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/payments/{paymentId}/cancel": {
         parameters: {
             query?: never;
@@ -2489,6 +2509,12 @@ export interface components {
         };
         /** @enum {string} */
         SaleOrderBy: "createdAt" | "orderNumber" | "value";
+        SandboxPaymentMethod: {
+            brand: string;
+            last4: string;
+            /** @description pm_sbx_tok_…: pay or save with it in place of card */
+            paymentMethod: string;
+        };
         SessionPaymentMethod: {
             brand: string | null;
             last4: string | null;
@@ -4289,7 +4315,7 @@ export interface operations {
             content: {
                 "application/json": {
                     billingDetails: components["schemas"]["CheckoutBillingDetails"];
-                    /** @description Required for method card when the total is above 0 */
+                    /** @description For method card when the total is above 0, or paymentMethod; refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set */
                     card?: components["schemas"]["CheckoutCard"] | null;
                     /** @description Per cart item: {<offerId>: {<fieldId>: <string>}} */
                     customFields?: components["schemas"]["JSON"];
@@ -4299,6 +4325,8 @@ export interface operations {
                     email: string;
                     /** @description Default card */
                     method?: (string & components["schemas"]["CheckoutPaymentMethod"]) | null;
+                    /** @description In place of card: a payment method the buyer's browser tokenized (Stripe.js's pm_…, or the sandbox's POST /sandbox/payment-methods) */
+                    paymentMethod?: string | null;
                     /**
                      * Format: int32
                      * @description Units of every offer of the element, 1 to 1000 (default 1; svc-quantity)
@@ -4640,6 +4668,43 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    tokenizeSandboxCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card: components["schemas"]["CheckoutCard"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SandboxPaymentMethod"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -6293,10 +6358,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    card: components["schemas"]["CheckoutCard"];
+                    /** @description Or paymentMethod; refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set */
+                    card?: components["schemas"]["CheckoutCard"] | null;
+                    /** @description In place of card: a payment method the buyer's browser tokenized (Stripe.js's pm_…, or the sandbox's POST /sandbox/payment-methods) */
+                    paymentMethod?: string | null;
                 };
             };
         };
