@@ -94,6 +94,7 @@ describeWithMock('Stripe: payment methods from Stripe.js', () => {
       STRIPE_SECRET_KEY: 'sk_test_123',
       STRIPE_WEBHOOK_SECRET: 'whsec_test',
       STRIPE_API_BASE: mock.url,
+      STRIPE_PUBLISHABLE_KEY: 'pk_test_wiring',
     });
   }, STRIPE_MOCK_PROVISION_TIMEOUT_MS);
   afterAll(async () => {
@@ -123,4 +124,45 @@ describeWithMock('Stripe: payment methods from Stripe.js', () => {
     expect(token.status).not.toBe(400);
     expect((await post('/sandbox/payment-methods', { card: card() })).status).toBe(400);
   }, SLOW);
+
+  // Stripe.js comes from Stripe's own host, which this machine cannot reach: the pages' wiring is
+  // checked in their HTML (script, mount point, key, policy), the browser side is not run.
+  const wiring = (html: string, headers: Headers) => {
+    expect(html).toContain('<script src="https://js.stripe.com/v3/"></script>');
+    expect(html).toContain('<div id="payment-element"></div>');
+    expect(html).not.toContain('id="card-number"');
+    expect(html).not.toContain('id="card-cvc"');
+    expect(html).toContain('"publishableKey":"pk_test_wiring"');
+    expect(html).toContain('stripe.createPaymentMethod({ elements })');
+    const csp = headers.get('content-security-policy')!;
+    expect(csp).toMatch(/script-src 'sha256-[^']+' https:\/\/js\.stripe\.com/);
+    expect(csp).toContain('frame-src https://js.stripe.com https://hooks.stripe.com');
+    expect(csp).toContain("connect-src 'self' https://api.stripe.com");
+  };
+
+  test('the checkout page with Stripe: Stripe.js and the Payment Element in place of card inputs', async () => {
+    const { element } = await newCheckout(ws, { price: 1500, key: TEST });
+    const response = await fetch(`${server.url}/checkout/${element.id}`);
+    expect(response.status).toBe(200);
+    wiring(await response.text(), response.headers);
+  });
+
+  test("the payment-method page of a Stripe subscription: the same wiring; its completion takes the Payment Element's pm_…", async () => {
+    const { subscription } = await subscribe(ws, await subscriptionElement(ws, 900));
+    // A subscription on Stripe (its first payment's processor), without a Stripe checkout to buy it: stripe-mock keeps no state.
+    await salesDb().subscription.update({ where: { id: subscription.id }, data: { processor: 'stripe', paymentMethodRef: 'cus_mock:pm_card_visa' } });
+    const mint = await ok(
+      restClient(ws, TEST).POST('/v0/subscriptions/{subscriptionIdOrNumber}/paymentMethodSession', { params: { path: { subscriptionIdOrNumber: subscription.number } }, body: {} }),
+    );
+    const page = await fetch(mint.url.replace(/^https?:\/\/[^/]+/, server.url));
+    expect(page.status).toBe(200);
+    wiring(await page.text(), page.headers);
+    const complete = (body: unknown) =>
+      fetch(`${server.url}/payment-method/${subscription.id}/${mint.sessionToken}/complete`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const raw = await complete({ card: card() });
+    expect(raw.status).toBe(400);
+    expect(((await raw.json()) as { error: { message: string } }).error.message).toMatch(/Stripe\.js/);
+    // stripe-mock answers the SetupIntent with a fixture: saved (200) or declined (402), never a 5xx.
+    expect([200, 402]).toContain((await complete({ paymentMethod: 'pm_card_visa' })).status);
+  });
 });

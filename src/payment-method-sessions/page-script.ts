@@ -1,14 +1,19 @@
 // The payment-method page's script (constant text: the page's CSP allows it by its hash). It reads
-// the page's data block, sends the card to the completion route and shows the outcome, as text.
+// the page's data block, makes a payment method of the card in the browser (Stripe.js, or the
+// sandbox's tokenizer: ../payments/browser-cards.ts), sends it to the completion route and shows
+// the outcome, as text.
+import { CARD_FORM_SCRIPT } from '../payments/browser-cards.js';
+
 export const PAGE_SCRIPT = `
 (() => {
   'use strict';
   const data = JSON.parse(document.getElementById('session-data').textContent);
+${CARD_FORM_SCRIPT}
+  const cards = cardForm(data.cards, data.currency);
   const $ = (id) => document.getElementById(id);
   const form = $('payment-method');
   const saveButton = $('save');
   const outcome = $('outcome');
-  const value = (id) => $(id).value.trim();
   const text = (tag, content) => {
     const node = document.createElement(tag);
     node.textContent = content;
@@ -44,20 +49,13 @@ export const PAGE_SCRIPT = `
     saveButton.disabled = true;
     const label = saveButton.textContent;
     saveButton.textContent = 'Saving\\u2026';
-    const card = {
-      number: value('card-number').replace(/[\\s-]/g, ''),
-      expMonth: Number(value('card-exp-month')),
-      expYear: Number(value('card-exp-year')),
-      cvc: value('card-cvc'),
-    };
     try {
-      // The card goes to the processor's tokenizer, never to the completion: it sends the payment method.
-      const tokenized = await post(data.tokenizePath, { card });
-      if (tokenized.status !== 200 || !tokenized.envelope || !tokenized.envelope.data) {
-        show('error', ['The card could not be saved.', messageOf(tokenized.envelope, 'HTTP ' + tokenized.status)]);
+      const made = await cards.collect();
+      if (made.error) {
+        show('error', ['The card could not be saved.', made.error]);
         return;
       }
-      const response = await post(data.completePath, { paymentMethod: tokenized.envelope.data.paymentMethod });
+      const response = await post(data.completePath, { paymentMethod: made.paymentMethod });
       const envelope = response.envelope;
       const result = envelope && envelope.data;
       if (response.status === 200 && result) {
@@ -82,8 +80,7 @@ export const PAGE_SCRIPT = `
       saving = false;
       // The card does not stay on the screen once it is saved.
       if (saved) {
-        $('card-number').value = '';
-        $('card-cvc').value = '';
+        cards.clear();
         saveButton.textContent = 'Saved';
         for (const control of form.elements) control.disabled = true;
       } else {
@@ -92,7 +89,7 @@ export const PAGE_SCRIPT = `
       }
     }
   };
-  for (const id of ['card-number', 'card-exp-month', 'card-exp-year', 'card-cvc']) $(id).required = true;
+  cards.required(true);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     void save();

@@ -4,21 +4,27 @@
 // Referer); only its script is its own. Every value written into it is escaped.
 import { hostedPageHeaders } from '../checkout/page-assets.js';
 import { escapeHtml, formatMoney, scriptJson } from '../checkout/page-format.js';
-import { cardFields, htmlDocument, testBanner } from '../checkout/page.js';
+import { htmlDocument, testBanner } from '../checkout/page.js';
 import type { PrismaClient, Subscription } from '../generated/prisma/client.js';
 import { subscriptionItems } from '../subscriptions/queries.js';
 import { upcomingPayment } from '../subscriptions/service.js';
 import { PAGE_SCRIPT } from './page-script.js';
-import { SANDBOX_TOKENIZE_PATH } from '../payments/card-source.js';
+import { browserCards, cardInputs, cardScripts } from '../payments/browser-cards.js';
+import type { ProcessorName } from '../payments/processors/processor.js';
 import { PAGE_PATH } from './page-path.js';
 import { lookUpSession } from './service.js';
 
-export const PAGE_HEADERS = hostedPageHeaders(PAGE_SCRIPT);
 
 export interface HostedPage {
   status: number;
   html: string;
+  headers: Readonly<Record<string, string>>;
 }
+
+const HEADERS: Readonly<Record<ProcessorName, Readonly<Record<string, string>>>> = {
+  sandbox: hostedPageHeaders(PAGE_SCRIPT, 'sandbox'),
+  stripe: hostedPageHeaders(PAGE_SCRIPT, 'stripe'),
+};
 
 const DATE = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' });
 
@@ -33,6 +39,7 @@ function refusalPage(status: number, reason: 'unknown' | 'expired' | 'used' | 'c
   const [title, text] = texts[reason];
   return {
     status,
+    headers: HEADERS.sandbox,
     html: htmlDocument(title, `<main>
 <div class="card" id="refused" data-reason="${reason}">
 <h1>${escapeHtml(title)}</h1>
@@ -69,7 +76,9 @@ export async function renderPaymentMethodPage(prisma: PrismaClient, subscription
   const workspace = await prisma.workspace.findUniqueOrThrow({ where: { id: subscription.workspaceId }, select: { name: true } });
   const merchant = workspace.name.trim();
   const owed = subscription.status === 'past_due' || subscription.status === 'unpaid';
-  const data = { completePath: `${PAGE_PATH}/${subscription.id}/${token}/complete`, tokenizePath: SANDBOX_TOKENIZE_PATH, owed };
+  const processor = subscription.processor ?? 'sandbox';
+  const cards = browserCards(processor);
+  const data = { cards, currency: subscription.currency, completePath: `${PAGE_PATH}/${subscription.id}/${token}/complete`, owed };
   const body = `<main>
 ${subscription.livemode ? '' : testBanner()}
 <header class="card">
@@ -85,13 +94,13 @@ ${owed ? '<p class="notice warn" id="owed">A payment of this subscription failed
 </section>
 <section class="card" aria-labelledby="card-heading">
 <h2 id="card-heading">New card</h2>
-${cardFields()}
+${cardInputs(cards)}
 </section>
 <button type="submit" class="pay" id="save" disabled>Save card</button>
 <div id="outcome" class="notice" role="status" aria-live="polite" hidden></div>
 </form>
 </main>`;
-  const script = `<script type="application/json" id="session-data">${scriptJson(data)}</script>
+  const script = `${cardScripts(cards)}<script type="application/json" id="session-data">${scriptJson(data)}</script>
 <script>${PAGE_SCRIPT}</script>`;
-  return { status: 200, html: htmlDocument(`${merchant ? `${merchant}: ` : ''}Update your payment method`, body, script) };
+  return { status: 200, headers: HEADERS[processor], html: htmlDocument(`${merchant ? `${merchant}: ` : ''}Update your payment method`, body, script) };
 }
