@@ -8,7 +8,7 @@ import { ok } from './support/responses.js';
 import { salesDb } from './support/sales.js';
 import { subscribe, subscriptionElement, TEST } from './support/subscriptions.js';
 
-// The payment-method session routes and page under hostile input (fast-check): subscription ids
+// The payment-method session routes and page, and the sandbox's tokenizer, under hostile input (fast-check): subscription ids
 // and tokens (malformed, another subscription's, made up), arbitrary JSON bodies and cards. Never
 // a 5xx; every route answer in the envelope the published document describes; a rejected request
 // changes nothing (the sessions, the saved method). PAYMENT_METHOD_SESSION_FUZZ_RUNS scales the runs.
@@ -81,7 +81,7 @@ test(
       )
       .map((body) => JSON.stringify(body));
     const body = fc.oneof({ weight: 3, arbitrary: cardBody }, { weight: 1, arbitrary: kit.json.map((v) => JSON.stringify(v)) });
-    const target = fc.constantFrom('mint', 'complete', 'page');
+    const target = fc.constantFrom('mint', 'complete', 'page', 'tokenize');
     await fc.assert(
       fc.asyncProperty(target, id, sessionToken, body, async (which, idOf, tokenOf, sent) => {
         const before = await tally();
@@ -96,14 +96,13 @@ test(
           expect(await tally()).toEqual(before);
           return;
         }
-        const request: Sent =
-          which === 'mint'
-            ? { method: 'POST', path: `/v0/subscriptions/${subject}/paymentMethodSession`, query: '', keys: keyHeaders(ws, TEST), body: sent }
-            : { method: 'POST', path: `/payment-method/${subject}/${secret}/complete`, query: '', keys: {}, body: sent };
-        const operation =
-          which === 'mint'
-            ? operationAt(document, 'POST', `/v0/subscriptions/${number}/paymentMethodSession`)
-            : operationAt(document, 'POST', `/payment-method/${subscriptionId}/${token}/complete`);
+        const path = {
+          mint: [`/v0/subscriptions/${subject}/paymentMethodSession`, `/v0/subscriptions/${number}/paymentMethodSession`],
+          complete: [`/payment-method/${subject}/${secret}/complete`, `/payment-method/${subscriptionId}/${token}/complete`],
+          tokenize: ['/sandbox/payment-methods', '/sandbox/payment-methods'],
+        }[which];
+        const request: Sent = { method: 'POST', path: path[0], query: '', keys: which === 'mint' ? keyHeaders(ws, TEST) : {}, body: sent };
+        const operation = operationAt(document, 'POST', path[1]);
         const response = await send(baseUrl(), request);
         checkAnswer(document, request, response, operation);
         expect(response.status).toBeLessThan(500);
