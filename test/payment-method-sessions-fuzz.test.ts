@@ -96,13 +96,13 @@ test(
           expect(await tally()).toEqual(before);
           return;
         }
-        const path = {
+        const [sentPath, documentedPath] = {
           mint: [`/v0/subscriptions/${subject}/paymentMethodSession`, `/v0/subscriptions/${number}/paymentMethodSession`],
           complete: [`/payment-method/${subject}/${secret}/complete`, `/payment-method/${subscriptionId}/${token}/complete`],
           tokenize: ['/sandbox/payment-methods', '/sandbox/payment-methods'],
-        }[which];
-        const request: Sent = { method: 'POST', path: path[0], query: '', keys: which === 'mint' ? keyHeaders(ws, TEST) : {}, body: sent };
-        const operation = operationAt(document, 'POST', path[1]);
+        }[which] as [string, string];
+        const request: Sent = { method: 'POST', path: sentPath, query: '', keys: which === 'mint' ? keyHeaders(ws, TEST) : {}, body: sent };
+        const operation = operationAt(document, 'POST', documentedPath);
         const response = await send(baseUrl(), request);
         checkAnswer(document, request, response, operation);
         expect(response.status).toBeLessThan(500);
