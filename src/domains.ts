@@ -9,6 +9,7 @@ import { deliveryModule } from './delivery/module.js';
 import { discountsModule } from './discounts/module.js';
 import { offersModule } from './offers/module.js';
 import { ordersModule } from './orders/module.js';
+import { paymentMethodSessionsModule } from './payment-method-sessions/module.js';
 import { paymentsModule } from './payments/module.js';
 import { platformModule } from './platform/module.js';
 import { portalModule } from './portal/module.js';
@@ -36,6 +37,7 @@ export const domains: readonly DomainModule[] = [
   platformModule,
   taxModule,
   portalModule,
+  paymentMethodSessionsModule,
 ];
 
 /** Every /v0 route, tagged with its domain. */

@@ -2,15 +2,12 @@
 // server, then driven in headless Chromium (Debian's `chromium` + playwright-core) through the
 // checkout JSON API, and the orders it makes found again through /v0.
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { baseUrl, newWorkspace, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { ok, useSuiteDatabase } from './support/responses.js';
 import { newCatalogue } from './support/sales.js';
+import { BROWSER_TIMEOUT_MS, launchChromium } from './support/chromium.js';
 
 const TEST: KeyChoice = { mode: 'test' };
 const db = useSuiteDatabase();
@@ -220,38 +217,6 @@ describe('checkout page: rendering', () => {
 });
 
 // --- Headless Chromium -------------------------------------------------------------------------
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const BROWSER_TIMEOUT_MS = 180_000;
-
-/** Chromium in a new, empty profile; a missing Chromium fails the test saying how to install it. */
-async function launchChromium(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium is not installed at ${CHROMIUM}: the checkout page's browser test needs it. Install Debian's package ` +
-        '(`apt-get update && apt-get install -y chromium`; .ci/run does this), or set CHROMIUM_PATH to a Chromium executable.',
-    );
-  }
-  const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'checkout-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
-  return {
-    context,
-    close: async () => {
-      await context.close();
-      await rm(userDataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 interface Watched {
   page: Page;

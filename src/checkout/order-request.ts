@@ -3,6 +3,7 @@
 import { ValidationFailed } from '../core/errors.js';
 import type { PaymentMethodType } from '../generated/prisma/enums.js';
 import { CardDeclined, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
+import { checkCardSource } from '../payments/card-source.js';
 import { checkCard } from '../payments/processors/test-cards.js';
 import { isCountry, postalCodeRequired } from '../reference/countries.js';
 import { checkEmail } from '../users/service.js';
@@ -33,6 +34,7 @@ export interface CheckoutOrderRequest {
   customFields?: unknown;
   method?: PaymentMethodType | null;
   card?: CardDetails | null;
+  paymentMethod?: string | null;
 }
 
 export interface CheckedOrderRequest {
@@ -43,6 +45,8 @@ export interface CheckedOrderRequest {
   customFields: Record<string, Record<string, string>>;
   method: PaymentMethodType;
   card: CardDetails | null;
+  /** A tokenized payment method in place of card (../payments/card-source.ts). */
+  paymentMethod: string | null;
 }
 
 export function checkBillingDetails(details: CheckoutBillingDetails) {
@@ -81,7 +85,9 @@ export function checkOrderRequest(request: CheckoutOrderRequest, processor: Paym
   const method = request.method ?? 'card';
   if (!processor.capabilities.methods.includes(method)) throw new ValidationFailed(`method ${method} is not available with this payment processor`);
   const card = request.card ?? null;
-  if (card && method !== 'card') throw new ValidationFailed(`card is taken only with method card, not ${method}`);
+  const paymentMethod = request.paymentMethod ?? null;
+  if ((card || paymentMethod) && method !== 'card') throw new ValidationFailed(`${card ? 'card' : 'paymentMethod'} is taken only with method card, not ${method}`);
+  checkCardSource(processor.name, { card, paymentMethod });
   if (card) {
     try {
       checkCard(card, new Date());
@@ -99,5 +105,6 @@ export function checkOrderRequest(request: CheckoutOrderRequest, processor: Paym
     customFields: checkCustomFields(request.customFields),
     method,
     card,
+    paymentMethod,
   };
 }

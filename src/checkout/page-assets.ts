@@ -5,6 +5,7 @@
 // script through a JSON data block (`<script type="application/json">`), which is never executed.
 import { createHash } from 'node:crypto';
 
+import type { ProcessorName } from '../payments/processors/processor.js';
 import { PAGE_SCRIPT } from './page-script.js';
 
 export const PAGE_CSS = `
@@ -61,26 +62,37 @@ button.pay:disabled { background: #8c9bb8; cursor: default; }
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /**
- * The headers of every page this module renders (docs/decisions.md, "Checkout page"):
+ * The headers of every hosted page, given its one script (docs/decisions.md, "Checkout page"):
  * - CSP: nothing but the script and stylesheet above (by hash), requests to this origin only,
- *   no plugins, no <base>, no form posting anywhere (the script sends the JSON itself);
+ *   no plugins, no <base>, no form posting anywhere (the script sends the JSON itself); with
+ *   Stripe, Stripe.js too: its script, its frames (the Payment Element) and its API;
  * - framing: allowed on https pages (a checkout element is embeddable) and on local development
  *   origins, never on plain-http sites; X-Frame-Options cannot say that, so it is not sent;
  * - not cached (the page shows live prices and stock), no Referer (the URL carries the discount code).
  */
-export const CHECKOUT_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': [
-    "default-src 'none'",
-    `script-src ${sha256(PAGE_SCRIPT)}`,
-    `style-src ${sha256(PAGE_CSS)}`,
-    "connect-src 'self'",
-    "img-src 'self' data:",
-    "form-action 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'self' https: http://localhost:* http://127.0.0.1:*",
-  ].join('; '),
-  'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-});
+export const hostedPageHeaders = (script: string, processor: ProcessorName): Readonly<Record<string, string>> => {
+  const stripe = processor === 'stripe';
+  return Object.freeze({
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': [
+      "default-src 'none'",
+      `script-src ${sha256(script)}${stripe ? ' https://js.stripe.com' : ''}`,
+      `style-src ${sha256(PAGE_CSS)}`,
+      `connect-src 'self'${stripe ? ' https://api.stripe.com' : ''}`,
+      ...(stripe ? ['frame-src https://js.stripe.com https://hooks.stripe.com'] : []),
+      "img-src 'self' data:",
+      "form-action 'none'",
+      "base-uri 'none'",
+      "frame-ancestors 'self' https: http://localhost:* http://127.0.0.1:*",
+    ].join('; '),
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+  });
+};
+
+/** The checkout page's headers, per processor; another hosted page (the payment-method page) takes hostedPageHeaders of its own script. */
+export const CHECKOUT_PAGE_HEADERS: Readonly<Record<ProcessorName, Readonly<Record<string, string>>>> = {
+  sandbox: hostedPageHeaders(PAGE_SCRIPT, 'sandbox'),
+  stripe: hostedPageHeaders(PAGE_SCRIPT, 'stripe'),
+};

@@ -1,9 +1,14 @@
 // The hosted checkout page's script (constant text: ./page-assets.ts allows it by its hash). It
-// reads the page's data block, refreshes the quote and sends the order with an Idempotency-Key.
+// reads the page's data block, refreshes the quote and sends the order with an Idempotency-Key,
+// paying with a payment method the card form made in the browser (../payments/browser-cards.ts).
+import { CARD_FORM_SCRIPT } from '../payments/browser-cards.js';
+
 export const PAGE_SCRIPT = `
 (() => {
   'use strict';
   const data = JSON.parse(document.getElementById('checkout-data').textContent);
+${CARD_FORM_SCRIPT}
+  const cards = cardForm(data.cards, data.currency);
   const $ = (id) => document.getElementById(id);
   const form = $('checkout');
   const payButton = $('pay');
@@ -19,6 +24,8 @@ export const PAGE_SCRIPT = `
     return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
   };
   let idempotencyKey = newKey();
+  // The payment method made for the current key: a retry with the key sends the same request.
+  let collected = null;
 
   const money = (minor, currency, decimals) => {
     const negative = minor < 0;
@@ -109,7 +116,7 @@ export const PAGE_SCRIPT = `
     $('payment').hidden = !requiresPayment;
     const card = method() === 'card' && requiresPayment;
     $('card-fields').hidden = !card;
-    for (const id of ['card-number', 'card-exp-month', 'card-exp-year', 'card-cvc']) $(id).required = card;
+    cards.required(card);
   };
 
   const renderQuote = (quote) => {
@@ -232,15 +239,18 @@ export const PAGE_SCRIPT = `
     body.email = value('email');
     const fields = customFields();
     if (Object.keys(fields).length) body.customFields = fields;
-    if (requiresPayment && body.method === 'card') {
-      body.card = {
-        number: value('card-number').replace(/[\\s-]/g, ''),
-        expMonth: Number(value('card-exp-month')),
-        expYear: Number(value('card-exp-year')),
-        cvc: value('card-cvc'),
-      };
-    }
     try {
+      if (requiresPayment && body.method === 'card') {
+        if (!collected || collected.key !== idempotencyKey) {
+          const made = await cards.collect();
+          if (made.error) {
+            show('error', ['The card could not be used.', made.error]);
+            return;
+          }
+          collected = { key: idempotencyKey, paymentMethod: made.paymentMethod };
+        }
+        body.paymentMethod = collected.paymentMethod;
+      }
       const { status, envelope } = await post('/orders', body, { 'Idempotency-Key': idempotencyKey });
       const result = envelope && envelope.data;
       if (status === 200 && result && result.order) {
@@ -274,8 +284,7 @@ export const PAGE_SCRIPT = `
       paying = false;
       if (paid) {
         // The card is not needed any more: it does not stay on the screen.
-        $('card-number').value = '';
-        $('card-cvc').value = '';
+        cards.clear();
         payButton.textContent = 'Paid';
         for (const control of form.elements) control.disabled = true;
       } else {

@@ -5,6 +5,8 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { PaymentMethodType } from '../generated/prisma/enums.js';
 import { isUuid } from '../core/uuid.js';
+import { browserCards, cardInputs, cardScripts } from '../payments/browser-cards.js';
+import type { ProcessorName } from '../payments/processors/processor.js';
 import { COUNTRIES, POSTAL_CODE_REQUIRED } from '../reference/countries.js';
 import { CHECKOUT_PAGE_HEADERS, PAGE_CSS } from './page-assets.js';
 import { PAGE_SCRIPT } from './page-script.js';
@@ -116,7 +118,8 @@ const discountCodeFrom = (params: URLSearchParams) => (params.get('svc-discount-
 
 // --- Page frames ----------------------------------------------------------------------------
 
-function htmlDocument(title: string, body: string, script = ''): string {
+/** A hosted page's document: the shared stylesheet, the body, the page's script (the payment-method page uses it too). */
+export function htmlDocument(title: string, body: string, script = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -135,7 +138,7 @@ ${script}
 `;
 }
 
-const page = (status: number, html: string): CheckoutPage => ({ status, html, headers: CHECKOUT_PAGE_HEADERS });
+const page = (status: number, html: string, processor: ProcessorName = 'sandbox'): CheckoutPage => ({ status, html, headers: CHECKOUT_PAGE_HEADERS[processor] });
 
 function notFoundPage(): CheckoutPage {
   return page(
@@ -153,7 +156,8 @@ function notFoundPage(): CheckoutPage {
   );
 }
 
-function testBanner(): string {
+/** The test-mode banner with the sandbox's test cards (on every test-mode hosted page). */
+export function testBanner(): string {
   const cards = TEST_CARDS.map((c) => `<li><code>${escapeHtml(c.number.replace(/(\d{4})(?=\d)/g, '$1 '))}</code> ${escapeHtml(c.outcome)}</li>`).join('\n');
   return `<div class="test-banner" id="test-mode" role="note">
 <strong>Test mode</strong>
@@ -236,14 +240,15 @@ ${items}
 
 const METHOD_LABELS: Record<PaymentMethodType, string> = { card: 'Card', paypal: 'PayPal', manual: 'Bank transfer' };
 
-function checkoutPage(element: Element, merchant: string | null, params: URLSearchParams, methods: readonly PaymentMethodType[]): CheckoutPage {
+function checkoutPage(element: Element, merchant: string | null, params: URLSearchParams, methods: readonly PaymentMethodType[], processor: ProcessorName): CheckoutPage {
   const offers = element.offers.map((o) => o.offer);
   const currency = offers[0]!.currency;
   const quantity = quantityFrom(params);
   const discountCode = discountCodeFrom(params);
   const requiresPayment = offers.some((o) => o.price > 0);
-  const year = new Date().getUTCFullYear();
+  const cards = browserCards(processor);
   const data = {
+    cards,
     checkoutElementId: element.id,
     livemode: element.livemode,
     currency,
@@ -254,8 +259,6 @@ function checkoutPage(element: Element, merchant: string | null, params: URLSear
   const countryList = countries()
     .map((c) => `<option value="${c.code}">${escapeHtml(c.name)}</option>`)
     .join('');
-  const monthList = Array.from({ length: 12 }, (_, i) => `<option value="${i + 1}">${String(i + 1).padStart(2, '0')}</option>`).join('');
-  const yearList = Array.from({ length: 20 }, (_, i) => `<option value="${year + i}">${year + i}</option>`).join('');
   const body = `<main>
 ${heading(element, merchant)}
 <noscript><div class="card notice error">This checkout needs JavaScript to calculate the total and to pay.</div></noscript>
@@ -291,23 +294,16 @@ ${customFieldInputs(offers)}
 <fieldset class="methods"><legend>Payment method</legend>
 ${methods.map((method, index) => `<label><input type="radio" name="method" value="${method}"${index === 0 ? ' checked' : ''}> ${METHOD_LABELS[method]}</label>`).join('\n')}
 </fieldset>
-<div id="card-fields">
-<label for="card-number">Card number</label><input id="card-number" inputmode="numeric" autocomplete="cc-number" maxlength="23" placeholder="1234 1234 1234 1234">
-<div class="row">
-<div><label for="card-exp-month">Expiry month</label><select id="card-exp-month" autocomplete="cc-exp-month"><option value="">MM</option>${monthList}</select></div>
-<div><label for="card-exp-year">Expiry year</label><select id="card-exp-year" autocomplete="cc-exp-year"><option value="">YYYY</option>${yearList}</select></div>
-<div><label for="card-cvc">CVC</label><input id="card-cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" pattern="[0-9]{3,4}"></div>
-</div>
-</div>
+${cardInputs(cards)}
 </section>
 <button type="submit" class="pay" id="pay" disabled>${requiresPayment ? 'Pay' : 'Get it for free'}</button>
 <div id="outcome" class="notice" role="status" aria-live="polite" hidden></div>
 </form>
 </main>`;
   // The card inputs have no `name`: were the form ever submitted natively, they would not be sent.
-  const script = `<script type="application/json" id="checkout-data">${scriptJson(data)}</script>
+  const script = `${cardScripts(cards)}<script type="application/json" id="checkout-data">${scriptJson(data)}</script>
 <script>${PAGE_SCRIPT}</script>`;
-  return page(200, htmlDocument(element.name?.trim() || 'Checkout', body, script));
+  return page(200, htmlDocument(element.name?.trim() || 'Checkout', body, script), processor);
 }
 
 /**
@@ -315,13 +311,15 @@ ${methods.map((method, index) => `<label><input type="radio" name="method" value
  * inactive element (or one of a workspace that cannot sell: offline, or test mode switched off for
  * a test element); 410 an element with an offer that is no longer sold; 200 a sold-out page.
  * `methods` are the payment methods the processor takes (the sandbox: card, PayPal, bank
- * transfer; Stripe: card), offered in that order.
+ * transfer; Stripe: card), offered in that order; the card is collected as `processor` does it
+ * (../payments/browser-cards.ts).
  */
 export async function renderCheckoutPage(
   prisma: PrismaClient,
   checkoutElementId: string,
   searchParams: URLSearchParams,
   methods: readonly PaymentMethodType[],
+  processor: ProcessorName,
 ): Promise<CheckoutPage> {
   if (!isUuid(checkoutElementId)) return notFoundPage();
   const element = await loadElement(prisma, checkoutElementId.toLowerCase());
@@ -331,5 +329,5 @@ export async function renderCheckoutPage(
   const merchant = workspace.name.trim() || null;
   const problems = element.offers.map(({ offer }) => unavailable(offer)).filter((p) => p !== null);
   if (problems.length) return unavailablePage(element, merchant, problems);
-  return checkoutPage(element, merchant, searchParams, methods);
+  return checkoutPage(element, merchant, searchParams, methods, processor);
 }

@@ -14,6 +14,7 @@ import { recordEvent } from '../events/event-service.js';
 import { createOrder, type NewOrderItem } from '../orders/service.js';
 import { applyRecordedCharge } from '../payments/charge-outcomes.js';
 import { startPayment } from '../payments/payment-flow.js';
+import type { CardSource } from '../payments/card-source.js';
 import { CardDeclined, ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
 import { notifyPaymentPaid } from '../payments/payment-hooks.js';
 import { markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
@@ -192,7 +193,7 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
     const offers = offerIds.map((id) => locked.get(id)!);
     checkOffersSellable(offers, request.quantity);
     const price = await lockedPrice(tx, scope, offers.map(pricingOffer), request.quantity, request.discountCode, pricingTax(request.billingDetails, pricesIncludeTax));
-    if (price.requiresPayment && request.method === 'card' && !request.card) throw new ValidationFailed('card is required to pay with method card');
+    if (price.requiresPayment && request.method === 'card' && !request.card && !request.paymentMethod) throw new ValidationFailed('card is required to pay with method card (or paymentMethod: a card tokenized in the browser)');
     const user = await buyerFor(tx, scope, request.email, request.billingDetails);
     const recurring = offers.find((offer) => offer.recurringInterval !== null);
     // A trial saves the card without charging it, to charge it off-session when the trial ends.
@@ -247,13 +248,14 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
  * idempotent by the payment's charge key), applies an immediate outcome so the answer shows it
  * (the payment workflow applies the same, idempotently), and answers 402 for a decline.
  */
-async function collectPayment(deps: CheckoutDeps, paymentId: string, card: CardDetails | null): Promise<void> {
+async function collectPayment(deps: CheckoutDeps, paymentId: string, source: CardSource): Promise<void> {
   const { prisma } = deps;
   const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { charges: { where: { attempt: 0 } }, subscription: true, user: { select: { email: true } } } });
-  if (payment.status === 'PENDING' && payment.amount === 0 && payment.subscription?.trialInterval && card) return startTrial(deps, payment, card);
+  const given = { card: source.card ?? undefined, paymentMethod: source.paymentMethod ?? undefined };
+  if (payment.status === 'PENDING' && payment.amount === 0 && payment.subscription?.trialInterval && (given.card || given.paymentMethod)) return startTrial(deps, payment, given);
   if (payment.processor && payment.status === 'PENDING' && payment.charges.length === 0) {
     try {
-      await startPayment(prisma, deps.temporal, deps.processor, { paymentId, card: card ?? undefined });
+      await startPayment(prisma, deps.temporal, deps.processor, { paymentId, ...given });
     } catch (error) {
       // The charge may exist at the processor: the payment stays PENDING; a retry with the same
       // Idempotency-Key (same charge key) or the processor's webhook settles it.
@@ -285,10 +287,14 @@ async function collectPayment(deps: CheckoutDeps, paymentId: string, card: CardD
  * payment, so a retried checkout gets the same method), then the payment (of 0) is PAID, which
  * starts the subscription `trialing` and its workflow; a declined card fails the order (402).
  */
-async function startTrial(deps: CheckoutDeps, payment: { id: string; livemode: boolean; orderId: string; subscriptionId: string | null; user: { email: string } | null }, card: CardDetails): Promise<void> {
+async function startTrial(
+  deps: CheckoutDeps,
+  payment: { id: string; livemode: boolean; orderId: string; subscriptionId: string | null; user: { email: string } | null },
+  source: { card?: CardDetails; paymentMethod?: string },
+): Promise<void> {
   let setup;
   try {
-    setup = await deps.processor.setupPaymentMethod({ idempotencyKey: `payment/${payment.id}/setup`, card, email: payment.user?.email ?? '', livemode: payment.livemode, metadata: { orderId: payment.orderId, paymentId: payment.id } });
+    setup = await deps.processor.setupPaymentMethod({ idempotencyKey: `payment/${payment.id}/setup`, ...source, email: payment.user?.email ?? '', livemode: payment.livemode, metadata: { orderId: payment.orderId, paymentId: payment.id } });
   } catch (error) {
     if (error instanceof ProcessorUnavailable) throw new CheckoutProcessorUnavailable('The payment processor is unavailable; retry with the same Idempotency-Key');
     if (error instanceof CardDeclined) setup = { status: 'failed' as const, failureCode: error.code, failureMessage: error.message };
@@ -328,6 +334,6 @@ export async function createCheckoutOrder(deps: CheckoutDeps, checkoutElementId:
       if (!placed) throw new ValidationFailed('Idempotency-Key is in use by a request that has not finished; retry');
     }
   }
-  await collectPayment(deps, placed.paymentId, checked.card);
+  await collectPayment(deps, placed.paymentId, checked);
   return placed;
 }

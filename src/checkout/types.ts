@@ -1,6 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { CheckoutElementStatus } from '../generated/prisma/enums.js';
 import { builder } from '../graphql/builder.js';
+import { CheckoutCard } from '../payments/card-types.js';
 import { inScope } from '../core/scope.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
@@ -95,15 +96,6 @@ const CheckoutBillingDetails = builder.inputType('CheckoutBillingDetails', {
   }),
 });
 
-const CheckoutCard = builder.inputType('CheckoutCard', {
-  description: 'Card details: passed to the processor, never stored or logged',
-  fields: (t) => ({
-    number: t.string({ required: true, description: 'Digits; spaces and dashes are ignored' }),
-    expMonth: t.int({ required: true }),
-    expYear: t.int({ required: true, description: 'Four digits, or two (20xx)' }),
-    cvc: t.string({ required: true }),
-  }),
-});
 
 const CheckoutQuoteLine = builder.simpleObject('CheckoutQuoteLine', {
   fields: (t) => ({
@@ -189,7 +181,8 @@ builder.mutationFields((t) => ({
       billingDetails: t.arg({ type: CheckoutBillingDetails, required: true }),
       customFields: t.arg({ type: 'JSON', description: 'Per cart item: {<offerId>: {<fieldId>: <string>}}' }),
       method: t.arg({ type: CheckoutPaymentMethod, description: 'Default card' }),
-      card: t.arg({ type: CheckoutCard, description: 'Required for method card when the total is above 0' }),
+      card: t.arg({ type: CheckoutCard, description: 'For method card when the total is above 0, or paymentMethod; refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set' }),
+      paymentMethod: t.arg.string({ description: "In place of card: a payment method the buyer's browser tokenized (Stripe.js's pm_…, or the sandbox's POST /sandbox/payment-methods)" }),
     },
     resolve: async (_root, { checkoutElementId, ...request }, ctx, info) => {
       const placed = await sale.createCheckoutOrder(ctx, checkoutElementId, request, ctx.idempotencyKey);

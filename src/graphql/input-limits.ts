@@ -56,6 +56,10 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   // The subscription cancel's deprecated option; a sandbox test card number (test helper).
   cancelOption: 64,
   testCard: 64,
+  // A payment-method session's token (pms_ and 43 characters).
+  sessionToken: 64,
+  // A tokenized payment method's id (pm_…).
+  paymentMethod: 255,
   // Chosen by the client; a copy appends "-copy".
   slug: 100,
   // Names, identifiers, address lines, searches and secrets.

@@ -7,7 +7,7 @@ import { startSandboxWebhookRelays } from './sandbox-webhook-relay.js';
 
 export const paymentsModule: DomainModule = {
   tag: { name: 'Payments', description: "Payments: an order's first payment, a subscription's renewals, their charges at the processor" },
-  registerTypes: () => import('./types.js'),
+  registerTypes: () => Promise.all([import('./types.js'), import('./card-types.js')]),
   routes,
   endpoints: [
     {

@@ -35,12 +35,14 @@ export interface StartPayment {
   paymentId: string;
   /** For a card payment; never stored, logged or passed to Temporal. */
   card?: CardDetails;
+  /** For a card payment, in place of card: a payment method the buyer's browser tokenized. */
+  paymentMethod?: string;
   expireAfterMs?: number;
 }
 
 /** Starts the payment's workflow (once) and charges the payment's first attempt; returns the workflow id. */
 export async function startPayment(prisma: PrismaClient, temporal: TemporalConnection, processor: PaymentProcessor, request: StartPayment): Promise<string> {
-  const { paymentId, card } = request;
+  const { paymentId, card, paymentMethod } = request;
   const expireAfterMs = request.expireAfterMs ?? paymentExpiryMsFromEnv();
   const found = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { user: { select: { email: true } } } });
   if (!found.processor || !found.methodType) throw new ValidationFailed('This payment is not processed by a card processor');
@@ -64,6 +66,7 @@ export async function startPayment(prisma: PrismaClient, temporal: TemporalConne
       currency: found.currency,
       method: found.methodType,
       card,
+      paymentMethod,
       email: found.user?.email ?? '',
       livemode: found.livemode,
       metadata: { orderId: found.orderId },

@@ -601,6 +601,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The sandbox's card tokenizer for buyers' browsers (buyer route, no keys): a payment method to pay with in place of card
+         * @description The sandbox's card tokenizer, for buyers' browsers: checks the card's details (400 when malformed) and returns a payment method for one use. 400 with another processor than the sandbox
+         */
+        post: operations["tokenizeSandboxCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/payments/{paymentId}/cancel": {
         parameters: {
             query?: never;
@@ -1331,6 +1351,46 @@ export interface paths {
         get: operations["portalUrl"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/paymentMethodSession": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a short-lived session for updating a subscription's payment method (call from the back end; give the browser only the sessionToken)
+         * @description Mints a payment-method session for the subscription (active, trialing, past_due, unpaid or paused; else 400). 403 when the workspace setting embeddedPaymentMethodUpdate is off; 429 above 10 sessions an hour per subscription
+         */
+        post: operations["createPaymentMethodSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment-method/{subscriptionId}/{sessionToken}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save a new card for the session's subscription (the hosted page's buyer route, no keys)
+         * @description Saves the card (a zero-amount check at the processor) as the subscription's payment method and retires the session; a past_due or unpaid renewal is retried at once. 402 declined (the session stays open); 404 unknown token or another subscription's; 400 expired or used
+         */
+        post: operations["completePaymentMethodSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2214,6 +2274,19 @@ export interface components {
             count: number | null;
             payments: components["schemas"]["Payment"][];
         };
+        PaymentMethodSession: {
+            /** @description Unix seconds, 15 minutes after minting */
+            expiresAt: components["schemas"]["Timestamp"];
+            /** @description Give only this to the browser; valid for this subscription only, once */
+            sessionToken: string;
+            /** @description The hosted page where the buyer enters the new card */
+            url: string;
+        };
+        /** @description The subscription's status after the update (a past_due or unpaid one is active again when the retried renewal is paid) */
+        PaymentMethodSessionCompletion: {
+            paymentMethod: components["schemas"]["SessionPaymentMethod"];
+            status: string;
+        };
         /** @enum {string} */
         PaymentMethodType: "card" | "manual" | "paypal";
         /** @enum {string} */
@@ -2436,6 +2509,16 @@ export interface components {
         };
         /** @enum {string} */
         SaleOrderBy: "createdAt" | "orderNumber" | "value";
+        SandboxPaymentMethod: {
+            brand: string;
+            last4: string;
+            /** @description pm_sbx_tok_…: pay or save with it in place of card */
+            paymentMethod: string;
+        };
+        SessionPaymentMethod: {
+            brand: string | null;
+            last4: string | null;
+        };
         /** @enum {string} */
         SortDirection: "ASC" | "DESC";
         SubscriptionChangePayload: {
@@ -4232,7 +4315,7 @@ export interface operations {
             content: {
                 "application/json": {
                     billingDetails: components["schemas"]["CheckoutBillingDetails"];
-                    /** @description Required for method card when the total is above 0 */
+                    /** @description For method card when the total is above 0, or paymentMethod; refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set */
                     card?: components["schemas"]["CheckoutCard"] | null;
                     /** @description Per cart item: {<offerId>: {<fieldId>: <string>}} */
                     customFields?: components["schemas"]["JSON"];
@@ -4242,6 +4325,8 @@ export interface operations {
                     email: string;
                     /** @description Default card */
                     method?: (string & components["schemas"]["CheckoutPaymentMethod"]) | null;
+                    /** @description In place of card: a payment method the buyer's browser tokenized (Stripe.js's pm_…, or the sandbox's POST /sandbox/payment-methods) */
+                    paymentMethod?: string | null;
                     /**
                      * Format: int32
                      * @description Units of every offer of the element, 1 to 1000 (default 1; svc-quantity)
@@ -4583,6 +4668,43 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    tokenizeSandboxCard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    card: components["schemas"]["CheckoutCard"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SandboxPaymentMethod"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -6183,6 +6305,93 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
+        };
+    };
+    createPaymentMethodSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["PaymentMethodSession"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    completePaymentMethodSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscriptionId: components["schemas"]["UUID"];
+                sessionToken: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Or paymentMethod; refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set */
+                    card?: components["schemas"]["CheckoutCard"] | null;
+                    /** @description In place of card: a payment method the buyer's browser tokenized (Stripe.js's pm_…, or the sandbox's POST /sandbox/payment-methods) */
+                    paymentMethod?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["PaymentMethodSessionCompletion"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            402: components["responses"]["PaymentRequired"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

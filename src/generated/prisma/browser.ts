@@ -172,3 +172,8 @@ export type RefundPart = Prisma.RefundPartModel
  * 
  */
 export type SandboxEvent = Prisma.SandboxEventModel
+/**
+ * Model PaymentMethodSession
+ * 
+ */
+export type PaymentMethodSession = Prisma.PaymentMethodSessionModel

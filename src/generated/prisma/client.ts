@@ -196,3 +196,8 @@ export type RefundPart = Prisma.RefundPartModel
  * 
  */
 export type SandboxEvent = Prisma.SandboxEventModel
+/**
+ * Model PaymentMethodSession
+ * 
+ */
+export type PaymentMethodSession = Prisma.PaymentMethodSessionModel

@@ -26,8 +26,10 @@ export interface ChargeRequest {
   /** Three-letter ISO code, any case. */
   currency: string;
   method: PaymentMethodType;
-  /** For method 'card' without savedPaymentMethod. */
+  /** For method 'card': the card's details, or `paymentMethod`, or `savedPaymentMethod` (exactly one). */
   card?: CardDetails;
+  /** A payment method the buyer's browser tokenized (Stripe.js's pm_…, the sandbox's pm_sbx_tok_…): no card details on our side. */
+  paymentMethod?: string;
   /** A `paymentMethod.ref` returned earlier with savePaymentMethod: charged off-session (subscription renewals). */
   savedPaymentMethod?: string;
   /** Keep the card for later off-session charges; the result's paymentMethod.ref names it. */
@@ -41,7 +43,10 @@ export interface ChargeRequest {
 export interface SetupRequest {
   /** Derived from our record (the trial's payment): a retried call gets the same setup back. */
   idempotencyKey: string;
-  card: CardDetails;
+  /** The card's details, or `paymentMethod` (exactly one). */
+  card?: CardDetails;
+  /** A payment method the buyer's browser tokenized (Stripe.js's pm_…, the sandbox's pm_sbx_tok_…). */
+  paymentMethod?: string;
   email: string;
   livemode: boolean;
   metadata?: Record<string, string>;
@@ -173,17 +178,23 @@ export function checkChargeRequest(request: ChargeRequest, capabilities: Process
   }
   if (!capabilities.methods.includes(request.method)) throw new OperationNotSupported(`This processor does not take ${request.method} payments`);
   if (request.method !== 'card') {
-    if (request.card || request.savedPaymentMethod || request.savePaymentMethod) {
+    if (request.card || request.paymentMethod || request.savedPaymentMethod || request.savePaymentMethod) {
       throw new InvalidProcessorRequest('invalid_payment_method', `A ${request.method} payment takes no card`);
     }
     return;
   }
-  if (!request.card === !request.savedPaymentMethod) {
-    throw new InvalidProcessorRequest('invalid_payment_method', 'A card payment needs either card details or a saved payment method');
+  if ([request.card, request.paymentMethod, request.savedPaymentMethod].filter(Boolean).length !== 1) {
+    throw new InvalidProcessorRequest('invalid_payment_method', 'A card payment needs one of card details, a tokenized payment method or a saved payment method');
   }
   if ((request.savedPaymentMethod || request.savePaymentMethod) && !capabilities.savedPaymentMethods) {
     throw new OperationNotSupported('This processor does not keep payment methods');
   }
+}
+
+/** A setup takes card details or a tokenized payment method, not both, and a key. */
+export function checkSetupRequest(request: SetupRequest): void {
+  if (!request.idempotencyKey || request.idempotencyKey.length > 255) throw new InvalidProcessorRequest('invalid_idempotency_key', 'The idempotency key has 1 to 255 characters');
+  if (!request.card === !request.paymentMethod) throw new InvalidProcessorRequest('invalid_payment_method', 'A setup needs either card details or a tokenized payment method');
 }
 
 export function checkRefundRequest(request: RefundRequest): void {

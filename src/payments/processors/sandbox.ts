@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 import { Prisma, type PrismaClient, type SandboxCharge } from '../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../db/client.js';
@@ -11,8 +11,10 @@ import {
   RefundExceedsCharge,
   checkChargeRequest,
   checkRefundRequest,
+  checkSetupRequest,
   headerValue,
   type ChargeRequest,
+  type CardDetails,
   type ChargeResult,
   type DisputeInfo,
   type DisputeStatus,
@@ -28,7 +30,7 @@ import {
 } from './processor.js';
 import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
 import { SandboxWebhooks, recordEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
-import { checkCard, DECLINE_MESSAGES, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour } from './test-cards.js';
+import { checkCard, DECLINE_MESSAGES, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour, type CheckedCard } from './test-cards.js';
 
 // The embedded default processor: a stateful simulation of a card processor whose books live in
 // PostgreSQL (the Sandbox* tables), so that a worker in another process sees the same charges.
@@ -42,6 +44,9 @@ export interface SandboxDeps {
   /** The clock for card expiry and signature timestamps. */
   now?: () => Date;
 }
+
+/** The ids of tokenized cards (tokenizeCard). */
+export const TOKEN_PREFIX = 'pm_sbx_tok_';
 
 /** A disputed charge cannot be refunded while the dispute is open, nor once it is lost (the money is gone). */
 const REFUND_BLOCKING_DISPUTES: ReadonlySet<string | null> = new Set<DisputeStatus>(['needs_response', 'under_review', 'lost']);
@@ -138,7 +143,7 @@ export class SandboxProcessor implements PaymentProcessor {
               : undefined;
       return { status: failureCode ? 'failed' : 'succeeded', failureCode, behaviour, paymentMethodId: saved.id };
     }
-    const card = checkCard(request.card!, this.now());
+    const card = request.paymentMethod ? await this.token(request.paymentMethod) : checkCard(request.card!, this.now());
     const status = card.declineCode ? 'failed' : card.behaviour === 'authenticate' ? 'pending' : 'succeeded';
     const paymentMethod = {
       id: sandboxId('pm'),
@@ -159,8 +164,8 @@ export class SandboxProcessor implements PaymentProcessor {
    * a card that passes is saved for off-session charges. The key returns the same method again.
    */
   async setupPaymentMethod(request: SetupRequest): Promise<SetupResult> {
-    if (!request.idempotencyKey || request.idempotencyKey.length > 255) throw new InvalidProcessorRequest('invalid_idempotency_key', 'The idempotency key has 1 to 255 characters');
-    const card = checkCard(request.card, this.now());
+    checkSetupRequest(request);
+    const card = request.paymentMethod ? await this.token(request.paymentMethod) : checkCard(request.card!, this.now());
     if (card.declineCode) return { status: 'failed', failureCode: card.declineCode, failureMessage: failureMessage(card.declineCode) };
     const id = `pm_sbx_setup_${createHash('sha256').update(request.idempotencyKey).digest('hex').slice(0, 24)}`;
     const saved = await this.prisma.sandboxPaymentMethod.upsert({
@@ -169,6 +174,29 @@ export class SandboxProcessor implements PaymentProcessor {
       update: {},
     });
     return { status: 'succeeded', paymentMethod: { ref: saved.id, brand: saved.brand, last4: saved.last4 } };
+  }
+
+  /**
+   * The sandbox's tokenizing endpoint (what Stripe.js is to Stripe): the card's checks, then a
+   * one-time payment method `pm_sbx_tok_…` that a charge or a setup takes in place of the card.
+   * Malformed details are CardDeclined; a declining card tokenizes, and declines when used.
+   */
+  async tokenizeCard(card: CardDetails): Promise<PaymentMethodInfo> {
+    const checked = checkCard(card, this.now());
+    const saved = await this.prisma.sandboxPaymentMethod.create({
+      data: { id: `${TOKEN_PREFIX}${randomBytes(12).toString('hex')}`, brand: checked.brand, last4: checked.last4, expMonth: checked.expMonth, expYear: checked.expYear, behaviour: checked.behaviour, reusable: false },
+    });
+    return { ref: saved.id, brand: saved.brand, last4: saved.last4 };
+  }
+
+  /** A token's card as checkCard would report it now (expired since: expired_card). */
+  private async token(id: string): Promise<CheckedCard> {
+    const token = id.startsWith(TOKEN_PREFIX) ? await this.prisma.sandboxPaymentMethod.findUnique({ where: { id } }) : null;
+    if (!token) throw new InvalidProcessorRequest('payment_method_not_found', 'No sandbox payment method with that id (tokenize the card first)');
+    const behaviour = token.behaviour as CardBehaviour;
+    const checked = { brand: token.brand, last4: token.last4, expMonth: token.expMonth, expYear: token.expYear, behaviour };
+    if (isExpired(token.expMonth, token.expYear, this.now())) return { ...checked, declineCode: 'expired_card' };
+    return behaviour === 'decline' ? { ...checked, declineCode: declineCodeOf(token.brand, token.last4) } : checked;
   }
 
   /**

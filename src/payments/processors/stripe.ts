@@ -11,6 +11,7 @@ import {
   RefundExceedsCharge,
   checkChargeRequest,
   checkRefundRequest,
+  checkSetupRequest,
   headerValue,
   type CardDetails,
   type ChargeRequest,
@@ -85,7 +86,7 @@ export class StripeProcessor implements PaymentProcessor {
       if (request.savedPaymentMethod) {
         [customer, paymentMethod] = parseRef(request.savedPaymentMethod);
       } else {
-        paymentMethod = await this.cardPaymentMethod(request.card!, key);
+        paymentMethod = request.paymentMethod ?? (await this.cardPaymentMethod(request.card!, key));
         if (request.savePaymentMethod) {
           const created = await this.stripe.customers.create({ email: request.email, metadata: { paymentId: request.paymentId } }, { idempotencyKey: `${key}/customer` });
           customer = created.id;
@@ -135,9 +136,10 @@ export class StripeProcessor implements PaymentProcessor {
     if (request.livemode !== this.livemode) {
       throw new OperationNotSupported(`A ${request.livemode ? 'live' : 'test'}-mode setup needs a ${request.livemode ? 'live' : 'test'}-mode Stripe key`);
     }
+    checkSetupRequest(request);
     const key = request.idempotencyKey;
     try {
-      const paymentMethod = await this.cardPaymentMethod(request.card, key);
+      const paymentMethod = request.paymentMethod ?? (await this.cardPaymentMethod(request.card!, key));
       const customer = await this.stripe.customers.create({ email: request.email, ...(request.metadata ? { metadata: request.metadata } : {}) }, { idempotencyKey: `${key}/customer` });
       const intent = await this.stripe.setupIntents.create(
         { customer: customer.id, payment_method: paymentMethod, allowed_payment_method_types: ['card'], usage: 'off_session', confirm: true, ...(request.metadata ? { metadata: request.metadata } : {}) },

@@ -427,7 +427,8 @@ export const ModelName = {
   SandboxRefund: 'SandboxRefund',
   Refund: 'Refund',
   RefundPart: 'RefundPart',
-  SandboxEvent: 'SandboxEvent'
+  SandboxEvent: 'SandboxEvent',
+  PaymentMethodSession: 'PaymentMethodSession'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -443,7 +444,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "checkoutIdempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "checkoutIdempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2741,6 +2742,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PaymentMethodSession: {
+      payload: Prisma.$PaymentMethodSessionPayload<ExtArgs>
+      fields: Prisma.PaymentMethodSessionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PaymentMethodSessionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PaymentMethodSessionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload>
+        }
+        findFirst: {
+          args: Prisma.PaymentMethodSessionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PaymentMethodSessionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload>
+        }
+        findMany: {
+          args: Prisma.PaymentMethodSessionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload>[]
+        }
+        create: {
+          args: Prisma.PaymentMethodSessionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload>
+        }
+        createMany: {
+          args: Prisma.PaymentMethodSessionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PaymentMethodSessionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload>[]
+        }
+        delete: {
+          args: Prisma.PaymentMethodSessionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload>
+        }
+        update: {
+          args: Prisma.PaymentMethodSessionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload>
+        }
+        deleteMany: {
+          args: Prisma.PaymentMethodSessionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PaymentMethodSessionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PaymentMethodSessionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload>[]
+        }
+        upsert: {
+          args: Prisma.PaymentMethodSessionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PaymentMethodSessionPayload>
+        }
+        aggregate: {
+          args: Prisma.PaymentMethodSessionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePaymentMethodSession>
+        }
+        groupBy: {
+          args: Prisma.PaymentMethodSessionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PaymentMethodSessionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PaymentMethodSessionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PaymentMethodSessionCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -3372,6 +3447,20 @@ export const SandboxEventScalarFieldEnum = {
 export type SandboxEventScalarFieldEnum = (typeof SandboxEventScalarFieldEnum)[keyof typeof SandboxEventScalarFieldEnum]
 
 
+export const PaymentMethodSessionScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  subscriptionId: 'subscriptionId',
+  tokenHash: 'tokenHash',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PaymentMethodSessionScalarFieldEnum = (typeof PaymentMethodSessionScalarFieldEnum)[keyof typeof PaymentMethodSessionScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -3992,6 +4081,7 @@ export type GlobalOmitConfig = {
   refund?: Prisma.RefundOmit
   refundPart?: Prisma.RefundPartOmit
   sandboxEvent?: Prisma.SandboxEventOmit
+  paymentMethodSession?: Prisma.PaymentMethodSessionOmit
 }
 
 /* Types for Logging */

@@ -81,7 +81,8 @@ export const ModelName = {
   SandboxRefund: 'SandboxRefund',
   Refund: 'Refund',
   RefundPart: 'RefundPart',
-  SandboxEvent: 'SandboxEvent'
+  SandboxEvent: 'SandboxEvent',
+  PaymentMethodSession: 'PaymentMethodSession'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -690,6 +691,20 @@ export const SandboxEventScalarFieldEnum = {
 } as const
 
 export type SandboxEventScalarFieldEnum = (typeof SandboxEventScalarFieldEnum)[keyof typeof SandboxEventScalarFieldEnum]
+
+
+export const PaymentMethodSessionScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  subscriptionId: 'subscriptionId',
+  tokenHash: 'tokenHash',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PaymentMethodSessionScalarFieldEnum = (typeof PaymentMethodSessionScalarFieldEnum)[keyof typeof PaymentMethodSessionScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -1,0 +1,100 @@
+// The payment-method page's script (constant text: the page's CSP allows it by its hash). It reads
+// the page's data block, makes a payment method of the card in the browser (Stripe.js, or the
+// sandbox's tokenizer: ../payments/browser-cards.ts), sends it to the completion route and shows
+// the outcome, as text.
+import { CARD_FORM_SCRIPT } from '../payments/browser-cards.js';
+
+export const PAGE_SCRIPT = `
+(() => {
+  'use strict';
+  const data = JSON.parse(document.getElementById('session-data').textContent);
+${CARD_FORM_SCRIPT}
+  const cards = cardForm(data.cards, data.currency);
+  const $ = (id) => document.getElementById(id);
+  const form = $('payment-method');
+  const saveButton = $('save');
+  const outcome = $('outcome');
+  const text = (tag, content) => {
+    const node = document.createElement(tag);
+    node.textContent = content;
+    return node;
+  };
+  const show = (kind, lines) => {
+    outcome.className = 'notice ' + (kind === 'saved' ? 'success' : kind);
+    outcome.replaceChildren(...lines.map((line, i) => (i === 0 ? text('strong', line) : text('p', line))));
+    outcome.hidden = false;
+    outcome.dataset.outcome = kind;
+  };
+  const messageOf = (envelope, fallback) =>
+    (envelope && envelope.error && typeof envelope.error.message === 'string' && envelope.error.message) || fallback;
+  const STILL_OWED = ['past_due', 'unpaid'];
+  const post = async (path, body) => {
+    const response = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+    let envelope = null;
+    try { envelope = await response.json(); } catch { envelope = null; }
+    return { status: response.status, envelope };
+  };
+
+  let saved = false;
+  let saving = false;
+  const save = async () => {
+    if (saving || saved || !form.reportValidity()) return;
+    saving = true;
+    saveButton.disabled = true;
+    const label = saveButton.textContent;
+    saveButton.textContent = 'Saving\\u2026';
+    try {
+      const made = await cards.collect();
+      if (made.error) {
+        show('error', ['The card could not be saved.', made.error]);
+        return;
+      }
+      const response = await post(data.completePath, { paymentMethod: made.paymentMethod });
+      const envelope = response.envelope;
+      const result = envelope && envelope.data;
+      if (response.status === 200 && result) {
+        saved = true;
+        const method = result.paymentMethod || {};
+        const name = [method.brand, method.last4 ? 'ending in ' + method.last4 : ''].filter(Boolean).join(' ') || 'Your new card';
+        if (data.owed && STILL_OWED.includes(result.status)) {
+          show('warn', ['Card saved: ' + name, 'The overdue payment was declined on this card. Ask the seller for a new link to try another card.']);
+        } else if (data.owed) {
+          show('saved', ['Card saved: ' + name, 'The overdue payment was charged. Your subscription is active again.']);
+        } else {
+          show('saved', ['Card saved: ' + name, 'Your next payments are charged to this card.']);
+        }
+      } else if (response.status === 402) {
+        show('error', ['Card declined', messageOf(envelope, 'The card was declined.'), 'Check the details or try another card.']);
+      } else {
+        show('error', ['The card could not be saved.', messageOf(envelope, 'HTTP ' + response.status)]);
+      }
+    } catch {
+      show('error', ['The connection failed.', 'Try again in a moment.']);
+    } finally {
+      saving = false;
+      // The card does not stay on the screen once it is saved.
+      if (saved) {
+        cards.clear();
+        saveButton.textContent = 'Saved';
+        for (const control of form.elements) control.disabled = true;
+      } else {
+        saveButton.disabled = false;
+        saveButton.textContent = label;
+      }
+    }
+  };
+  cards.required(true);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void save();
+  });
+  saveButton.disabled = false;
+  document.documentElement.dataset.ready = 'true';
+})();
+`;

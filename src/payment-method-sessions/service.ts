@@ -1,0 +1,165 @@
+// Payment-method sessions (issue 26): a back end mints a short-lived token for one subscription
+// (POST /v0/subscriptions/{id}/paymentMethodSession) and gives the buyer's browser only the token;
+// the hosted page behind its url saves a new card with a zero-amount setup at the processor and
+// hands it to the subscriptions domain's hook (replacePaymentMethod), which retries a past_due or
+// unpaid renewal at once. Tokens are stored as their SHA-256, single-use, 15 minutes.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { config } from '../config.js';
+import { FeatureDisabled, NotFound, PaymentDeclined, TemporarilyUnavailable, ValidationFailed } from '../core/errors.js';
+import type { RateLimits } from '../core/rate-limits.js';
+import type { Principal, Scope } from '../core/scope.js';
+import { isUuid } from '../core/uuid.js';
+import type { PaymentMethodSession, PrismaClient, Subscription } from '../generated/prisma/client.js';
+import { processorFor } from '../payments/processors/index.js';
+import { checkCardSource, type CardSource } from '../payments/card-source.js';
+import { CardDeclined, InvalidProcessorRequest, ProcessorUnavailable, type PaymentProcessor, type SetupResult } from '../payments/processors/processor.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import { findSubscription } from '../subscriptions/queries.js';
+import { replacePaymentMethod } from '../subscriptions/requests.js';
+import { sessionAttemptBudget, sessionMintBudget } from './budgets.js';
+import { PAGE_PATH } from './page-path.js';
+
+export const SESSION_LIFETIME_SECONDS = 15 * 60;
+/** The contract's states in which a session may be minted. */
+export const SESSION_STATUSES: readonly string[] = ['active', 'trialing', 'past_due', 'unpaid', 'paused'];
+/** States whose open renewal the hook retries at once. */
+const RETRIED_STATUSES: readonly string[] = ['past_due', 'unpaid'];
+/** How long a completion waits for that retry's outcome before answering. */
+const RETRY_WAIT = { ms: 10_000, step: 100 };
+
+export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+export interface MintDeps {
+  prisma: PrismaClient;
+  rateLimits: RateLimits;
+}
+
+export interface MintRequest {
+  /** Where the service is reached (PUBLIC_BASE_URL wins). */
+  origin: string;
+  now: Date;
+}
+
+/** POST /v0/subscriptions/{id}/paymentMethodSession: 403 feature off, 404, 400 state, 429 rate, in this order. */
+export async function mintSession({ prisma, rateLimits }: MintDeps, principal: Principal, subscriptionIdOrNumber: string, request: MintRequest) {
+  if (!principal.settings.embeddedPaymentMethodUpdate) throw new FeatureDisabled('The embedded payment-method update is not enabled for this workspace');
+  const subscription = await findSubscription(prisma, principal, subscriptionIdOrNumber);
+  if (!SESSION_STATUSES.includes(subscription.status)) {
+    throw new ValidationFailed(`The subscription is ${subscription.status}: a payment-method session needs it active, trialing, past_due, unpaid or paused`);
+  }
+  await rateLimits.spend(sessionMintBudget, subscription.id);
+  const sessionToken = `pms_${randomBytes(32).toString('base64url')}`;
+  // Whole seconds, as answered: the stored expiry is the one the caller was told.
+  const expiresAt = new Date((Math.floor(request.now.getTime() / 1000) + SESSION_LIFETIME_SECONDS) * 1000);
+  await prisma.paymentMethodSession.create({
+    data: { workspaceId: principal.workspaceId, livemode: principal.livemode, subscriptionId: subscription.id, tokenHash: hashToken(sessionToken), expiresAt },
+  });
+  const base = config.downloads.publicBaseUrl ?? request.origin;
+  return { sessionToken, expiresAt: Math.floor(expiresAt.getTime() / 1000), url: `${base}${PAGE_PATH}/${subscription.id}/${sessionToken}` };
+}
+
+/** A token as presented with a subscription: open, or why it is refused. */
+export type SessionLookup =
+  | { state: 'open'; session: PaymentMethodSession; subscription: Subscription }
+  | { state: 'unknown' | 'expired' | 'used' }
+  | { state: 'closed'; subscription: Subscription };
+
+/**
+ * The session a token opens for this subscription. A token of another subscription is `unknown`,
+ * as a made-up one: the page says nothing about the subscription it belongs to.
+ */
+export async function lookUpSession(prisma: PrismaClient, subscriptionId: string, token: string, now: Date): Promise<SessionLookup> {
+  if (!isUuid(subscriptionId) || !/^pms_[A-Za-z0-9_-]{43}$/.test(token)) return { state: 'unknown' };
+  const session = await prisma.paymentMethodSession.findUnique({ where: { tokenHash: hashToken(token) } });
+  if (!session || session.subscriptionId !== subscriptionId.toLowerCase()) return { state: 'unknown' };
+  if (session.usedAt) return { state: 'used' };
+  if (session.expiresAt <= now) return { state: 'expired' };
+  const subscription = await prisma.subscription.findUniqueOrThrow({ where: { id: session.subscriptionId } });
+  if (!SESSION_STATUSES.includes(subscription.status)) return { state: 'closed', subscription };
+  return { state: 'open', session, subscription };
+}
+
+/** The refusals of a token as the buyer route answers them. */
+function refuse(lookup: Exclude<SessionLookup, { state: 'open' }>): never {
+  switch (lookup.state) {
+    case 'unknown':
+      throw new NotFound('Payment-method session');
+    case 'used':
+      throw new ValidationFailed('This payment-method session was used already; ask for a new link');
+    case 'expired':
+      throw new ValidationFailed('This payment-method session expired; ask for a new link');
+    case 'closed':
+      throw new ValidationFailed(`The subscription is ${lookup.subscription.status}: its payment method can no longer be updated`);
+  }
+}
+
+export interface CompleteDeps {
+  prisma: PrismaClient;
+  temporal: TemporalConnection;
+  rateLimits: RateLimits;
+  /** The configured processor (PAYMENT_PROCESSOR); the subscription's own one is used. */
+  processor: PaymentProcessor;
+}
+
+/** The card's zero-amount setup at the subscription's processor; a declined card is 402 and the token stays open. */
+async function setUp(deps: CompleteDeps, session: PaymentMethodSession, subscription: Subscription, source: CardSource) {
+  const processor = subscription.processor ? processorFor(subscription.processor, deps.processor, { prisma: deps.prisma }) : null;
+  if (!processor || subscription.methodType !== 'card') throw new ValidationFailed("This subscription's payment method cannot be replaced by a card here");
+  if (!source.card && !source.paymentMethod) throw new ValidationFailed('card or paymentMethod is required');
+  checkCardSource(processor.name, source);
+  const user = subscription.userId ? await deps.prisma.user.findUnique({ where: { id: subscription.userId }, select: { email: true } }) : null;
+  let setup: SetupResult;
+  try {
+    // Each attempt its own key: after a decline, the next card is a new setup.
+    setup = await processor.setupPaymentMethod({
+      idempotencyKey: `payment-method-session/${session.id}/${randomUUID()}`,
+      card: source.card ?? undefined,
+      paymentMethod: source.paymentMethod ?? undefined,
+      email: user?.email ?? '',
+      livemode: subscription.livemode,
+      metadata: { subscriptionId: subscription.id, paymentMethodSessionId: session.id },
+    });
+  } catch (error) {
+    if (error instanceof ProcessorUnavailable) throw new TemporarilyUnavailable('The payment processor is unavailable; try again shortly');
+    if (error instanceof CardDeclined) throw new PaymentDeclined(error.message);
+    // A token the processor does not know (made up, of another processor).
+    if (error instanceof InvalidProcessorRequest) throw new ValidationFailed(`paymentMethod: ${error.message}`);
+    throw error;
+  }
+  if (setup.status === 'failed') throw new PaymentDeclined(setup.failureMessage);
+  return setup.paymentMethod;
+}
+
+/**
+ * The hosted page's completion: the card (or the payment method the browser tokenized) saved at the processor, the session retired, the
+ * subscription's saved method replaced through its hook; a past_due or unpaid subscription's
+ * renewal is retried at once and its outcome awaited (bounded) so the page can show it.
+ */
+export async function completeSession(deps: CompleteDeps, subscriptionId: string, token: string, source: CardSource, now: Date) {
+  const lookup = await lookUpSession(deps.prisma, subscriptionId, token, now);
+  if (lookup.state !== 'open') refuse(lookup);
+  const { session, subscription } = lookup;
+  await deps.rateLimits.spend(sessionAttemptBudget, session.id);
+  const method = await setUp(deps, session, subscription, source);
+  // Retired before the hook, atomically: two completions racing replace the method once.
+  const claimed = await deps.prisma.paymentMethodSession.updateMany({ where: { id: session.id, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
+  if (claimed.count === 0) {
+    const lost = await lookUpSession(deps.prisma, subscriptionId, token, now);
+    refuse(lost.state === 'open' ? { state: 'used' } : lost);
+  }
+  const scope: Scope = { workspaceId: session.workspaceId, livemode: session.livemode };
+  const replaced = await replacePaymentMethod(deps, scope, subscription.number, method.ref);
+  const settled = RETRIED_STATUSES.includes(subscription.status) ? await retryOutcome(deps.prisma, replaced) : replaced;
+  return { status: settled.status, paymentMethod: { brand: method.brand ?? null, last4: method.last4 ?? null } };
+}
+
+/** The subscription once the retried renewal is booked (it changes the row), or as it is after the wait. */
+async function retryOutcome(prisma: PrismaClient, replaced: Subscription): Promise<Subscription> {
+  for (const deadline = Date.now() + RETRY_WAIT.ms; Date.now() < deadline; await sleep(RETRY_WAIT.step)) {
+    const now = await prisma.subscription.findUniqueOrThrow({ where: { id: replaced.id } });
+    if (now.updatedAt > replaced.updatedAt || !RETRIED_STATUSES.includes(now.status)) return now;
+  }
+  return prisma.subscription.findUniqueOrThrow({ where: { id: replaced.id } });
+}
