@@ -502,6 +502,8 @@ export const SubscriptionScalarFieldEnum = {
   billingAnchor: 'billingAnchor',
   pausedAt: 'pausedAt',
   nextRetryAt: 'nextRetryAt',
+  items: 'items',
+  credit: 'credit',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

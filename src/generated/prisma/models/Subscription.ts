@@ -31,6 +31,7 @@ export type SubscriptionAvgAggregateOutputType = {
   recurringIntervalCount: number | null
   trialIntervalCount: number | null
   clockOffsetMs: number | null
+  credit: number | null
 }
 
 export type SubscriptionSumAggregateOutputType = {
@@ -38,6 +39,7 @@ export type SubscriptionSumAggregateOutputType = {
   recurringIntervalCount: number | null
   trialIntervalCount: number | null
   clockOffsetMs: bigint | null
+  credit: number | null
 }
 
 export type SubscriptionMinAggregateOutputType = {
@@ -66,6 +68,7 @@ export type SubscriptionMinAggregateOutputType = {
   billingAnchor: Date | null
   pausedAt: Date | null
   nextRetryAt: Date | null
+  credit: number | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -96,6 +99,7 @@ export type SubscriptionMaxAggregateOutputType = {
   billingAnchor: Date | null
   pausedAt: Date | null
   nextRetryAt: Date | null
+  credit: number | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -126,6 +130,8 @@ export type SubscriptionCountAggregateOutputType = {
   billingAnchor: number
   pausedAt: number
   nextRetryAt: number
+  items: number
+  credit: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -137,6 +143,7 @@ export type SubscriptionAvgAggregateInputType = {
   recurringIntervalCount?: true
   trialIntervalCount?: true
   clockOffsetMs?: true
+  credit?: true
 }
 
 export type SubscriptionSumAggregateInputType = {
@@ -144,6 +151,7 @@ export type SubscriptionSumAggregateInputType = {
   recurringIntervalCount?: true
   trialIntervalCount?: true
   clockOffsetMs?: true
+  credit?: true
 }
 
 export type SubscriptionMinAggregateInputType = {
@@ -172,6 +180,7 @@ export type SubscriptionMinAggregateInputType = {
   billingAnchor?: true
   pausedAt?: true
   nextRetryAt?: true
+  credit?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -202,6 +211,7 @@ export type SubscriptionMaxAggregateInputType = {
   billingAnchor?: true
   pausedAt?: true
   nextRetryAt?: true
+  credit?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -232,6 +242,8 @@ export type SubscriptionCountAggregateInputType = {
   billingAnchor?: true
   pausedAt?: true
   nextRetryAt?: true
+  items?: true
+  credit?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -349,6 +361,8 @@ export type SubscriptionGroupByOutputType = {
   billingAnchor: Date | null
   pausedAt: Date | null
   nextRetryAt: Date | null
+  items: runtime.JsonValue | null
+  credit: number
   createdAt: Date
   updatedAt: Date
   _count: SubscriptionCountAggregateOutputType | null
@@ -402,6 +416,8 @@ export type SubscriptionWhereInput = {
   billingAnchor?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   pausedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  items?: Prisma.JsonNullableFilter<"Subscription">
+  credit?: Prisma.IntFilter<"Subscription"> | number
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
@@ -435,6 +451,8 @@ export type SubscriptionOrderByWithRelationInput = {
   billingAnchor?: Prisma.SortOrderInput | Prisma.SortOrder
   pausedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  items?: Prisma.SortOrderInput | Prisma.SortOrder
+  credit?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
@@ -472,6 +490,8 @@ export type SubscriptionWhereUniqueInput = Prisma.AtLeast<{
   billingAnchor?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   pausedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  items?: Prisma.JsonNullableFilter<"Subscription">
+  credit?: Prisma.IntFilter<"Subscription"> | number
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
@@ -505,6 +525,8 @@ export type SubscriptionOrderByWithAggregationInput = {
   billingAnchor?: Prisma.SortOrderInput | Prisma.SortOrder
   pausedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  items?: Prisma.SortOrderInput | Prisma.SortOrder
+  credit?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.SubscriptionCountOrderByAggregateInput
@@ -543,6 +565,8 @@ export type SubscriptionScalarWhereWithAggregatesInput = {
   billingAnchor?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
   pausedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
   nextRetryAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
+  items?: Prisma.JsonNullableWithAggregatesFilter<"Subscription">
+  credit?: Prisma.IntWithAggregatesFilter<"Subscription"> | number
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Subscription"> | Date | string
 }
@@ -572,6 +596,8 @@ export type SubscriptionCreateInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -605,6 +631,8 @@ export type SubscriptionUncheckedCreateInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -636,6 +664,8 @@ export type SubscriptionUpdateInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -669,6 +699,8 @@ export type SubscriptionUncheckedUpdateInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -701,6 +733,8 @@ export type SubscriptionCreateManyInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -730,6 +764,8 @@ export type SubscriptionUpdateManyMutationInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -760,6 +796,8 @@ export type SubscriptionUncheckedUpdateManyInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -811,6 +849,8 @@ export type SubscriptionCountOrderByAggregateInput = {
   billingAnchor?: Prisma.SortOrder
   pausedAt?: Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrder
+  items?: Prisma.SortOrder
+  credit?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -820,6 +860,7 @@ export type SubscriptionAvgOrderByAggregateInput = {
   recurringIntervalCount?: Prisma.SortOrder
   trialIntervalCount?: Prisma.SortOrder
   clockOffsetMs?: Prisma.SortOrder
+  credit?: Prisma.SortOrder
 }
 
 export type SubscriptionMaxOrderByAggregateInput = {
@@ -848,6 +889,7 @@ export type SubscriptionMaxOrderByAggregateInput = {
   billingAnchor?: Prisma.SortOrder
   pausedAt?: Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrder
+  credit?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -878,6 +920,7 @@ export type SubscriptionMinOrderByAggregateInput = {
   billingAnchor?: Prisma.SortOrder
   pausedAt?: Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrder
+  credit?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -887,6 +930,7 @@ export type SubscriptionSumOrderByAggregateInput = {
   recurringIntervalCount?: Prisma.SortOrder
   trialIntervalCount?: Prisma.SortOrder
   clockOffsetMs?: Prisma.SortOrder
+  credit?: Prisma.SortOrder
 }
 
 export type SubscriptionCreateNestedManyWithoutUserInput = {
@@ -996,6 +1040,8 @@ export type SubscriptionCreateWithoutUserInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderCreateNestedManyWithoutSubscriptionInput
@@ -1027,6 +1073,8 @@ export type SubscriptionUncheckedCreateWithoutUserInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1088,6 +1136,8 @@ export type SubscriptionScalarWhereInput = {
   billingAnchor?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   pausedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  items?: Prisma.JsonNullableFilter<"Subscription">
+  credit?: Prisma.IntFilter<"Subscription"> | number
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
 }
@@ -1117,6 +1167,8 @@ export type SubscriptionCreateWithoutOrdersInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -1149,6 +1201,8 @@ export type SubscriptionUncheckedCreateWithoutOrdersInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1195,6 +1249,8 @@ export type SubscriptionUpdateWithoutOrdersInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -1227,6 +1283,8 @@ export type SubscriptionUncheckedUpdateWithoutOrdersInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1257,6 +1315,8 @@ export type SubscriptionCreateWithoutPaymentsInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -1289,6 +1349,8 @@ export type SubscriptionUncheckedCreateWithoutPaymentsInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1335,6 +1397,8 @@ export type SubscriptionUpdateWithoutPaymentsInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -1367,6 +1431,8 @@ export type SubscriptionUncheckedUpdateWithoutPaymentsInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1397,6 +1463,8 @@ export type SubscriptionCreateManyUserInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1426,6 +1494,8 @@ export type SubscriptionUpdateWithoutUserInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUpdateManyWithoutSubscriptionNestedInput
@@ -1457,6 +1527,8 @@ export type SubscriptionUncheckedUpdateWithoutUserInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1488,6 +1560,8 @@ export type SubscriptionUncheckedUpdateManyWithoutUserInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1558,6 +1632,8 @@ export type SubscriptionSelect<ExtArgs extends runtime.Types.Extensions.Internal
   billingAnchor?: boolean
   pausedAt?: boolean
   nextRetryAt?: boolean
+  items?: boolean
+  credit?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1592,6 +1668,8 @@ export type SubscriptionSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   billingAnchor?: boolean
   pausedAt?: boolean
   nextRetryAt?: boolean
+  items?: boolean
+  credit?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1623,6 +1701,8 @@ export type SubscriptionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   billingAnchor?: boolean
   pausedAt?: boolean
   nextRetryAt?: boolean
+  items?: boolean
+  credit?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1654,11 +1734,13 @@ export type SubscriptionSelectScalar = {
   billingAnchor?: boolean
   pausedAt?: boolean
   nextRetryAt?: boolean
+  items?: boolean
+  credit?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type SubscriptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "status" | "userId" | "currency" | "amount" | "recurringInterval" | "recurringIntervalCount" | "trialInterval" | "trialIntervalCount" | "processor" | "methodType" | "paymentMethodRef" | "currentPeriodStart" | "currentPeriodEnd" | "trialEndsAt" | "cancelAtPeriodEnd" | "cancelledAt" | "endedAt" | "clockOffsetMs" | "billingAnchor" | "pausedAt" | "nextRetryAt" | "createdAt" | "updatedAt", ExtArgs["result"]["subscription"]>
+export type SubscriptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "status" | "userId" | "currency" | "amount" | "recurringInterval" | "recurringIntervalCount" | "trialInterval" | "trialIntervalCount" | "processor" | "methodType" | "paymentMethodRef" | "currentPeriodStart" | "currentPeriodEnd" | "trialEndsAt" | "cancelAtPeriodEnd" | "cancelledAt" | "endedAt" | "clockOffsetMs" | "billingAnchor" | "pausedAt" | "nextRetryAt" | "items" | "credit" | "createdAt" | "updatedAt", ExtArgs["result"]["subscription"]>
 export type SubscriptionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
   orders?: boolean | Prisma.Subscription$ordersArgs<ExtArgs>
@@ -1705,6 +1787,8 @@ export type $SubscriptionPayload<ExtArgs extends runtime.Types.Extensions.Intern
     billingAnchor: Date | null
     pausedAt: Date | null
     nextRetryAt: Date | null
+    items: runtime.JsonValue | null
+    credit: number
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["subscription"]>
@@ -2158,6 +2242,8 @@ export interface SubscriptionFieldRefs {
   readonly billingAnchor: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly pausedAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly nextRetryAt: Prisma.FieldRef<"Subscription", 'DateTime'>
+  readonly items: Prisma.FieldRef<"Subscription", 'Json'>
+  readonly credit: Prisma.FieldRef<"Subscription", 'Int'>
   readonly createdAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Subscription", 'DateTime'>
 }
