@@ -4,7 +4,9 @@
 // (workflows/subscription.ts) calls in the order time and requests make them due; the API side
 // (./requests.ts) only asks the workflow. Times are the subscription's clock (test clocks), passed
 // in by the workflow.
-import type { Prisma, PrismaClient, Subscription, SubscriptionStatus } from '../generated/prisma/client.js';
+import type { Discount, Prisma, PrismaClient, Subscription, SubscriptionStatus } from '../generated/prisma/client.js';
+import { discountShares } from '../checkout/pricing.js';
+import { formatAmount } from '../discounts/events.js';
 import { ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
 import { recordEvent } from '../events/event-service.js';
@@ -104,14 +106,19 @@ export async function beginPeriods(prisma: PrismaClient, subscriptionId: string)
     const s = await lock(tx, subscriptionId);
     if (s.currentPeriodEnd || !s.currentPeriodStart || (s.status !== 'active' && s.status !== 'trialing')) return;
     const start = s.currentPeriodStart.getTime();
+    const { discount } = await planOf(tx, s);
+    // Counted from the subscription's start, the trial included (as Stripe counts a coupon's months).
+    const discountEnd = (firstEnd: number) =>
+      discount?.duration === 'once' ? new Date(firstEnd) : discount?.duration === 'repeating' ? new Date(addInterval(start, 'month', discount.durationInMonths!)) : null;
     if (s.status === 'trialing' && s.trialInterval) {
       // The trial is the first period; its end is the first charge (and the billing anchor).
       const trialEnd = new Date(addInterval(start, s.trialInterval as Interval, s.trialIntervalCount ?? 1));
-      await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: trialEnd, trialEndsAt: trialEnd, currentPeriodEnd: trialEnd } });
+      await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: trialEnd, trialEndsAt: trialEnd, currentPeriodEnd: trialEnd, discountEndsAt: discountEnd(trialEnd.getTime()) } });
       return;
     }
     const anchored = { ...s, billingAnchor: s.currentPeriodStart };
-    await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: s.currentPeriodStart, currentPeriodEnd: new Date(periodEnd(anchored, start)) } });
+    const end = periodEnd(anchored, start);
+    await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: s.currentPeriodStart, currentPeriodEnd: new Date(end), discountEndsAt: discountEnd(end) } });
   });
   return lifecycleState(prisma, subscriptionId);
 }
@@ -140,28 +147,37 @@ export interface TaxAddress {
   taxInclusive: boolean;
 }
 
+/** A discount's terms as a subscription's periods apply it (the Discount row's). */
+type DiscountTerms = Pick<Discount, 'duration' | 'durationInMonths' | 'amount' | 'amountType' | 'includedOfferIds' | 'excludedOfferIds'>;
+
 /**
- * What lines cost at `at`: unitPrice × quantity each, taxed by calculateTax at the address (no
- * country, no tax). The one pricing of renewals, upcoming payments, plan changes and created
- * subscriptions' first periods.
+ * What lines cost at `at`: unitPrice × quantity each, less its share of `discount` (as at
+ * checkout: discountShares), taxed by calculateTax at the address on what is left (no country, no
+ * tax). The one pricing of renewals, upcoming payments, plan changes and created subscriptions'
+ * first periods.
  */
-export async function priceLines(db: Tx | PrismaClient, lines: readonly Omit<PlanItem, 'offerId'>[], address: TaxAddress, currency: string, at: Date) {
+export async function priceLines(db: Tx | PrismaClient, lines: readonly PlanItem[], address: TaxAddress, currency: string, at: Date, discount: DiscountTerms | null = null) {
+  const shares = discount
+    ? discountShares({ ...discount, amount: formatAmount(discount.amount) }, lines.map((item) => ({ offerId: item.offerId, subtotal: item.unitPrice * item.quantity })))
+    : lines.map(() => 0);
   const products = await db.product.findMany({ where: { id: { in: lines.map((item) => item.productId) } }, select: { id: true, type: true } });
   const typeOf = new Map(products.map((p) => [p.id, p.type]));
   let subtotal = 0;
   let tax = 0;
   let amount = 0;
   const lineTaxes: number[] = [];
+  const lineDiscounts: number[] = [];
   const taxes: { type: string; rate: number; jurisdiction: string; amount: number }[] = [];
-  for (const item of lines) {
-    const line = item.unitPrice * item.quantity;
+  for (const [index, item] of lines.entries()) {
+    const line = item.unitPrice * item.quantity - shares[index]!;
     const taxed = address.country
       ? calculateTax({
           productType: typeOf.get(item.productId)!, amount: line, currency, priceIncludesTax: address.taxInclusive, at,
           location: { country: address.country, state: address.billingState, postalCode: address.billingPostalCode },
         })
       : null;
-    subtotal += line;
+    subtotal += item.unitPrice * item.quantity;
+    lineDiscounts.push(shares[index]!);
     tax += taxed?.taxAmount ?? 0;
     lineTaxes.push(taxed?.taxAmount ?? 0);
     for (const component of taxed?.components ?? []) {
@@ -171,33 +187,46 @@ export async function priceLines(db: Tx | PrismaClient, lines: readonly Omit<Pla
     }
     amount += taxed?.totalAmount ?? line;
   }
-  return { subtotal, tax, amount, taxInclusive: address.taxInclusive, taxes, lineTaxes };
+  const discounted = shares.reduce((sum, share) => sum + share, 0);
+  return { subtotal, discount: discounted, tax, amount, taxInclusive: address.taxInclusive, taxes, lineTaxes, lineDiscounts };
 }
 
-/** The subscription's items (the last plan change's, else the initial order's lines) and its tax address. */
-async function planOf(db: Tx | PrismaClient, s: Subscription): Promise<{ items: PlanItem[]; address: TaxAddress }> {
+/** The subscription's items (the last plan change's, else the initial order's lines), its tax address and its checkout's discount. */
+async function planOf(db: Tx | PrismaClient, s: Subscription): Promise<{ items: PlanItem[]; address: TaxAddress; discount: DiscountTerms | null }> {
   const order = await db.order.findFirstOrThrow({
     where: { subscriptionId: s.id, number: s.number },
     select: {
-      country: true, billingState: true, billingPostalCode: true, taxInclusive: true,
+      country: true, billingState: true, billingPostalCode: true, taxInclusive: true, discountId: true,
       items: { orderBy: { position: 'asc' }, select: { offerId: true, productId: true, unitPrice: true, quantity: true } },
     },
   });
-  const { items, ...address } = order;
-  return { items: storedItems(s)?.items ?? items, address };
+  const { items, discountId, ...address } = order;
+  // Archived or edited since, the discount still applies as it now is (archiving stops new uses only).
+  const discount = discountId ? await db.discount.findUnique({ where: { id: discountId } }) : null;
+  return { items: storedItems(s)?.items ?? items, address, discount };
 }
+
+/**
+ * The checkout's discount if it applies to the period starting at `periodStartMs` (its duration,
+ * docs/decisions.md "Discount durations"): forever, every period; once and repeating, the periods
+ * starting before discountEndsAt (the first period's end; the subscription's start plus
+ * durationInMonths).
+ */
+const discountOfPeriod = (s: Pick<Subscription, 'discountEndsAt'>, discount: DiscountTerms | null, periodStartMs: number) =>
+  discount && (discount.duration === 'forever' || (s.discountEndsAt !== null && periodStartMs < s.discountEndsAt.getTime())) ? discount : null;
 
 /** The subscription's current items (GET details' planItems). */
 export const subscriptionPlanItems = async (db: PrismaClient, s: Subscription) => (await planOf(db, s)).items;
 
 /**
- * What a period of the subscription costs at `at`: its items priced by priceLines, less the credit
- * a downgrade left (up to the amount; docs/decisions.md "Plan changes"). The renewal charges this;
+ * What the period starting at `at` costs: the subscription's items priced by priceLines at `at`,
+ * with the checkout's discount when its duration covers the period, less the credit a downgrade
+ * left (up to the amount; docs/decisions.md "Create and plan changes"). The renewal charges this;
  * the upcoming payment shows it.
  */
 export async function priceOfPeriod(db: Tx | PrismaClient, s: Subscription, at: Date) {
-  const { items, address } = await planOf(db, s);
-  const price = await priceLines(db, items, address, s.currency, at);
+  const { items, address, discount } = await planOf(db, s);
+  const price = await priceLines(db, items, address, s.currency, at, discountOfPeriod(s, discount, at.getTime()));
   const credit = Math.min(s.credit, price.amount);
   // A credit can cover the tax too: the tax booked is at most what is charged.
   return { ...price, amount: price.amount - credit, tax: Math.min(price.tax, price.amount - credit), credit };
@@ -362,12 +391,12 @@ export async function upcomingPayment(prisma: PrismaClient, s: Subscription) {
     const renewal = await prisma.payment.findFirst({ where: { subscriptionId: s.id, status: 'PENDING', subscriptionPeriod: { not: null } }, orderBy: { subscriptionPeriod: 'desc' } });
     if (renewal) {
       const price = await priceOfPeriod(prisma, s, s.currentPeriodStart ?? s.nextRetryAt);
-      return { at: s.nextRetryAt, amount: renewal.amount, subtotal: price.subtotal, credit: 0, tax: renewal.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: true };
+      return { at: s.nextRetryAt, amount: renewal.amount, subtotal: price.subtotal, discount: price.discount, credit: 0, tax: renewal.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: true };
     }
   }
   if (!['active', 'trialing'].includes(s.status) || s.cancelAtPeriodEnd || !s.currentPeriodEnd) return null;
   const price = await priceOfPeriod(prisma, s, s.currentPeriodEnd);
-  return { at: s.currentPeriodEnd, amount: price.amount, subtotal: price.subtotal, credit: price.credit, tax: price.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: false };
+  return { at: s.currentPeriodEnd, amount: price.amount, subtotal: price.subtotal, discount: price.discount, credit: price.credit, tax: price.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: false };
 }
 
 /**
@@ -427,8 +456,10 @@ export async function startPlanChange(prisma: PrismaClient, subscriptionId: stri
     if (s.status !== 'active' && s.status !== 'trialing') throw new ValidationFailed(`Only an active or trialing subscription can change its items; this one is ${s.status}`);
     const at = new Date(clockMs);
     const plan = await planOf(tx, s);
-    const [before, after] = await Promise.all([priceLines(tx, plan.items, plan.address, s.currency, at), priceLines(tx, items, plan.address, s.currency, at)]);
     const start = s.currentPeriodStart!.getTime();
+    // Both priced for the whole current period, with the discount that period has.
+    const discount = discountOfPeriod(s, plan.discount, start);
+    const [before, after] = await Promise.all([priceLines(tx, plan.items, plan.address, s.currency, at, discount), priceLines(tx, items, plan.address, s.currency, at, discount)]);
     const end = s.currentPeriodEnd!.getTime();
     const money = s.status === 'trialing' ? { net: 0, tax: 0 } : { net: prorate(before.amount, after.amount, start, end, clockMs).net, tax: prorate(before.tax, after.tax, start, end, clockMs).net };
     if (money.net > 0) {
@@ -447,7 +478,7 @@ export async function finishPlanChange(prisma: PrismaClient, subscriptionId: str
     const payment = await tx.payment.findUniqueOrThrow({ where: { id: changeId }, select: { status: true } });
     if (storedItems(s)?.changeId === changeId || payment.status !== 'PAID') return;
     const plan = await planOf(tx, s);
-    const after = await priceLines(tx, items, plan.address, s.currency, new Date(clockMs));
+    const after = await priceLines(tx, items, plan.address, s.currency, new Date(clockMs), discountOfPeriod(s, plan.discount, s.currentPeriodStart!.getTime()));
     await applyPlan(tx, s, changeId, items, after.amount, 0);
   });
 }

@@ -1616,6 +1616,12 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             discountCode: string | null;
+            duration: components["schemas"]["DiscountDuration"];
+            /**
+             * Format: int32
+             * @description How long a repeating discount lasts; null for the others
+             */
+            durationInMonths: number | null;
             /** @description Offer ids */
             excludedOffers: string[];
             id: string;
@@ -1644,6 +1650,12 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             discountCode: string | null;
+            duration: components["schemas"]["DiscountDuration"];
+            /**
+             * Format: int32
+             * @description How long a repeating discount lasts; null for the others
+             */
+            durationInMonths: number | null;
             /** @description Offer ids */
             excludedOffers: string[];
             id: string;
@@ -1671,6 +1683,11 @@ export interface components {
         DiscountDetailsPayload: {
             discount: components["schemas"]["DiscountDetails"];
         };
+        /**
+         * @description Which periods of a subscription it discounts: once (the first), repeating (those starting within durationInMonths of the subscription's start), forever
+         * @enum {string}
+         */
+        DiscountDuration: "forever" | "once" | "repeating";
         DiscountList: {
             /** Format: int32 */
             count: number | null;
@@ -2735,7 +2752,7 @@ export interface components {
             date: components["schemas"]["Timestamp"];
             /**
              * Format: int32
-             * @description The checkout's discount applies to the first period only: 0
+             * @description The checkout's discount on this period (minor units), per its duration: once (the first period only), repeating, forever
              */
             discount: number;
             object: string;
@@ -3815,6 +3832,13 @@ export interface operations {
                     currency?: string | null;
                     /** @description 1 to 64 of A-Z a-z 0-9 _ -, unique ignoring case; generated for code discounts when absent; not allowed on sale discounts */
                     discountCode?: string | null;
+                    /** @description Default once (a subscription's first period only) */
+                    duration?: (string & components["schemas"]["DiscountDuration"]) | null;
+                    /**
+                     * Format: int32
+                     * @description Repeating only (required there): 1 to 120
+                     */
+                    durationInMonths?: number | null;
                     /** @description Offer ids */
                     excludedOffers?: components["schemas"]["UUID"][] | null;
                     /** @description Offer ids; empty or absent includes every offer */
@@ -3915,6 +3939,13 @@ export interface operations {
                     currency?: string | null;
                     /** @description 1 to 64 of A-Z a-z 0-9 _ -, unique ignoring case; generated for code discounts when absent; not allowed on sale discounts */
                     discountCode?: string | null;
+                    /** @description Default once (a subscription's first period only) */
+                    duration?: (string & components["schemas"]["DiscountDuration"]) | null;
+                    /**
+                     * Format: int32
+                     * @description Repeating only (required there): 1 to 120
+                     */
+                    durationInMonths?: number | null;
                     /** @description Offer ids */
                     excludedOffers?: components["schemas"]["UUID"][] | null;
                     /** @description When sent, must equal discountId */

@@ -296,6 +296,8 @@ export const DiscountScalarFieldEnum = {
   validUntil: 'validUntil',
   timezone: 'timezone',
   purchaseLimit: 'purchaseLimit',
+  duration: 'duration',
+  durationInMonths: 'durationInMonths',
   timesUsed: 'timesUsed',
   status: 'status',
   currency: 'currency',
@@ -504,6 +506,7 @@ export const SubscriptionScalarFieldEnum = {
   nextRetryAt: 'nextRetryAt',
   items: 'items',
   credit: 'credit',
+  discountEndsAt: 'discountEndsAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

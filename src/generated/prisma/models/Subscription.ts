@@ -69,6 +69,7 @@ export type SubscriptionMinAggregateOutputType = {
   pausedAt: Date | null
   nextRetryAt: Date | null
   credit: number | null
+  discountEndsAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -100,6 +101,7 @@ export type SubscriptionMaxAggregateOutputType = {
   pausedAt: Date | null
   nextRetryAt: Date | null
   credit: number | null
+  discountEndsAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -132,6 +134,7 @@ export type SubscriptionCountAggregateOutputType = {
   nextRetryAt: number
   items: number
   credit: number
+  discountEndsAt: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -181,6 +184,7 @@ export type SubscriptionMinAggregateInputType = {
   pausedAt?: true
   nextRetryAt?: true
   credit?: true
+  discountEndsAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -212,6 +216,7 @@ export type SubscriptionMaxAggregateInputType = {
   pausedAt?: true
   nextRetryAt?: true
   credit?: true
+  discountEndsAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -244,6 +249,7 @@ export type SubscriptionCountAggregateInputType = {
   nextRetryAt?: true
   items?: true
   credit?: true
+  discountEndsAt?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -363,6 +369,7 @@ export type SubscriptionGroupByOutputType = {
   nextRetryAt: Date | null
   items: runtime.JsonValue | null
   credit: number
+  discountEndsAt: Date | null
   createdAt: Date
   updatedAt: Date
   _count: SubscriptionCountAggregateOutputType | null
@@ -418,6 +425,7 @@ export type SubscriptionWhereInput = {
   nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   items?: Prisma.JsonNullableFilter<"Subscription">
   credit?: Prisma.IntFilter<"Subscription"> | number
+  discountEndsAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
@@ -453,6 +461,7 @@ export type SubscriptionOrderByWithRelationInput = {
   nextRetryAt?: Prisma.SortOrderInput | Prisma.SortOrder
   items?: Prisma.SortOrderInput | Prisma.SortOrder
   credit?: Prisma.SortOrder
+  discountEndsAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
@@ -492,6 +501,7 @@ export type SubscriptionWhereUniqueInput = Prisma.AtLeast<{
   nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   items?: Prisma.JsonNullableFilter<"Subscription">
   credit?: Prisma.IntFilter<"Subscription"> | number
+  discountEndsAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
@@ -527,6 +537,7 @@ export type SubscriptionOrderByWithAggregationInput = {
   nextRetryAt?: Prisma.SortOrderInput | Prisma.SortOrder
   items?: Prisma.SortOrderInput | Prisma.SortOrder
   credit?: Prisma.SortOrder
+  discountEndsAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.SubscriptionCountOrderByAggregateInput
@@ -567,6 +578,7 @@ export type SubscriptionScalarWhereWithAggregatesInput = {
   nextRetryAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
   items?: Prisma.JsonNullableWithAggregatesFilter<"Subscription">
   credit?: Prisma.IntWithAggregatesFilter<"Subscription"> | number
+  discountEndsAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Subscription"> | Date | string
 }
@@ -598,6 +610,7 @@ export type SubscriptionCreateInput = {
   nextRetryAt?: Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -633,6 +646,7 @@ export type SubscriptionUncheckedCreateInput = {
   nextRetryAt?: Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -666,6 +680,7 @@ export type SubscriptionUpdateInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -701,6 +716,7 @@ export type SubscriptionUncheckedUpdateInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -735,6 +751,7 @@ export type SubscriptionCreateManyInput = {
   nextRetryAt?: Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -766,6 +783,7 @@ export type SubscriptionUpdateManyMutationInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -798,6 +816,7 @@ export type SubscriptionUncheckedUpdateManyInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -851,6 +870,7 @@ export type SubscriptionCountOrderByAggregateInput = {
   nextRetryAt?: Prisma.SortOrder
   items?: Prisma.SortOrder
   credit?: Prisma.SortOrder
+  discountEndsAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -890,6 +910,7 @@ export type SubscriptionMaxOrderByAggregateInput = {
   pausedAt?: Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrder
   credit?: Prisma.SortOrder
+  discountEndsAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -921,6 +942,7 @@ export type SubscriptionMinOrderByAggregateInput = {
   pausedAt?: Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrder
   credit?: Prisma.SortOrder
+  discountEndsAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -1042,6 +1064,7 @@ export type SubscriptionCreateWithoutUserInput = {
   nextRetryAt?: Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderCreateNestedManyWithoutSubscriptionInput
@@ -1075,6 +1098,7 @@ export type SubscriptionUncheckedCreateWithoutUserInput = {
   nextRetryAt?: Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1138,6 +1162,7 @@ export type SubscriptionScalarWhereInput = {
   nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   items?: Prisma.JsonNullableFilter<"Subscription">
   credit?: Prisma.IntFilter<"Subscription"> | number
+  discountEndsAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
 }
@@ -1169,6 +1194,7 @@ export type SubscriptionCreateWithoutOrdersInput = {
   nextRetryAt?: Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -1203,6 +1229,7 @@ export type SubscriptionUncheckedCreateWithoutOrdersInput = {
   nextRetryAt?: Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1251,6 +1278,7 @@ export type SubscriptionUpdateWithoutOrdersInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -1285,6 +1313,7 @@ export type SubscriptionUncheckedUpdateWithoutOrdersInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1317,6 +1346,7 @@ export type SubscriptionCreateWithoutPaymentsInput = {
   nextRetryAt?: Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -1351,6 +1381,7 @@ export type SubscriptionUncheckedCreateWithoutPaymentsInput = {
   nextRetryAt?: Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1399,6 +1430,7 @@ export type SubscriptionUpdateWithoutPaymentsInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -1433,6 +1465,7 @@ export type SubscriptionUncheckedUpdateWithoutPaymentsInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1465,6 +1498,7 @@ export type SubscriptionCreateManyUserInput = {
   nextRetryAt?: Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1496,6 +1530,7 @@ export type SubscriptionUpdateWithoutUserInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUpdateManyWithoutSubscriptionNestedInput
@@ -1529,6 +1564,7 @@ export type SubscriptionUncheckedUpdateWithoutUserInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1562,6 +1598,7 @@ export type SubscriptionUncheckedUpdateManyWithoutUserInput = {
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1634,6 +1671,7 @@ export type SubscriptionSelect<ExtArgs extends runtime.Types.Extensions.Internal
   nextRetryAt?: boolean
   items?: boolean
   credit?: boolean
+  discountEndsAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1670,6 +1708,7 @@ export type SubscriptionSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   nextRetryAt?: boolean
   items?: boolean
   credit?: boolean
+  discountEndsAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1703,6 +1742,7 @@ export type SubscriptionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   nextRetryAt?: boolean
   items?: boolean
   credit?: boolean
+  discountEndsAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1736,11 +1776,12 @@ export type SubscriptionSelectScalar = {
   nextRetryAt?: boolean
   items?: boolean
   credit?: boolean
+  discountEndsAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type SubscriptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "status" | "userId" | "currency" | "amount" | "recurringInterval" | "recurringIntervalCount" | "trialInterval" | "trialIntervalCount" | "processor" | "methodType" | "paymentMethodRef" | "currentPeriodStart" | "currentPeriodEnd" | "trialEndsAt" | "cancelAtPeriodEnd" | "cancelledAt" | "endedAt" | "clockOffsetMs" | "billingAnchor" | "pausedAt" | "nextRetryAt" | "items" | "credit" | "createdAt" | "updatedAt", ExtArgs["result"]["subscription"]>
+export type SubscriptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "status" | "userId" | "currency" | "amount" | "recurringInterval" | "recurringIntervalCount" | "trialInterval" | "trialIntervalCount" | "processor" | "methodType" | "paymentMethodRef" | "currentPeriodStart" | "currentPeriodEnd" | "trialEndsAt" | "cancelAtPeriodEnd" | "cancelledAt" | "endedAt" | "clockOffsetMs" | "billingAnchor" | "pausedAt" | "nextRetryAt" | "items" | "credit" | "discountEndsAt" | "createdAt" | "updatedAt", ExtArgs["result"]["subscription"]>
 export type SubscriptionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
   orders?: boolean | Prisma.Subscription$ordersArgs<ExtArgs>
@@ -1789,6 +1830,7 @@ export type $SubscriptionPayload<ExtArgs extends runtime.Types.Extensions.Intern
     nextRetryAt: Date | null
     items: runtime.JsonValue | null
     credit: number
+    discountEndsAt: Date | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["subscription"]>
@@ -2244,6 +2286,7 @@ export interface SubscriptionFieldRefs {
   readonly nextRetryAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly items: Prisma.FieldRef<"Subscription", 'Json'>
   readonly credit: Prisma.FieldRef<"Subscription", 'Int'>
+  readonly discountEndsAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Subscription", 'DateTime'>
 }
