@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { newWorkspace, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { failure, ok } from './support/responses.js';
-import { advance, paymentsOf, seconds, subscribe, subscriptionElement, TEST } from './support/subscriptions.js';
+import { advance, paymentsOf, subscribe, subscriptionElement, TEST } from './support/subscriptions.js';
 
 // Discount durations on subscriptions (Stripe's coupon durations: once, repeating N months,
 // forever) through HTTP: each renewal charges the items with the checkout's discount while its
