@@ -1,5 +1,6 @@
 import { newWorkspace, type KeyChoice, type Workspace } from './support/api.js';
-import { restClient } from './support/client.js';
+import { UpdateSubscriptionDocument } from './generated/graphql/graphql.js';
+import { graphqlClient, restClient } from './support/client.js';
 import { failure, ok } from './support/responses.js';
 import { newBuyer, newCatalogue, salesDb } from './support/sales.js';
 import { advance, cancel, DAY, DECLINES_OFF_SESSION, lifecycle, paymentsOf, replaceCard, seconds, subscribe, subscriptionEvents, TEST } from './support/subscriptions.js';
@@ -214,6 +215,19 @@ describe('update: errors', () => {
     expect((await failure(update(order.number, [{ unitPrice: 100 }]))).status).toBe(400);
     expect(await row(subscription.id)).toMatchObject({ items: null, credit: 0, amount: 900 });
     expect(await paymentsOf(subscription.id)).toHaveLength(1);
+  }, SLOW);
+});
+
+describe('GraphQL', () => {
+  test('updateSubscription: the same change as REST (the deprecated value alias), errors as BAD_REQUEST and NOT_FOUND', async () => {
+    const { order } = await subscribe(ws, basic.element);
+    const mutate = graphqlClient(ws, TEST);
+    const changed = await mutate(UpdateSubscriptionDocument, { subscriptionIdOrNumber: order.number, items: [{ value: 400, price: 1 }] });
+    expect(changed).toEqual({ status: 200, data: { updateSubscription: { subscription: { id: order.number, amount: 400 }, payment: null } } });
+    const upgraded = await mutate(UpdateSubscriptionDocument, { subscriptionIdOrNumber: order.number, items: [{ offerId: pro.offerId }] });
+    expect(upgraded.data?.updateSubscription.payment).toMatchObject({ number: `${order.number}-2`, status: 'PAID', planChange: true });
+    expect((await mutate(UpdateSubscriptionDocument, { subscriptionIdOrNumber: order.number, items: [] })).errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
+    expect((await mutate(UpdateSubscriptionDocument, { subscriptionIdOrNumber: `#${order.number}`, items: [{ unitPrice: 1 }] })).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   }, SLOW);
 });
 
