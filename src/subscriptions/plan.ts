@@ -9,7 +9,7 @@ import { NotFound, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { createOrder } from '../orders/service.js';
 import { notifyPaymentPaid } from '../payments/payment-hooks.js';
-import { createPaymentProcessor, paymentProcessorConfigFromEnv } from '../payments/processors/index.js';
+import type { PaymentProcessor } from '../payments/processors/processor.js';
 import { markPaymentFailed, markPaymentPaid, recordCharge } from '../payments/transitions.js';
 import type { BillingDetails } from '../users/service.js';
 import { checkItemsTotal, itemLine, MAX_ITEMS, type SubscriptionItemInput } from './items.js';
@@ -90,7 +90,7 @@ async function savedCardOf(prisma: PrismaClient, scope: Scope, userId: string) {
  * billing details); a trial offer charges nothing now. PAID: active (or trialing), its workflow
  * started; declined: the payment FAILED and the subscription incomplete_expired, in the answer.
  */
-export async function createSubscription(deps: LifecycleDeps, scope: Scope, userId: string, inputs: readonly SubscriptionPlanItemInput[]) {
+export async function createSubscription(deps: LifecycleDeps & { processor: PaymentProcessor }, scope: Scope, userId: string, inputs: readonly SubscriptionPlanItemInput[]) {
   const user = await deps.prisma.user.findFirst({ where: { ...inScope(scope), id: userId.toLowerCase(), archivedAt: null } });
   if (!user) throw new NotFound('User');
   const { items, offers } = await planItems(deps.prisma, scope, inputs, null);
@@ -114,8 +114,7 @@ export async function createSubscription(deps: LifecycleDeps, scope: Scope, user
     await tx.subscription.update({ where: { id: order.subscription!.id }, data: { paymentMethodRef: card.paymentMethodRef } });
     return { subscriptionId: order.subscription!.id, paymentId: order.payment.id };
   });
-  const configured = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma: deps.prisma });
-  const outcome = await chargeSavedMethod(deps.prisma, configured, created.paymentId, `subscription/${created.subscriptionId}/create`, 0);
+  const outcome = await chargeSavedMethod(deps.prisma, deps.processor, created.paymentId, `subscription/${created.subscriptionId}/create`, 0);
   // Pending (3-D Secure asked off-session): the processor's event settles the payment later, as a checkout's.
   if (outcome.status !== 'pending') {
     await deps.prisma.$transaction(async (tx) => {
