@@ -253,6 +253,20 @@ describe('create', () => {
     expect((await paymentsOf(stored.id)).map((p) => [p.number, p.status, p.amount])).toEqual([[subscription.id, 'PAID', 2050], [`${subscription.id}-2`, 'PAID', 2050]]);
   }, SLOW);
 
+  test('a trial offer: nothing charged now (a payment of 0, PAID), trialing; its end charges the items on the saved card', async () => {
+    const trial = await offer(ws, 1200, { recurringInterval: 'month', trialInterval: 'week', trialIntervalCount: 2 });
+    const { subscription: first } = await subscribe(ws, basic.element);
+    const { subscription, payment } = await ok(create(first.userId!, [{ offerId: trial.offerId }]));
+    expect(subscription).toMatchObject({ status: 'trialing', amount: 1200 });
+    expect(payment).toMatchObject({ status: 'PAID', amount: 0 });
+    expect(subscription.trialEndsAt! - subscription.currentPeriodStart!).toBe(14 * DAY);
+    expect(await salesDb().sandboxCharge.count({ where: { paymentId: payment!.id } })).toBe(0);
+    await ok(advance(ws, subscription.id, subscription.trialEndsAt! + 60));
+    const stored = await salesDb().subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number: subscription.id } });
+    expect(stored.status).toBe('active');
+    expect((await paymentsOf(stored.id)).map((p) => [p.status, p.amount])).toEqual([['PAID', 0], ['PAID', 1200]]);
+  }, SLOW);
+
   test('a declined saved card: the payment FAILED and the subscription incomplete_expired, in the answer', async () => {
     const { order, subscription: first } = await subscribe(ws, basic.element);
     await ok(replaceCard(ws, order.number, DECLINES_OFF_SESSION));
