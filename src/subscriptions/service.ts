@@ -166,7 +166,6 @@ export async function priceLines(db: Tx | PrismaClient, lines: readonly PlanItem
   let tax = 0;
   let amount = 0;
   const lineTaxes: number[] = [];
-  const lineDiscounts: number[] = [];
   const taxes: { type: string; rate: number; jurisdiction: string; amount: number }[] = [];
   for (const [index, item] of lines.entries()) {
     const line = item.unitPrice * item.quantity - shares[index]!;
@@ -177,7 +176,6 @@ export async function priceLines(db: Tx | PrismaClient, lines: readonly PlanItem
         })
       : null;
     subtotal += item.unitPrice * item.quantity;
-    lineDiscounts.push(shares[index]!);
     tax += taxed?.taxAmount ?? 0;
     lineTaxes.push(taxed?.taxAmount ?? 0);
     for (const component of taxed?.components ?? []) {
@@ -188,7 +186,7 @@ export async function priceLines(db: Tx | PrismaClient, lines: readonly PlanItem
     amount += taxed?.totalAmount ?? line;
   }
   const discounted = shares.reduce((sum, share) => sum + share, 0);
-  return { subtotal, discount: discounted, tax, amount, taxInclusive: address.taxInclusive, taxes, lineTaxes, lineDiscounts };
+  return { subtotal, discount: discounted, tax, amount, taxInclusive: address.taxInclusive, taxes, lineTaxes };
 }
 
 /** The subscription's items (the last plan change's, else the initial order's lines), its tax address and its checkout's discount. */
