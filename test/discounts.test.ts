@@ -88,6 +88,8 @@ describe('discounts: create and read', () => {
       validFrom: 1700000000,
       validUntil: 1900000000,
       purchaseLimit: 50,
+      duration: 'once',
+      durationInMonths: null,
       timesUsed: 0,
       status: 'inactive',
       includesAllOffers: true,

@@ -240,7 +240,9 @@ describe('GET /v0/subscriptions/{subscriptionIdOrNumber}', () => {
   test('by its number: the subscription with the items of the order that started it, the buyer and its payments', async () => {
     const { subscription } = await ok(details(ws, number));
     const order = await orderOf(ws, number);
-    const { items, user, payments, ...fields } = subscription;
+    const { items, user, payments, planItems, ...fields } = subscription;
+    // What renewals price from: the order's items until a plan change.
+    expect(planItems).toEqual(order.items.map((item) => ({ offerId: item.offerId, productId: item.productId, unitPrice: item.unitPrice, quantity: item.quantity })));
     // The same fields as the order's subscription; its clock is "now" at each read.
     expect(fields).toEqual({ ...order.subscription, clock: expect.any(Number) });
     expect(Math.abs(fields.clock - order.subscription!.clock)).toBeLessThanOrEqual(60);

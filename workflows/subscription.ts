@@ -23,7 +23,7 @@ export interface SubscriptionInput {
   begun: boolean;
 }
 
-/** A request (cancel, undo, pause, resume, payment method replaced): answered with the state after it, or failed with the reason (400). */
+/** A request (cancel, undo, pause, resume, payment method replaced, a charge, an items change): answered with the state after it, or failed with the reason (400). */
 export const commandUpdate = defineUpdate<LifecycleState, [LifecycleCommand]>('command');
 /** A test clock's advance to this time (Unix milliseconds): everything due by then runs, in order. */
 export const advanceClockSignal = defineSignal<[number]>('advanceClock');
@@ -111,12 +111,18 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         if (request.command.type === 'charge') {
           await acts.chargeOnce(subscriptionId, request.command.paymentId, request.command.amount, clock());
           state = await acts.loadSubscription(subscriptionId);
+        } else if (request.command.type === 'changeItems') {
+          // The next renewal prices from the new items: they are the subscription's once this returns.
+          await acts.changeItems(subscriptionId, request.command.changeId, request.command.items, clock());
+          state = await acts.loadSubscription(subscriptionId);
         } else state = await acts.applySubscriptionCommand(subscriptionId, request.command, clock());
         if (request.command.type === 'paymentMethodReplaced' && (state.dunning || state.status === 'unpaid')) retryNow = true;
         if (request.command.type === 'endTrial') answerAfterStep.push(request.resolve);
         else request.resolve(state);
       } catch (error) {
-        const reason = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause.message : 'The request could not be applied';
+        // A local activity's refusal arrives as the ApplicationFailure itself, a remote one's wrapped in an ActivityFailure.
+        const refusal = error instanceof ActivityFailure ? error.cause : error;
+        const reason = refusal instanceof ApplicationFailure && refusal.type === 'ValidationFailed' ? refusal.message : 'The request could not be applied';
         request.reject(ApplicationFailure.create({ type: 'ValidationFailed', message: reason, nonRetryable: true }));
       }
     }

@@ -123,7 +123,7 @@ export function priceLines(offers: readonly PricingOffer[], quantity: number): Q
 }
 
 /** The lines a discount may reduce: its included offers (all when none), less its excluded ones. */
-export function eligibleLines(discount: Pick<PricingDiscount, 'includedOfferIds' | 'excludedOfferIds'>, lines: readonly QuoteLine[]): boolean[] {
+export function eligibleLines(discount: Pick<PricingDiscount, 'includedOfferIds' | 'excludedOfferIds'>, lines: readonly Pick<QuoteLine, 'offerId'>[]): boolean[] {
   const included = new Set(discount.includedOfferIds);
   const excluded = new Set(discount.excludedOfferIds);
   return lines.map((line) => (included.size === 0 || included.has(line.offerId)) && !excluded.has(line.offerId));
@@ -162,7 +162,7 @@ const divideHalfUp = (numerator: bigint, denominator: bigint) => (2n * numerator
  * proportion to their subtotals (largest remainder; ties to the earlier line), so the shares sum
  * to exactly the amount off.
  */
-export function discountShares(discount: Pick<PricingDiscount, 'amount' | 'amountType' | 'includedOfferIds' | 'excludedOfferIds'>, lines: readonly QuoteLine[]): number[] {
+export function discountShares(discount: Pick<PricingDiscount, 'amount' | 'amountType' | 'includedOfferIds' | 'excludedOfferIds'>, lines: readonly Pick<QuoteLine, 'offerId' | 'subtotal'>[]): number[] {
   const eligible = eligibleLines(discount, lines);
   if (discount.amountType === 'percentage') {
     const units = percentageUnits(discount.amount);

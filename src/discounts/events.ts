@@ -22,6 +22,8 @@ export function discountResource(d: Discount) {
     validFrom: timestampOrNull(d.validFrom),
     validUntil: timestampOrNull(d.validUntil),
     purchaseLimit: d.purchaseLimit,
+    duration: d.duration,
+    durationInMonths: d.durationInMonths,
     timesUsed: d.timesUsed,
     status: d.status,
     includesAllOffers: d.includedOfferIds.length === 0,
@@ -39,7 +41,7 @@ export const discountEventData = (discount: Discount) => ({ discount: discountRe
 function sampleDiscount({ now }: SampleContext): Discount {
   return {
     id: randomUUID(), workspaceId: randomUUID(), livemode: false, type: 'code', name: 'Sample discount', amount: new Prisma.Decimal(10),
-    amountType: 'percentage', discountCode: 'SAMPLE10', validFrom: null, validUntil: null, timezone: 'UTC', purchaseLimit: null,
+    amountType: 'percentage', discountCode: 'SAMPLE10', validFrom: null, validUntil: null, timezone: 'UTC', purchaseLimit: null, duration: 'once', durationInMonths: null,
     timesUsed: 0, status: 'active', currency: 'USD', includedOfferIds: [], excludedOfferIds: [], createdAt: now, updatedAt: now, archivedAt: null,
   };
 }

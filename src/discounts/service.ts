@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { Prisma, type Discount, type DiscountAmountType, type DiscountStatus, type DiscountType, type PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type Discount, type DiscountAmountType, type DiscountDuration, type DiscountStatus, type DiscountType, type PrismaClient } from '../generated/prisma/client.js';
 import type { Db } from '../db/client.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
 import { MAX_MONEY } from '../core/money.js';
@@ -21,7 +21,7 @@ const CODE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 8;
 // Fields the model cannot store as null: an explicit null is refused rather than guessed at.
-const NOT_NULLABLE = ['type', 'amount', 'amountType', 'status', 'currency', 'timezone'] as const;
+const NOT_NULLABLE = ['type', 'amount', 'amountType', 'status', 'currency', 'timezone', 'duration'] as const;
 
 export interface DiscountFields {
   type?: DiscountType | null;
@@ -32,6 +32,8 @@ export interface DiscountFields {
   validFrom?: number | null;
   validUntil?: number | null;
   purchaseLimit?: number | null;
+  duration?: DiscountDuration | null;
+  durationInMonths?: number | null;
   status?: DiscountStatus | null;
   includedOffers?: string[] | null;
   excludedOffers?: string[] | null;
@@ -171,7 +173,12 @@ interface DiscountState {
   validUntil: number | null;
   includedOfferIds: string[];
   excludedOfferIds: string[];
+  duration: DiscountDuration;
+  durationInMonths: number | null;
 }
+
+/** Most months a repeating discount lasts (10 years). */
+const MAX_DURATION_MONTHS = 120;
 
 function checkState(state: DiscountState) {
   checkAmount(state.amount, state.amountType);
@@ -181,6 +188,10 @@ function checkState(state: DiscountState) {
   if (state.validFrom !== null && state.validUntil !== null && state.validUntil < state.validFrom) {
     throw new ValidationFailed('validUntil must not be before validFrom');
   }
+  if (state.duration === 'repeating' && (state.durationInMonths === null || !Number.isInteger(state.durationInMonths) || state.durationInMonths < 1 || state.durationInMonths > MAX_DURATION_MONTHS)) {
+    throw new ValidationFailed(`a repeating discount needs durationInMonths, a whole number from 1 to ${MAX_DURATION_MONTHS}`);
+  }
+  if (state.duration !== 'repeating' && state.durationInMonths !== null) throw new ValidationFailed('durationInMonths is for repeating discounts only');
   const excluded = new Set(state.excludedOfferIds);
   const both = state.includedOfferIds.filter((id) => excluded.has(id));
   if (both.length) throw new ValidationFailed(`offers cannot be both included and excluded: ${both.join(', ')}`);
@@ -230,6 +241,8 @@ function discountData(fields: DiscountFields) {
   if (fields.validFrom !== undefined) data.validFrom = fields.validFrom === null ? null : BigInt(fields.validFrom);
   if (fields.validUntil !== undefined) data.validUntil = fields.validUntil === null ? null : BigInt(fields.validUntil);
   if (fields.purchaseLimit !== undefined) data.purchaseLimit = fields.purchaseLimit;
+  if (fields.duration) data.duration = fields.duration;
+  if (fields.durationInMonths !== undefined) data.durationInMonths = fields.durationInMonths;
   if (fields.status) data.status = fields.status;
   if (fields.currency !== undefined && fields.currency !== null) data.currency = fields.currency;
   if (fields.timezone !== undefined && fields.timezone !== null) data.timezone = fields.timezone.trim();
@@ -250,6 +263,8 @@ export async function createDiscount(prisma: PrismaClient, scope: Scope, input: 
     validUntil: input.validUntil ?? null,
     includedOfferIds: unique(input.includedOffers),
     excludedOfferIds: unique(input.excludedOffers),
+    duration: input.duration ?? 'once',
+    durationInMonths: input.durationInMonths ?? null,
   };
   checkState(state);
   await checkOffersExist(prisma, scope, [...state.includedOfferIds, ...state.excludedOfferIds]);
@@ -294,6 +309,9 @@ export async function updateDiscount(prisma: PrismaClient, scope: Scope, discoun
       validUntil: changes.validUntil !== undefined ? changes.validUntil : timestampOrNull(current.validUntil),
       includedOfferIds: changes.includedOffers !== undefined ? unique(changes.includedOffers) : current.includedOfferIds,
       excludedOfferIds: changes.excludedOffers !== undefined ? unique(changes.excludedOffers) : current.excludedOfferIds,
+      duration: changes.duration ?? current.duration,
+      // A duration other than repeating drops the months it no longer uses.
+      durationInMonths: changes.durationInMonths !== undefined ? changes.durationInMonths : (changes.duration ?? current.duration) === 'repeating' ? current.durationInMonths : null,
     };
     checkState(state);
     const sentOffers = [...(changes.includedOffers !== undefined ? state.includedOfferIds : []), ...(changes.excludedOffers !== undefined ? state.excludedOfferIds : [])];
@@ -302,7 +320,7 @@ export async function updateDiscount(prisma: PrismaClient, scope: Scope, discoun
       discountCode ??= await freeCode(tx, scope);
       if (discountCode !== current.discountCode && (await codeTaken(tx, scope, discountCode, current.id))) throw duplicateCode(discountCode);
     }
-    const discount = await tx.discount.update({ ...query, where: { id: current.id }, data: { ...data, discountCode } });
+    const discount = await tx.discount.update({ ...query, where: { id: current.id }, data: { ...data, discountCode, durationInMonths: state.durationInMonths } });
     await recordEvent(tx, scope, 'discount_updated', discountEventData(discount));
     return discount;
   });

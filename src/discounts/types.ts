@@ -1,6 +1,6 @@
 import { queryFromInfo, type PrismaModelTypes } from '@pothos/plugin-prisma';
 import type PrismaTypes from '../generated/pothos-types.js';
-import { DiscountAmountType, DiscountStatus, DiscountType } from '../generated/prisma/enums.js';
+import { DiscountAmountType, DiscountDuration, DiscountStatus, DiscountType } from '../generated/prisma/enums.js';
 import type { Discount as DiscountRow } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
@@ -12,6 +12,10 @@ import * as discounts from './service.js';
 export const DiscountTypeEnum = builder.enumType(DiscountType, { name: 'DiscountType' });
 export const DiscountAmountTypeEnum = builder.enumType(DiscountAmountType, { name: 'DiscountAmountType' });
 export const DiscountStatusEnum = builder.enumType(DiscountStatus, { name: 'DiscountStatus' });
+const DiscountDurationEnum = builder.enumType(DiscountDuration, {
+  name: 'DiscountDuration',
+  description: "Which periods of a subscription it discounts: once (the first), repeating (those starting within durationInMonths of the subscription's start), forever",
+});
 const DiscountOrderBy = builder.enumType('DiscountOrderBy', { values: ['createdAt', 'name', 'amount'] as const });
 
 type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
@@ -30,6 +34,8 @@ const discountFields = <Model extends PrismaModelTypes & PrismaTypes['Discount']
   validFrom: t.field({ type: 'Timestamp', nullable: true, resolve: (d) => timestampOrNull(d.validFrom) }),
   validUntil: t.field({ type: 'Timestamp', nullable: true, resolve: (d) => timestampOrNull(d.validUntil) }),
   purchaseLimit: t.int({ nullable: true, resolve: (d) => d.purchaseLimit }),
+  duration: t.field({ type: DiscountDurationEnum, resolve: (d) => d.duration }),
+  durationInMonths: t.int({ nullable: true, description: 'How long a repeating discount lasts; null for the others', resolve: (d) => d.durationInMonths }),
   timesUsed: t.int({ resolve: (d) => d.timesUsed }),
   status: t.field({ type: DiscountStatusEnum, resolve: (d) => d.status }),
   includesAllOffers: t.boolean({ resolve: (d) => d.includedOfferIds.length === 0 }),
@@ -115,6 +121,8 @@ const discountFieldArgs = builder.args((t) => ({
   validFrom: t.field({ type: 'Timestamp' }),
   validUntil: t.field({ type: 'Timestamp', description: 'Not before validFrom' }),
   purchaseLimit: t.int({ description: 'At least 1; null for unlimited' }),
+  duration: t.field({ type: DiscountDurationEnum, description: 'Default once (a subscription\'s first period only)' }),
+  durationInMonths: t.int({ description: 'Repeating only (required there): 1 to 120' }),
   status: t.field({ type: DiscountStatusEnum, description: 'Default active' }),
   includedOffers: t.field({ type: ['UUID'], description: 'Offer ids; empty or absent includes every offer' }),
   excludedOffers: t.field({ type: ['UUID'], description: 'Offer ids' }),

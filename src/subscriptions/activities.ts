@@ -3,14 +3,24 @@
 // renewal's charge is keyed by (subscription, period, attempt), so a retried activity or a worker
 // killed after the processor answered gets the same charge back, never a second one.
 import type { ActivityDependencies } from '../domain-module.js';
-import { createPaymentProcessor, paymentProcessorConfigFromEnv, processorFor } from '../payments/processors/index.js';
-import { ProcessorError } from '../payments/processors/processor.js';
-import { applyCommand, beginPeriods, bookAttempt, bookOneOffCharge, createOneOffPayment, endAtPeriodEnd, lifecycleState, recordClock, renewalChargeKey, startRenewal, type AttemptOutcome, type LifecycleCommand } from './service.js';
+import { createPaymentProcessor, paymentProcessorConfigFromEnv } from '../payments/processors/index.js';
+import { chargeSavedMethod } from './off-session.js';
+import {
+  applyCommand, beginPeriods, bookAttempt, bookOneOffCharge, createOneOffPayment, endAtPeriodEnd, finishPlanChange, lifecycleState, recordClock, renewalChargeKey,
+  startPlanChange, startRenewal, type AttemptOutcome, type LifecycleCommand, type PlanItem,
+} from './service.js';
 import { ValidationFailed } from '../core/errors.js';
 import { ApplicationFailure } from '@temporalio/activity';
 
 export function createSubscriptionActivities({ prisma }: ActivityDependencies) {
   const configured = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
+
+  /** A renewal attempt's processor key: (subscription, period, attempt). */
+  const renewalKey = async (paymentId: string, attempt: number) => {
+    const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { subscriptionId: true, subscriptionPeriod: true } });
+    return renewalChargeKey(payment.subscriptionId!, payment.subscriptionPeriod!, attempt);
+  };
+  const chargeOffSession = (paymentId: string, idempotencyKey: string, attempt: number) => chargeSavedMethod(prisma, configured, paymentId, idempotencyKey, attempt);
 
   return {
     beginSubscription: (subscriptionId: string) => beginPeriods(prisma, subscriptionId),
@@ -21,12 +31,7 @@ export function createSubscriptionActivities({ prisma }: ActivityDependencies) {
 
     /** A request: its new state, or a non-retryable failure with the reason the API answers 400 with. */
     async applySubscriptionCommand(subscriptionId: string, command: LifecycleCommand, clockMs: number) {
-      try {
-        return await applyCommand(prisma, subscriptionId, command, clockMs);
-      } catch (error) {
-        if (error instanceof ValidationFailed) throw ApplicationFailure.create({ type: 'ValidationFailed', message: error.message, nonRetryable: true });
-        throw error;
-      }
+      return refusalsAsFailures(() => applyCommand(prisma, subscriptionId, command, clockMs));
     },
 
     /**
@@ -35,21 +40,28 @@ export function createSubscriptionActivities({ prisma }: ActivityDependencies) {
      * throw and are retried; a refusal is the attempt's failure.
      */
     async chargeRenewal(paymentId: string, attempt: number, clockMs: number, dueMs: number): Promise<AttemptOutcome> {
-      const outcome = await chargeOffSession(paymentId, (s, period) => renewalChargeKey(s, period!, attempt), attempt);
+      const outcome = await chargeOffSession(paymentId, await renewalKey(paymentId, attempt), attempt);
       await bookAttempt(prisma, paymentId, attempt, outcome, clockMs, dueMs);
       return outcome;
     },
 
     /** A one-off charge (POST .../charge): created, charged off-session once (keyed by the payment), booked PAID or FAILED. */
     async chargeOnce(subscriptionId: string, paymentId: string, amount: number, clockMs: number): Promise<void> {
-      try {
-        await createOneOffPayment(prisma, subscriptionId, paymentId, amount, clockMs);
-      } catch (error) {
-        if (error instanceof ValidationFailed) throw ApplicationFailure.create({ type: 'ValidationFailed', message: error.message, nonRetryable: true });
-        throw error;
-      }
-      const outcome = await chargeOffSession(paymentId, () => `subscription/${subscriptionId}/charge/${paymentId}`, 0);
+      await refusalsAsFailures(() => createOneOffPayment(prisma, subscriptionId, paymentId, amount, clockMs));
+      const outcome = await chargeOffSession(paymentId, `subscription/${subscriptionId}/charge/${paymentId}`, 0);
       await bookOneOffCharge(prisma, paymentId, outcome, clockMs);
+    },
+
+    /**
+     * A plan change (PATCH .../update with items): prorated; an upgrade's plan-change payment is
+     * charged off-session once (keyed by the change) and the change applies when it is PAID.
+     */
+    async changeItems(subscriptionId: string, changeId: string, items: PlanItem[], clockMs: number): Promise<void> {
+      const { paymentId } = await refusalsAsFailures(() => startPlanChange(prisma, subscriptionId, changeId, items, clockMs));
+      if (!paymentId) return;
+      const outcome = await chargeOffSession(paymentId, `subscription/${subscriptionId}/plan-change/${paymentId}`, 0);
+      await bookOneOffCharge(prisma, paymentId, outcome, clockMs);
+      await finishPlanChange(prisma, subscriptionId, changeId, items, clockMs);
     },
 
     /** The processor's later word on a pending attempt (its event, routed by charge id). */
@@ -57,47 +69,15 @@ export function createSubscriptionActivities({ prisma }: ActivityDependencies) {
       await bookAttempt(prisma, paymentId, attempt, outcome, clockMs, dueMs);
     },
   };
+}
 
-  /** Charges the payment off-session on the subscription's saved method; a refusal is a failed outcome, a transient failure throws (retried). */
-  async function chargeOffSession(paymentId: string, keyOf: (subscriptionId: string, period: number | null) => string, attempt: number): Promise<AttemptOutcome> {
-      const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { subscription: true, user: { select: { email: true } } } });
-      const s = payment.subscription!;
-      let outcome: AttemptOutcome;
-      const processor = payment.processor ? processorFor(payment.processor, configured, { prisma }) : null;
-      if (payment.amount === 0) {
-        outcome = { status: 'succeeded', chargeId: null };
-      } else if (!processor || !s.paymentMethodRef) {
-        outcome = { status: 'failed', chargeId: null, failureCode: 'payment_method_not_found', failureMessage: 'The subscription has no saved payment method to charge' };
-      } else {
-        try {
-          const result = await processor.createCharge({
-            paymentId,
-            idempotencyKey: keyOf(s.id, payment.subscriptionPeriod),
-            amount: payment.amount,
-            currency: payment.currency,
-            method: 'card',
-            savedPaymentMethod: s.paymentMethodRef,
-            email: payment.user?.email ?? '',
-            livemode: payment.livemode,
-            metadata: { orderId: payment.orderId },
-          });
-          outcome =
-            result.status === 'failed'
-              ? { status: 'failed', chargeId: result.chargeId, failureCode: result.failureCode ?? 'generic_decline', failureMessage: result.failureMessage ?? 'The payment failed.' }
-              : { status: result.status, chargeId: result.chargeId };
-        } catch (error) {
-          if (!(error instanceof ProcessorError) || error.retryable) throw error;
-          outcome = { status: 'failed', chargeId: null, failureCode: error.code, failureMessage: error.message };
-        }
-      }
-      if (outcome.status === 'pending') {
-        await prisma.charge.upsert({
-          where: { paymentId_attempt: { paymentId, attempt } },
-          create: { paymentId, attempt, processor: payment.processor!, processorChargeId: outcome.chargeId, status: 'pending', amount: payment.amount, currency: payment.currency },
-          update: {},
-        });
-      }
-      return outcome;
+/** A refusal (ValidationFailed) fails the activity for good, with the reason the API answers 400 with. */
+async function refusalsAsFailures<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ValidationFailed) throw ApplicationFailure.create({ type: 'ValidationFailed', message: error.message, nonRetryable: true });
+    throw error;
   }
 }
 

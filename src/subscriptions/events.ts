@@ -18,7 +18,7 @@ export function sampleSubscription(now: Date, status: Subscription['status'], am
     id: randomUUID(), workspaceId: randomUUID(), livemode: false, number: '0000000000SAMPLE', status, userId, currency: 'USD', amount,
     recurringInterval: 'month', recurringIntervalCount: 1, trialInterval: null, trialIntervalCount: null, processor: 'sandbox', methodType: 'card',
     paymentMethodRef: null, currentPeriodStart: now, currentPeriodEnd: null, trialEndsAt: null, cancelAtPeriodEnd: false,
-    cancelledAt: status === 'cancelled' ? now : null, endedAt: null, clockOffsetMs: 0n, billingAnchor: now, pausedAt: null, nextRetryAt: null, createdAt: now, updatedAt: now,
+    cancelledAt: status === 'cancelled' ? now : null, endedAt: null, clockOffsetMs: 0n, billingAnchor: now, pausedAt: null, nextRetryAt: null, items: null, credit: 0, discountEndsAt: null, createdAt: now, updatedAt: now,
   };
 }
 

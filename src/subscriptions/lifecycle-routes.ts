@@ -1,7 +1,10 @@
-// The lifecycle's routes under /v0, each served by a GraphQL field of ./lifecycle-types.ts.
+// The lifecycle's routes under /v0, each served by a GraphQL field of ./lifecycle-types.ts (create
+// and update: ./plan-types.ts).
 import type { RestRoute } from '../rest/route.js';
 
 export const lifecycleRoutes: readonly RestRoute[] = [
+  { method: 'POST', path: '/subscriptions/create', field: 'Mutation.createSubscription', summary: 'Start a subscription for an existing buyer on their saved card', errors: [404] },
+  { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/update', field: 'Mutation.updateSubscription', summary: "Change a subscription's items (a prorated plan change)" },
   { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/cancel', field: 'Mutation.cancelSubscription', summary: 'Cancel a subscription now or at the end of its interval' },
   { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/undo-cancel', field: 'Mutation.undoSubscriptionCancel', summary: 'Take back a cancel scheduled for the end of the interval' },
   { method: 'POST', path: '/subscriptions/:subscriptionIdOrNumber/charge', field: 'Mutation.chargeSubscription', summary: 'Charge items now on the saved payment method (a one-off payment of the subscription)' },

@@ -37,7 +37,8 @@ const UpcomingPayment = builder.simpleObject('UpcomingPayment', {
     date: t.field({ type: 'Timestamp', description: 'When it is charged (the subscription clock)' }),
     amount: t.int({ description: 'What is charged, minor units (tax included)' }),
     subtotal: t.int({ description: "The items' prices (unitPrice × quantity)" }),
-    discount: t.int({ description: "The checkout's discount applies to the first period only: 0" }),
+    discount: t.int({ description: "The checkout's discount on this period (minor units), per its duration: once (the first period only), repeating, forever" }),
+    credit: t.int({ description: "A downgrade's credit taken off this charge (minor units)" }),
     tax: t.int(),
     taxInclusive: t.boolean({ description: 'Whether the item prices include the tax' }),
     taxes: t.field({ type: [UpcomingTax], description: 'The tax by type, rate and jurisdiction' }),
@@ -69,7 +70,7 @@ builder.queryFields((t) => ({
       const next = await upcomingPayment(ctx.prisma, subscription);
       return {
         upcomingPayment: next && {
-          object: 'upcoming_payment', subscriptionId: subscription.number, date: next.at, amount: next.amount, subtotal: next.subtotal, discount: 0, tax: next.tax,
+          object: 'upcoming_payment', subscriptionId: subscription.number, date: next.at, amount: next.amount, subtotal: next.subtotal, discount: next.discount, credit: next.credit, tax: next.tax,
           taxInclusive: next.taxInclusive, taxes: next.taxes, currency: subscription.currency, retry: next.retry,
         },
       };

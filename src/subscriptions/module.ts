@@ -20,6 +20,7 @@ export const subscriptionsModule: DomainModule = {
   registerTypes: async () => {
     await import('./types.js');
     await import('./lifecycle-types.js');
+    await import('./plan-types.js');
   },
   routes: [...routes, ...lifecycleRoutes],
   events,

@@ -10,13 +10,13 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUp
 import type { PrismaClient, Subscription } from '../generated/prisma/client.js';
 import { TemporarilyUnavailable, Unauthenticated, ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
-import { isMoney, MAX_MONEY } from '../core/money.js';
 import { logger } from '../logger.js';
 import type { ChargeOutcome } from '../payments/charge-outcomes.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { subscriptionWorkflow } from '../../workflows/subscription.js';
 import { subscriptionWorkflowId, type AttemptOutcome, type LifecycleCommand, type LifecycleState } from './service.js';
 import { findSubscription } from './queries.js';
+import { checkItemsTotal, itemLine, type SubscriptionItemInput } from './items.js';
 
 const log = logger.child({ component: 'subscriptions' });
 
@@ -144,28 +144,14 @@ export async function cancelWithInitialOrder(deps: LifecycleDeps, scope: Scope, 
   }
 }
 
-/** An item of a subscription's create, update or charge body: its price is unitPrice, else the deprecated value, else the deprecated price. */
-export interface SubscriptionItemInput {
-  unitPrice?: number | null;
-  value?: number | null;
-  price?: number | null;
-  quantity?: number | null;
-}
-
 /** The items' total, minor units; 400 for an item without a price, a bad quantity or a total out of range. */
 export function itemsTotal(items: readonly SubscriptionItemInput[]): number {
   if (items.length === 0) throw new ValidationFailed('items: at least one item');
-  let total = 0;
-  for (const [index, item] of items.entries()) {
-    const price = item.unitPrice ?? item.value ?? item.price;
-    if (price == null) throw new ValidationFailed(`items.${index}: unitPrice is required (value and price are its deprecated names)`);
-    const quantity = item.quantity ?? 1;
-    if (!isMoney(price)) throw new ValidationFailed(`items.${index}.unitPrice: whole minor units from 0 to ${MAX_MONEY}`);
-    if (!Number.isInteger(quantity) || quantity < 1 || quantity > 10_000) throw new ValidationFailed(`items.${index}.quantity: a whole number from 1 to 10000`);
-    total += price * quantity;
-  }
-  if (total < 1 || total > MAX_MONEY) throw new ValidationFailed(`items: the total must be from 1 to ${MAX_MONEY} minor units`);
-  return total;
+  const total = items.reduce((sum, item, index) => {
+    const line = itemLine(item, index);
+    return sum + line.unitPrice * line.quantity;
+  }, 0);
+  return checkItemsTotal(total);
 }
 
 /** POST /v0/subscriptions/{id}/charge: a one-off charge of the items on the saved method, now (PAID, or FAILED: no dunning). */

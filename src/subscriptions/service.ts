@@ -4,7 +4,9 @@
 // (workflows/subscription.ts) calls in the order time and requests make them due; the API side
 // (./requests.ts) only asks the workflow. Times are the subscription's clock (test clocks), passed
 // in by the workflow.
-import type { Prisma, PrismaClient, Subscription, SubscriptionStatus } from '../generated/prisma/client.js';
+import type { Discount, Prisma, PrismaClient, Subscription, SubscriptionStatus } from '../generated/prisma/client.js';
+import { discountShares } from '../checkout/pricing.js';
+import { formatAmount } from '../discounts/events.js';
 import { ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
 import { recordEvent } from '../events/event-service.js';
@@ -40,7 +42,8 @@ export type LifecycleCommand =
   | { type: 'resume' }
   | { type: 'paymentMethodReplaced'; paymentMethodRef: string }
   | { type: 'endTrial' }
-  | { type: 'charge'; paymentId: string; amount: number };
+  | { type: 'charge'; paymentId: string; amount: number }
+  | { type: 'changeItems'; changeId: string; items: PlanItem[] };
 
 /** The subscription's workflow: its business key. */
 export const subscriptionWorkflowId = (s: { workspaceId: string; number: string }) => `subscription/${s.workspaceId}/${s.number}`;
@@ -103,44 +106,78 @@ export async function beginPeriods(prisma: PrismaClient, subscriptionId: string)
     const s = await lock(tx, subscriptionId);
     if (s.currentPeriodEnd || !s.currentPeriodStart || (s.status !== 'active' && s.status !== 'trialing')) return;
     const start = s.currentPeriodStart.getTime();
+    const { discount } = await planOf(tx, s);
+    // Counted from the subscription's start, the trial included (as Stripe counts a coupon's months).
+    const discountEnd = (firstEnd: number) =>
+      discount?.duration === 'once' ? new Date(firstEnd) : discount?.duration === 'repeating' ? new Date(addInterval(start, 'month', discount.durationInMonths!)) : null;
     if (s.status === 'trialing' && s.trialInterval) {
       // The trial is the first period; its end is the first charge (and the billing anchor).
       const trialEnd = new Date(addInterval(start, s.trialInterval as Interval, s.trialIntervalCount ?? 1));
-      await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: trialEnd, trialEndsAt: trialEnd, currentPeriodEnd: trialEnd } });
+      await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: trialEnd, trialEndsAt: trialEnd, currentPeriodEnd: trialEnd, discountEndsAt: discountEnd(trialEnd.getTime()) } });
       return;
     }
     const anchored = { ...s, billingAnchor: s.currentPeriodStart };
-    await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: s.currentPeriodStart, currentPeriodEnd: new Date(periodEnd(anchored, start)) } });
+    const end = periodEnd(anchored, start);
+    await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: s.currentPeriodStart, currentPeriodEnd: new Date(end), discountEndsAt: discountEnd(end) } });
   });
   return lifecycleState(prisma, subscriptionId);
 }
 
+/** A line the subscription's periods are priced from. */
+export interface PlanItem {
+  offerId: string;
+  productId: string;
+  unitPrice: number;
+  quantity: number;
+}
+
+/** Subscription.items: the last plan change's lines, with its id (a retried activity applies it once). */
+interface StoredItems {
+  changeId: string;
+  items: PlanItem[];
+}
+
+const storedItems = (s: Pick<Subscription, 'items'>) => s.items as unknown as StoredItems | null;
+
+/** Where a subscription is taxed: the initial order's billing address (or the buyer's, for one created by the API). */
+export interface TaxAddress {
+  country: string | null;
+  billingState: string | null;
+  billingPostalCode: string | null;
+  taxInclusive: boolean;
+}
+
+/** A discount's terms as a subscription's periods apply it (the Discount row's). */
+type DiscountTerms = Pick<Discount, 'duration' | 'durationInMonths' | 'amount' | 'amountType' | 'includedOfferIds' | 'excludedOfferIds'>;
+
 /**
- * What a period of the subscription costs: its items (the initial order's lines, unitPrice ×
- * quantity), each taxed by calculateTax at the stored billing address at `at`. The checkout's
- * discount applied to the first period only (docs/decisions.md "Subscriptions").
+ * What lines cost at `at`: unitPrice × quantity each, less its share of `discount` (as at
+ * checkout: discountShares), taxed by calculateTax at the address on what is left (no country, no
+ * tax). The one pricing of renewals, upcoming payments, plan changes and created subscriptions'
+ * first periods.
  */
-export async function priceOfPeriod(db: Tx | PrismaClient, s: Subscription, at: Date) {
-  const order = await db.order.findFirstOrThrow({
-    where: { subscriptionId: s.id, number: s.number },
-    select: { country: true, billingState: true, billingPostalCode: true, taxInclusive: true, items: { orderBy: { position: 'asc' }, select: { unitPrice: true, quantity: true, productId: true } } },
-  });
-  const products = await db.product.findMany({ where: { id: { in: order.items.map((item) => item.productId) } }, select: { id: true, type: true } });
+export async function priceLines(db: Tx | PrismaClient, lines: readonly PlanItem[], address: TaxAddress, currency: string, at: Date, discount: DiscountTerms | null = null) {
+  const shares = discount
+    ? discountShares({ ...discount, amount: formatAmount(discount.amount) }, lines.map((item) => ({ offerId: item.offerId, subtotal: item.unitPrice * item.quantity })))
+    : lines.map(() => 0);
+  const products = await db.product.findMany({ where: { id: { in: lines.map((item) => item.productId) } }, select: { id: true, type: true } });
   const typeOf = new Map(products.map((p) => [p.id, p.type]));
   let subtotal = 0;
   let tax = 0;
   let amount = 0;
+  const lineTaxes: number[] = [];
   const taxes: { type: string; rate: number; jurisdiction: string; amount: number }[] = [];
-  for (const item of order.items) {
-    const line = item.unitPrice * item.quantity;
-    const taxed = order.country
+  for (const [index, item] of lines.entries()) {
+    const line = item.unitPrice * item.quantity - shares[index]!;
+    const taxed = address.country
       ? calculateTax({
-          productType: typeOf.get(item.productId)!, amount: line, currency: s.currency, priceIncludesTax: order.taxInclusive, at,
-          location: { country: order.country, state: order.billingState, postalCode: order.billingPostalCode },
+          productType: typeOf.get(item.productId)!, amount: line, currency, priceIncludesTax: address.taxInclusive, at,
+          location: { country: address.country, state: address.billingState, postalCode: address.billingPostalCode },
         })
       : null;
-    subtotal += line;
+    subtotal += item.unitPrice * item.quantity;
     tax += taxed?.taxAmount ?? 0;
+    lineTaxes.push(taxed?.taxAmount ?? 0);
     for (const component of taxed?.components ?? []) {
       const same = taxes.find((t) => t.type === component.type && t.rate === component.rate && t.jurisdiction === component.jurisdiction);
       if (same) same.amount += component.amount;
@@ -148,7 +185,49 @@ export async function priceOfPeriod(db: Tx | PrismaClient, s: Subscription, at: 
     }
     amount += taxed?.totalAmount ?? line;
   }
-  return { subtotal, tax, amount, taxInclusive: order.taxInclusive, taxes };
+  const discounted = shares.reduce((sum, share) => sum + share, 0);
+  return { subtotal, discount: discounted, tax, amount, taxInclusive: address.taxInclusive, taxes, lineTaxes };
+}
+
+/** The subscription's items (the last plan change's, else the initial order's lines), its tax address and its checkout's discount. */
+async function planOf(db: Tx | PrismaClient, s: Subscription): Promise<{ items: PlanItem[]; address: TaxAddress; discount: DiscountTerms | null }> {
+  const order = await db.order.findFirstOrThrow({
+    where: { subscriptionId: s.id, number: s.number },
+    select: {
+      country: true, billingState: true, billingPostalCode: true, taxInclusive: true, discountId: true,
+      items: { orderBy: { position: 'asc' }, select: { offerId: true, productId: true, unitPrice: true, quantity: true } },
+    },
+  });
+  const { items, discountId, ...address } = order;
+  // Archived or edited since, the discount still applies as it now is (archiving stops new uses only).
+  const discount = discountId ? await db.discount.findUnique({ where: { id: discountId } }) : null;
+  return { items: storedItems(s)?.items ?? items, address, discount };
+}
+
+/**
+ * The checkout's discount if it applies to the period starting at `periodStartMs` (its duration,
+ * docs/decisions.md "Discount durations"): forever, every period; once and repeating, the periods
+ * starting before discountEndsAt (the first period's end; the subscription's start plus
+ * durationInMonths).
+ */
+const discountOfPeriod = (s: Pick<Subscription, 'discountEndsAt'>, discount: DiscountTerms | null, periodStartMs: number) =>
+  discount && (discount.duration === 'forever' || (s.discountEndsAt !== null && periodStartMs < s.discountEndsAt.getTime())) ? discount : null;
+
+/** The subscription's current items (GET details' planItems). */
+export const subscriptionPlanItems = async (db: PrismaClient, s: Subscription) => (await planOf(db, s)).items;
+
+/**
+ * What the period starting at `at` costs: the subscription's items priced by priceLines at `at`,
+ * with the checkout's discount when its duration covers the period, less the credit a downgrade
+ * left (up to the amount; docs/decisions.md "Create and plan changes"). The renewal charges this;
+ * the upcoming payment shows it.
+ */
+export async function priceOfPeriod(db: Tx | PrismaClient, s: Subscription, at: Date) {
+  const { items, address, discount } = await planOf(db, s);
+  const price = await priceLines(db, items, address, s.currency, at, discountOfPeriod(s, discount, at.getTime()));
+  const credit = Math.min(s.credit, price.amount);
+  // A credit can cover the tax too: the tax booked is at most what is charged.
+  return { ...price, amount: price.amount - credit, tax: Math.min(price.tax, price.amount - credit), credit };
 }
 
 /**
@@ -165,7 +244,7 @@ export async function startRenewal(prisma: PrismaClient, subscriptionId: string,
     // once a new payment method restarted billing: the workflow does not ask before.)
     if (!['active', 'trialing', 'past_due', 'unpaid'].includes(s.status) || s.cancelAtPeriodEnd) return null;
     const order = await initialOrder(tx, s);
-    const { amount, tax } = await priceOfPeriod(tx, s, new Date(dueMs));
+    const { amount, tax, credit } = await priceOfPeriod(tx, s, new Date(dueMs));
     const last = await tx.payment.findFirstOrThrow({ where: { orderId: order.id }, orderBy: { sequence: 'desc' }, select: { sequence: true } });
     const sequence = last.sequence + 1;
     const { number } = await tx.order.findUniqueOrThrow({ where: { id: order.id }, select: { number: true } });
@@ -177,7 +256,10 @@ export async function startRenewal(prisma: PrismaClient, subscriptionId: string,
       },
     });
     await tx.order.update({ where: { id: order.id }, data: { lastPaymentId: payment.id } });
-    await tx.subscription.update({ where: { id: s.id }, data: { amount, currentPeriodStart: new Date(dueMs), currentPeriodEnd: new Date(periodEnd(s, dueMs)) } });
+    await tx.subscription.update({
+      where: { id: s.id },
+      data: { amount: amount + credit, credit: { decrement: credit }, currentPeriodStart: new Date(dueMs), currentPeriodEnd: new Date(periodEnd(s, dueMs)) },
+    });
     return { paymentId: payment.id };
   });
 }
@@ -272,7 +354,8 @@ export async function applyCommand(prisma: PrismaClient, subscriptionId: string,
         return;
       }
       case 'charge':
-        // Made by chargeOnce (the processor call is outside this transaction).
+      case 'changeItems':
+        // Made by chargeOnce and changeItems (the processor call is outside this transaction).
         return;
       case 'endTrial':
         // The trial's end moves to now: the workflow charges the first period at once.
@@ -306,12 +389,12 @@ export async function upcomingPayment(prisma: PrismaClient, s: Subscription) {
     const renewal = await prisma.payment.findFirst({ where: { subscriptionId: s.id, status: 'PENDING', subscriptionPeriod: { not: null } }, orderBy: { subscriptionPeriod: 'desc' } });
     if (renewal) {
       const price = await priceOfPeriod(prisma, s, s.currentPeriodStart ?? s.nextRetryAt);
-      return { at: s.nextRetryAt, amount: renewal.amount, subtotal: price.subtotal, tax: renewal.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: true };
+      return { at: s.nextRetryAt, amount: renewal.amount, subtotal: price.subtotal, discount: price.discount, credit: 0, tax: renewal.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: true };
     }
   }
   if (!['active', 'trialing'].includes(s.status) || s.cancelAtPeriodEnd || !s.currentPeriodEnd) return null;
   const price = await priceOfPeriod(prisma, s, s.currentPeriodEnd);
-  return { at: s.currentPeriodEnd, amount: price.amount, subtotal: price.subtotal, tax: price.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: false };
+  return { at: s.currentPeriodEnd, amount: price.amount, subtotal: price.subtotal, discount: price.discount, credit: price.credit, tax: price.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: false };
 }
 
 /**
@@ -324,16 +407,85 @@ export async function createOneOffPayment(prisma: PrismaClient, subscriptionId: 
     const s = await lock(tx, subscriptionId);
     if (await tx.payment.findUnique({ where: { id: paymentId }, select: { id: true } })) return;
     if (s.status !== 'active' && s.status !== 'trialing') throw new ValidationFailed(`A subscription in status ${s.status} cannot be charged`);
-    const order = await tx.order.findFirstOrThrow({ where: { subscriptionId: s.id, number: s.number }, select: { id: true, number: true } });
-    const last = await tx.payment.findFirstOrThrow({ where: { orderId: order.id }, orderBy: { sequence: 'desc' }, select: { sequence: true } });
-    const sequence = last.sequence + 1;
-    await tx.payment.create({
-      data: {
-        id: paymentId, workspaceId: s.workspaceId, livemode: s.livemode, orderId: order.id, sequence, number: paymentNumber(order.number, sequence), amount,
-        fee: platformFee(amount, FEE_RULE), currency: s.currency, processor: s.processor, methodType: s.methodType, userId: s.userId, subscriptionId, createdAt: new Date(clockMs),
-      },
-    });
+    await createPaymentOutsidePeriods(tx, s, paymentId, { amount, tax: 0 }, clockMs, false);
   });
+}
+
+/** A payment of the initial order in no period (`{orderNumber}-{n}`): a one-off charge or a plan change. */
+async function createPaymentOutsidePeriods(tx: Tx, s: Subscription, paymentId: string, money: { amount: number; tax: number }, clockMs: number, planChange: boolean) {
+  const order = await tx.order.findFirstOrThrow({ where: { subscriptionId: s.id, number: s.number }, select: { id: true, number: true } });
+  const last = await tx.payment.findFirstOrThrow({ where: { orderId: order.id }, orderBy: { sequence: 'desc' }, select: { sequence: true } });
+  const sequence = last.sequence + 1;
+  await tx.payment.create({
+    data: {
+      id: paymentId, workspaceId: s.workspaceId, livemode: s.livemode, orderId: order.id, sequence, number: paymentNumber(order.number, sequence), ...money, planChange,
+      fee: platformFee(money.amount - money.tax, FEE_RULE), currency: s.currency, processor: s.processor, methodType: s.methodType, userId: s.userId, subscriptionId: s.id,
+      createdAt: new Date(clockMs),
+    },
+  });
+}
+
+/**
+ * Proration of a plan change at `atMs` within the period [startMs, endMs), as Stripe's
+ * create_prorations: the unused time of the old price is credited, the remaining time of the new
+ * price charged, each rounded to minor units; `net` is what the change costs (negative: a credit).
+ */
+export function prorate(oldAmount: number, newAmount: number, startMs: number, endMs: number, atMs: number) {
+  const remaining = Math.min(Math.max(endMs - atMs, 0), endMs - startMs);
+  const share = (amount: number) => Math.round((amount * remaining) / (endMs - startMs));
+  const credit = share(oldAmount);
+  const charge = share(newAmount);
+  return { credit, charge, net: charge - credit };
+}
+
+/**
+ * A plan change (PATCH .../update with items), first step, under the row lock: the proration of
+ * the current period's remaining time (the current items' price against the new items', tax
+ * included, at the subscription's clock). An upgrade creates the plan-change payment (its id is
+ * the change's, so a retried activity finds it) and the change waits for it to be paid; a
+ * downgrade or an even change applies now, its credit kept for the next renewals. A trial has
+ * paid nothing: its change applies now, free. Active or trialing only (400 otherwise).
+ */
+export async function startPlanChange(prisma: PrismaClient, subscriptionId: string, changeId: string, items: PlanItem[], clockMs: number): Promise<{ paymentId: string | null }> {
+  return prisma.$transaction(async (tx) => {
+    const s = await lock(tx, subscriptionId);
+    if (storedItems(s)?.changeId === changeId) return { paymentId: null };
+    if (await tx.payment.findUnique({ where: { id: changeId }, select: { id: true } })) return { paymentId: changeId };
+    if (s.status !== 'active' && s.status !== 'trialing') throw new ValidationFailed(`Only an active or trialing subscription can change its items; this one is ${s.status}`);
+    const at = new Date(clockMs);
+    const plan = await planOf(tx, s);
+    const start = s.currentPeriodStart!.getTime();
+    // Both priced for the whole current period, with the discount that period has.
+    const discount = discountOfPeriod(s, plan.discount, start);
+    const [before, after] = await Promise.all([priceLines(tx, plan.items, plan.address, s.currency, at, discount), priceLines(tx, items, plan.address, s.currency, at, discount)]);
+    const end = s.currentPeriodEnd!.getTime();
+    const money = s.status === 'trialing' ? { net: 0, tax: 0 } : { net: prorate(before.amount, after.amount, start, end, clockMs).net, tax: prorate(before.tax, after.tax, start, end, clockMs).net };
+    if (money.net > 0) {
+      await createPaymentOutsidePeriods(tx, s, changeId, { amount: money.net, tax: Math.min(Math.max(money.tax, 0), money.net) }, clockMs, true);
+      return { paymentId: changeId };
+    }
+    await applyPlan(tx, s, changeId, items, after.amount, -money.net);
+    return { paymentId: null };
+  });
+}
+
+/** The plan-change payment was charged: PAID applies the change, FAILED leaves the items as they were. */
+export async function finishPlanChange(prisma: PrismaClient, subscriptionId: string, changeId: string, items: PlanItem[], clockMs: number): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const s = await lock(tx, subscriptionId);
+    const payment = await tx.payment.findUniqueOrThrow({ where: { id: changeId }, select: { status: true } });
+    if (storedItems(s)?.changeId === changeId || payment.status !== 'PAID') return;
+    const plan = await planOf(tx, s);
+    const after = await priceLines(tx, items, plan.address, s.currency, new Date(clockMs), discountOfPeriod(s, plan.discount, s.currentPeriodStart!.getTime()));
+    await applyPlan(tx, s, changeId, items, after.amount, 0);
+  });
+}
+
+/** The items renewals now price from; subscription_updated says so (its items are the initial order's, its amount the new one). */
+async function applyPlan(tx: Tx, s: Subscription, changeId: string, items: PlanItem[], amount: number, credit: number) {
+  const stored: StoredItems = { changeId, items };
+  const updated = await tx.subscription.update({ where: { id: s.id }, data: { items: stored as unknown as Prisma.InputJsonValue, amount, credit: { increment: credit } } });
+  await recordSubscriptionEvent(tx, updated, 'subscription_updated');
 }
 
 /** The one-off charge's outcome: PAID or FAILED (no dunning: the integrator asked for it now). */

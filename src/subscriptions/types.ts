@@ -6,6 +6,7 @@ import { scopeOf } from '../graphql/context.js';
 import { CartItem, SubscriptionStatusEnum } from '../orders/types.js';
 import { DEFAULT_TAKE, findSubscription, listSubscriptions, subscriptionItems } from './queries.js';
 import { clockOf } from './requests.js';
+import { subscriptionPlanItems } from './service.js';
 
 /** The subscription's fields (subscriptionResource's), shared by the summary (lists, an order's subscription) and the details. */
 const subscriptionFields = <Model extends PrismaTypes['Subscription'], Shape extends SubscriptionRow>(
@@ -39,6 +40,10 @@ const subscriptionFields = <Model extends PrismaTypes['Subscription'], Shape ext
 /** The subscription with its current status (list rows, an order's and a payment's subscription); its id is its number. */
 export const SubscriptionSummary = builder.prismaObject('Subscription', { name: 'SubscriptionSummary', fields: subscriptionFields });
 
+const SubscriptionPlanItem = builder.simpleObject('SubscriptionPlanItem', {
+  fields: (t) => ({ offerId: t.id(), productId: t.id(), unitPrice: t.int({ description: 'Minor units per unit' }), quantity: t.int() }),
+});
+
 /** GET by number: the subscription with its items (those of the order that started it), its buyer and its payments (first to last). */
 const SubscriptionDetails = builder.prismaObject('Subscription', {
   variant: 'SubscriptionDetails',
@@ -48,6 +53,11 @@ const SubscriptionDetails = builder.prismaObject('Subscription', {
       type: [CartItem],
       description: 'The cart items of the order that started it, with their offers and products as they are now',
       resolve: async (s, _args, ctx) => subscriptionItems(ctx.prisma, await scopeOf(ctx, 'read'), s),
+    }),
+    planItems: t.field({
+      type: [SubscriptionPlanItem],
+      description: 'What renewals are priced from: the items of the last plan change, else those of the order that started it',
+      resolve: (s, _args, ctx) => subscriptionPlanItems(ctx.prisma, s),
     }),
     user: t.relation('user', { nullable: true }),
     payments: t.relation('payments', {

@@ -818,6 +818,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/subscriptions/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a subscription for an existing buyer on their saved card
+         * @description Starts a subscription for an existing buyer, charged now off-session on the card their latest subscription saved (a trial offer charges nothing now)
+         */
+        post: operations["createSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/subscriptions/{subscriptionIdOrNumber}/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a subscription's items (a prorated plan change)
+         * @description Changes the subscription's items (a plan change): prorated for the rest of the period; an upgrade is charged now as a plan-change payment and applies once paid, a downgrade's credit goes to the next renewals
+         */
+        patch: operations["updateSubscription"];
+        trace?: never;
+    };
     "/v0/subscriptions/{subscriptionIdOrNumber}/cancel": {
         parameters: {
             query?: never;
@@ -1636,6 +1676,12 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             discountCode: string | null;
+            duration: components["schemas"]["DiscountDuration"];
+            /**
+             * Format: int32
+             * @description How long a repeating discount lasts; null for the others
+             */
+            durationInMonths: number | null;
             /** @description Offer ids */
             excludedOffers: string[];
             id: string;
@@ -1664,6 +1710,12 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             discountCode: string | null;
+            duration: components["schemas"]["DiscountDuration"];
+            /**
+             * Format: int32
+             * @description How long a repeating discount lasts; null for the others
+             */
+            durationInMonths: number | null;
             /** @description Offer ids */
             excludedOffers: string[];
             id: string;
@@ -1691,6 +1743,11 @@ export interface components {
         DiscountDetailsPayload: {
             discount: components["schemas"]["DiscountDetails"];
         };
+        /**
+         * @description Which periods of a subscription it discounts: once (the first), repeating (those starting within durationInMonths of the subscription's start), forever
+         * @enum {string}
+         */
+        DiscountDuration: "forever" | "once" | "repeating";
         DiscountList: {
             /** Format: int32 */
             count: number | null;
@@ -2552,6 +2609,8 @@ export interface components {
             pausedAt: (number & components["schemas"]["Timestamp"]) | null;
             /** @description The first payment and every later one (renewals, plan changes), oldest first */
             payments: components["schemas"]["Payment"][];
+            /** @description What renewals are priced from: the items of the last plan change, else those of the order that started it */
+            planItems: components["schemas"]["SubscriptionPlanItem"][];
             recurringInterval: string;
             /** Format: int32 */
             recurringIntervalCount: number;
@@ -2600,6 +2659,47 @@ export interface components {
             /** @description Whether a next page exists: loop while it is true */
             hasMore: boolean;
             subscriptions: components["schemas"]["SubscriptionSummary"][];
+        };
+        SubscriptionPlanItem: {
+            offerId: string;
+            productId: string;
+            /** Format: int32 */
+            quantity: number;
+            /**
+             * Format: int32
+             * @description Minor units per unit
+             */
+            unitPrice: number;
+        };
+        /** @description An item of a subscription create or update body: an offer and its price; unitPrice wins over value, value over price, and without any the offer's price is taken */
+        SubscriptionPlanItemInput: {
+            /** @description A subscription offer of the workspace (create: required; update: default the subscription's first item's offer) */
+            offerId?: (string & components["schemas"]["UUID"]) | null;
+            /**
+             * Format: int32
+             * @description Deprecated: unitPrice
+             */
+            price?: number | null;
+            /**
+             * Format: int32
+             * @description Units, default 1
+             */
+            quantity?: number | null;
+            /**
+             * Format: int32
+             * @description Minor units per unit (default the offer's price)
+             */
+            unitPrice?: number | null;
+            /**
+             * Format: int32
+             * @description Deprecated: unitPrice
+             */
+            value?: number | null;
+        };
+        SubscriptionPlanPayload: {
+            /** @description The payment this made: the first one (create), the plan-change payment (update; null when nothing was charged) */
+            payment: components["schemas"]["Payment"] | null;
+            subscription: components["schemas"]["SubscriptionSummary"];
         };
         /** @enum {string} */
         SubscriptionStatus: "active" | "cancelled" | "incomplete" | "incomplete_expired" | "past_due" | "paused" | "trialing" | "unpaid";
@@ -2725,12 +2825,17 @@ export interface components {
              * @description What is charged, minor units (tax included)
              */
             amount: number;
+            /**
+             * Format: int32
+             * @description A downgrade's credit taken off this charge (minor units)
+             */
+            credit: number;
             currency: string;
             /** @description When it is charged (the subscription clock) */
             date: components["schemas"]["Timestamp"];
             /**
              * Format: int32
-             * @description The checkout's discount applies to the first period only: 0
+             * @description The checkout's discount on this period (minor units), per its duration: once (the first period only), repeating, forever
              */
             discount: number;
             object: string;
@@ -3810,6 +3915,13 @@ export interface operations {
                     currency?: string | null;
                     /** @description 1 to 64 of A-Z a-z 0-9 _ -, unique ignoring case; generated for code discounts when absent; not allowed on sale discounts */
                     discountCode?: string | null;
+                    /** @description Default once (a subscription's first period only) */
+                    duration?: (string & components["schemas"]["DiscountDuration"]) | null;
+                    /**
+                     * Format: int32
+                     * @description Repeating only (required there): 1 to 120
+                     */
+                    durationInMonths?: number | null;
                     /** @description Offer ids */
                     excludedOffers?: components["schemas"]["UUID"][] | null;
                     /** @description Offer ids; empty or absent includes every offer */
@@ -3910,6 +4022,13 @@ export interface operations {
                     currency?: string | null;
                     /** @description 1 to 64 of A-Z a-z 0-9 _ -, unique ignoring case; generated for code discounts when absent; not allowed on sale discounts */
                     discountCode?: string | null;
+                    /** @description Default once (a subscription's first period only) */
+                    duration?: (string & components["schemas"]["DiscountDuration"]) | null;
+                    /**
+                     * Format: int32
+                     * @description Repeating only (required there): 1 to 120
+                     */
+                    durationInMonths?: number | null;
                     /** @description Offer ids */
                     excludedOffers?: components["schemas"]["UUID"][] | null;
                     /** @description When sent, must equal discountId */
@@ -5101,6 +5220,91 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One to 20 items; every offer on the same currency and interval */
+                    items: components["schemas"]["SubscriptionPlanItemInput"][];
+                    /** @description The buyer (a user of the workspace) */
+                    userId: components["schemas"]["UUID"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionPlanPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updateSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription number (its id), without # */
+                subscriptionIdOrNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One to 20 items; every offer on the same currency and interval */
+                    items: components["schemas"]["SubscriptionPlanItemInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SubscriptionPlanPayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];

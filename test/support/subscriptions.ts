@@ -26,8 +26,12 @@ export async function subscriptionElement(ws: Workspace, price = 900, offer: Rec
 }
 
 /** Buys the subscription with `cardNumber` and waits until its workflow gave the first period its end. */
-export async function subscribe(ws: Workspace, elementId: string, options: { cardNumber?: string; quantity?: number; billingDetails?: Record<string, unknown> } = {}) {
-  const body = orderBody({ card: card(options.cardNumber ?? VISA), quantity: options.quantity ?? 1, ...(options.billingDetails ? { billingDetails: options.billingDetails as never } : {}) });
+export async function subscribe(ws: Workspace, elementId: string, options: { cardNumber?: string; quantity?: number; billingDetails?: Record<string, unknown>; discountCode?: string } = {}) {
+  const body = orderBody({
+    card: card(options.cardNumber ?? VISA), quantity: options.quantity ?? 1,
+    ...(options.discountCode ? { discountCode: options.discountCode } : {}),
+    ...(options.billingDetails ? { billingDetails: options.billingDetails as never } : {}),
+  });
   const { status, body: answer } = await payCheckout(elementId, body, randomUUID());
   if (status !== 200) throw new Error(`checkout answered ${status}: ${JSON.stringify(answer)}`);
   const order = answer.data.order as { id: string; number: string; value: number };

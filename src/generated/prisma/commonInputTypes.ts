@@ -540,6 +540,13 @@ export type BigIntNullableFilter<$PrismaModel = never> = {
   not?: Prisma.NestedBigIntNullableFilter<$PrismaModel> | bigint | number | null
 }
 
+export type EnumDiscountDurationFilter<$PrismaModel = never> = {
+  equals?: $Enums.DiscountDuration | Prisma.EnumDiscountDurationFieldRefInput<$PrismaModel>
+  in?: $Enums.DiscountDuration[] | Prisma.ListEnumDiscountDurationFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DiscountDuration[] | Prisma.ListEnumDiscountDurationFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDiscountDurationFilter<$PrismaModel> | $Enums.DiscountDuration
+}
+
 export type EnumDiscountStatusFilter<$PrismaModel = never> = {
   equals?: $Enums.DiscountStatus | Prisma.EnumDiscountStatusFieldRefInput<$PrismaModel>
   in?: $Enums.DiscountStatus[] | Prisma.ListEnumDiscountStatusFieldRefInput<$PrismaModel>
@@ -597,6 +604,16 @@ export type BigIntNullableWithAggregatesFilter<$PrismaModel = never> = {
   _sum?: Prisma.NestedBigIntNullableFilter<$PrismaModel>
   _min?: Prisma.NestedBigIntNullableFilter<$PrismaModel>
   _max?: Prisma.NestedBigIntNullableFilter<$PrismaModel>
+}
+
+export type EnumDiscountDurationWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.DiscountDuration | Prisma.EnumDiscountDurationFieldRefInput<$PrismaModel>
+  in?: $Enums.DiscountDuration[] | Prisma.ListEnumDiscountDurationFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DiscountDuration[] | Prisma.ListEnumDiscountDurationFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDiscountDurationWithAggregatesFilter<$PrismaModel> | $Enums.DiscountDuration
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumDiscountDurationFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumDiscountDurationFilter<$PrismaModel>
 }
 
 export type EnumDiscountStatusWithAggregatesFilter<$PrismaModel = never> = {
@@ -1294,6 +1311,13 @@ export type NestedBigIntNullableFilter<$PrismaModel = never> = {
   not?: Prisma.NestedBigIntNullableFilter<$PrismaModel> | bigint | number | null
 }
 
+export type NestedEnumDiscountDurationFilter<$PrismaModel = never> = {
+  equals?: $Enums.DiscountDuration | Prisma.EnumDiscountDurationFieldRefInput<$PrismaModel>
+  in?: $Enums.DiscountDuration[] | Prisma.ListEnumDiscountDurationFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DiscountDuration[] | Prisma.ListEnumDiscountDurationFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDiscountDurationFilter<$PrismaModel> | $Enums.DiscountDuration
+}
+
 export type NestedEnumDiscountStatusFilter<$PrismaModel = never> = {
   equals?: $Enums.DiscountStatus | Prisma.EnumDiscountStatusFieldRefInput<$PrismaModel>
   in?: $Enums.DiscountStatus[] | Prisma.ListEnumDiscountStatusFieldRefInput<$PrismaModel>
@@ -1351,6 +1375,16 @@ export type NestedBigIntNullableWithAggregatesFilter<$PrismaModel = never> = {
   _sum?: Prisma.NestedBigIntNullableFilter<$PrismaModel>
   _min?: Prisma.NestedBigIntNullableFilter<$PrismaModel>
   _max?: Prisma.NestedBigIntNullableFilter<$PrismaModel>
+}
+
+export type NestedEnumDiscountDurationWithAggregatesFilter<$PrismaModel = never> = {
+  equals?: $Enums.DiscountDuration | Prisma.EnumDiscountDurationFieldRefInput<$PrismaModel>
+  in?: $Enums.DiscountDuration[] | Prisma.ListEnumDiscountDurationFieldRefInput<$PrismaModel>
+  notIn?: $Enums.DiscountDuration[] | Prisma.ListEnumDiscountDurationFieldRefInput<$PrismaModel>
+  not?: Prisma.NestedEnumDiscountDurationWithAggregatesFilter<$PrismaModel> | $Enums.DiscountDuration
+  _count?: Prisma.NestedIntFilter<$PrismaModel>
+  _min?: Prisma.NestedEnumDiscountDurationFilter<$PrismaModel>
+  _max?: Prisma.NestedEnumDiscountDurationFilter<$PrismaModel>
 }
 
 export type NestedEnumDiscountStatusWithAggregatesFilter<$PrismaModel = never> = {

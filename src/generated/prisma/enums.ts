@@ -92,6 +92,15 @@ export const DiscountStatus = {
 export type DiscountStatus = (typeof DiscountStatus)[keyof typeof DiscountStatus]
 
 
+export const DiscountDuration = {
+  once: 'once',
+  repeating: 'repeating',
+  forever: 'forever'
+} as const
+
+export type DiscountDuration = (typeof DiscountDuration)[keyof typeof DiscountDuration]
+
+
 export const CheckoutElementStatus = {
   ACTIVE: 'ACTIVE',
   INACTIVE: 'INACTIVE'

@@ -3051,6 +3051,8 @@ export const DiscountScalarFieldEnum = {
   validUntil: 'validUntil',
   timezone: 'timezone',
   purchaseLimit: 'purchaseLimit',
+  duration: 'duration',
+  durationInMonths: 'durationInMonths',
   timesUsed: 'timesUsed',
   status: 'status',
   currency: 'currency',
@@ -3257,6 +3259,9 @@ export const SubscriptionScalarFieldEnum = {
   billingAnchor: 'billingAnchor',
   pausedAt: 'pausedAt',
   nextRetryAt: 'nextRetryAt',
+  items: 'items',
+  credit: 'credit',
+  discountEndsAt: 'discountEndsAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -3729,6 +3734,20 @@ export type EnumDiscountAmountTypeFieldRefInput<$PrismaModel> = FieldRefInputTyp
  * Reference to a field of type 'DiscountAmountType[]'
  */
 export type ListEnumDiscountAmountTypeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DiscountAmountType[]'>
+    
+
+
+/**
+ * Reference to a field of type 'DiscountDuration'
+ */
+export type EnumDiscountDurationFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DiscountDuration'>
+    
+
+
+/**
+ * Reference to a field of type 'DiscountDuration[]'
+ */
+export type ListEnumDiscountDurationFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DiscountDuration[]'>
     
 
 

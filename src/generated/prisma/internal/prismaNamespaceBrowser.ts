@@ -297,6 +297,8 @@ export const DiscountScalarFieldEnum = {
   validUntil: 'validUntil',
   timezone: 'timezone',
   purchaseLimit: 'purchaseLimit',
+  duration: 'duration',
+  durationInMonths: 'durationInMonths',
   timesUsed: 'timesUsed',
   status: 'status',
   currency: 'currency',
@@ -503,6 +505,9 @@ export const SubscriptionScalarFieldEnum = {
   billingAnchor: 'billingAnchor',
   pausedAt: 'pausedAt',
   nextRetryAt: 'nextRetryAt',
+  items: 'items',
+  credit: 'credit',
+  discountEndsAt: 'discountEndsAt',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const

@@ -31,6 +31,7 @@ export type DiscountAvgAggregateOutputType = {
   validFrom: number | null
   validUntil: number | null
   purchaseLimit: number | null
+  durationInMonths: number | null
   timesUsed: number | null
 }
 
@@ -39,6 +40,7 @@ export type DiscountSumAggregateOutputType = {
   validFrom: bigint | null
   validUntil: bigint | null
   purchaseLimit: number | null
+  durationInMonths: number | null
   timesUsed: number | null
 }
 
@@ -55,6 +57,8 @@ export type DiscountMinAggregateOutputType = {
   validUntil: bigint | null
   timezone: string | null
   purchaseLimit: number | null
+  duration: $Enums.DiscountDuration | null
+  durationInMonths: number | null
   timesUsed: number | null
   status: $Enums.DiscountStatus | null
   currency: string | null
@@ -76,6 +80,8 @@ export type DiscountMaxAggregateOutputType = {
   validUntil: bigint | null
   timezone: string | null
   purchaseLimit: number | null
+  duration: $Enums.DiscountDuration | null
+  durationInMonths: number | null
   timesUsed: number | null
   status: $Enums.DiscountStatus | null
   currency: string | null
@@ -97,6 +103,8 @@ export type DiscountCountAggregateOutputType = {
   validUntil: number
   timezone: number
   purchaseLimit: number
+  duration: number
+  durationInMonths: number
   timesUsed: number
   status: number
   currency: number
@@ -114,6 +122,7 @@ export type DiscountAvgAggregateInputType = {
   validFrom?: true
   validUntil?: true
   purchaseLimit?: true
+  durationInMonths?: true
   timesUsed?: true
 }
 
@@ -122,6 +131,7 @@ export type DiscountSumAggregateInputType = {
   validFrom?: true
   validUntil?: true
   purchaseLimit?: true
+  durationInMonths?: true
   timesUsed?: true
 }
 
@@ -138,6 +148,8 @@ export type DiscountMinAggregateInputType = {
   validUntil?: true
   timezone?: true
   purchaseLimit?: true
+  duration?: true
+  durationInMonths?: true
   timesUsed?: true
   status?: true
   currency?: true
@@ -159,6 +171,8 @@ export type DiscountMaxAggregateInputType = {
   validUntil?: true
   timezone?: true
   purchaseLimit?: true
+  duration?: true
+  durationInMonths?: true
   timesUsed?: true
   status?: true
   currency?: true
@@ -180,6 +194,8 @@ export type DiscountCountAggregateInputType = {
   validUntil?: true
   timezone?: true
   purchaseLimit?: true
+  duration?: true
+  durationInMonths?: true
   timesUsed?: true
   status?: true
   currency?: true
@@ -290,6 +306,8 @@ export type DiscountGroupByOutputType = {
   validUntil: bigint | null
   timezone: string
   purchaseLimit: number | null
+  duration: $Enums.DiscountDuration
+  durationInMonths: number | null
   timesUsed: number
   status: $Enums.DiscountStatus
   currency: string
@@ -336,6 +354,8 @@ export type DiscountWhereInput = {
   validUntil?: Prisma.BigIntNullableFilter<"Discount"> | bigint | number | null
   timezone?: Prisma.StringFilter<"Discount"> | string
   purchaseLimit?: Prisma.IntNullableFilter<"Discount"> | number | null
+  duration?: Prisma.EnumDiscountDurationFilter<"Discount"> | $Enums.DiscountDuration
+  durationInMonths?: Prisma.IntNullableFilter<"Discount"> | number | null
   timesUsed?: Prisma.IntFilter<"Discount"> | number
   status?: Prisma.EnumDiscountStatusFilter<"Discount"> | $Enums.DiscountStatus
   currency?: Prisma.StringFilter<"Discount"> | string
@@ -359,6 +379,8 @@ export type DiscountOrderByWithRelationInput = {
   validUntil?: Prisma.SortOrderInput | Prisma.SortOrder
   timezone?: Prisma.SortOrder
   purchaseLimit?: Prisma.SortOrderInput | Prisma.SortOrder
+  duration?: Prisma.SortOrder
+  durationInMonths?: Prisma.SortOrderInput | Prisma.SortOrder
   timesUsed?: Prisma.SortOrder
   status?: Prisma.SortOrder
   currency?: Prisma.SortOrder
@@ -385,6 +407,8 @@ export type DiscountWhereUniqueInput = Prisma.AtLeast<{
   validUntil?: Prisma.BigIntNullableFilter<"Discount"> | bigint | number | null
   timezone?: Prisma.StringFilter<"Discount"> | string
   purchaseLimit?: Prisma.IntNullableFilter<"Discount"> | number | null
+  duration?: Prisma.EnumDiscountDurationFilter<"Discount"> | $Enums.DiscountDuration
+  durationInMonths?: Prisma.IntNullableFilter<"Discount"> | number | null
   timesUsed?: Prisma.IntFilter<"Discount"> | number
   status?: Prisma.EnumDiscountStatusFilter<"Discount"> | $Enums.DiscountStatus
   currency?: Prisma.StringFilter<"Discount"> | string
@@ -408,6 +432,8 @@ export type DiscountOrderByWithAggregationInput = {
   validUntil?: Prisma.SortOrderInput | Prisma.SortOrder
   timezone?: Prisma.SortOrder
   purchaseLimit?: Prisma.SortOrderInput | Prisma.SortOrder
+  duration?: Prisma.SortOrder
+  durationInMonths?: Prisma.SortOrderInput | Prisma.SortOrder
   timesUsed?: Prisma.SortOrder
   status?: Prisma.SortOrder
   currency?: Prisma.SortOrder
@@ -439,6 +465,8 @@ export type DiscountScalarWhereWithAggregatesInput = {
   validUntil?: Prisma.BigIntNullableWithAggregatesFilter<"Discount"> | bigint | number | null
   timezone?: Prisma.StringWithAggregatesFilter<"Discount"> | string
   purchaseLimit?: Prisma.IntNullableWithAggregatesFilter<"Discount"> | number | null
+  duration?: Prisma.EnumDiscountDurationWithAggregatesFilter<"Discount"> | $Enums.DiscountDuration
+  durationInMonths?: Prisma.IntNullableWithAggregatesFilter<"Discount"> | number | null
   timesUsed?: Prisma.IntWithAggregatesFilter<"Discount"> | number
   status?: Prisma.EnumDiscountStatusWithAggregatesFilter<"Discount"> | $Enums.DiscountStatus
   currency?: Prisma.StringWithAggregatesFilter<"Discount"> | string
@@ -462,6 +490,8 @@ export type DiscountCreateInput = {
   validUntil?: bigint | number | null
   timezone?: string
   purchaseLimit?: number | null
+  duration?: $Enums.DiscountDuration
+  durationInMonths?: number | null
   timesUsed?: number
   status?: $Enums.DiscountStatus
   currency: string
@@ -485,6 +515,8 @@ export type DiscountUncheckedCreateInput = {
   validUntil?: bigint | number | null
   timezone?: string
   purchaseLimit?: number | null
+  duration?: $Enums.DiscountDuration
+  durationInMonths?: number | null
   timesUsed?: number
   status?: $Enums.DiscountStatus
   currency: string
@@ -508,6 +540,8 @@ export type DiscountUpdateInput = {
   validUntil?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   timezone?: Prisma.StringFieldUpdateOperationsInput | string
   purchaseLimit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  duration?: Prisma.EnumDiscountDurationFieldUpdateOperationsInput | $Enums.DiscountDuration
+  durationInMonths?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   timesUsed?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.EnumDiscountStatusFieldUpdateOperationsInput | $Enums.DiscountStatus
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -531,6 +565,8 @@ export type DiscountUncheckedUpdateInput = {
   validUntil?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   timezone?: Prisma.StringFieldUpdateOperationsInput | string
   purchaseLimit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  duration?: Prisma.EnumDiscountDurationFieldUpdateOperationsInput | $Enums.DiscountDuration
+  durationInMonths?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   timesUsed?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.EnumDiscountStatusFieldUpdateOperationsInput | $Enums.DiscountStatus
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -554,6 +590,8 @@ export type DiscountCreateManyInput = {
   validUntil?: bigint | number | null
   timezone?: string
   purchaseLimit?: number | null
+  duration?: $Enums.DiscountDuration
+  durationInMonths?: number | null
   timesUsed?: number
   status?: $Enums.DiscountStatus
   currency: string
@@ -577,6 +615,8 @@ export type DiscountUpdateManyMutationInput = {
   validUntil?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   timezone?: Prisma.StringFieldUpdateOperationsInput | string
   purchaseLimit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  duration?: Prisma.EnumDiscountDurationFieldUpdateOperationsInput | $Enums.DiscountDuration
+  durationInMonths?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   timesUsed?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.EnumDiscountStatusFieldUpdateOperationsInput | $Enums.DiscountStatus
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -600,6 +640,8 @@ export type DiscountUncheckedUpdateManyInput = {
   validUntil?: Prisma.NullableBigIntFieldUpdateOperationsInput | bigint | number | null
   timezone?: Prisma.StringFieldUpdateOperationsInput | string
   purchaseLimit?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  duration?: Prisma.EnumDiscountDurationFieldUpdateOperationsInput | $Enums.DiscountDuration
+  durationInMonths?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   timesUsed?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.EnumDiscountStatusFieldUpdateOperationsInput | $Enums.DiscountStatus
   currency?: Prisma.StringFieldUpdateOperationsInput | string
@@ -623,6 +665,8 @@ export type DiscountCountOrderByAggregateInput = {
   validUntil?: Prisma.SortOrder
   timezone?: Prisma.SortOrder
   purchaseLimit?: Prisma.SortOrder
+  duration?: Prisma.SortOrder
+  durationInMonths?: Prisma.SortOrder
   timesUsed?: Prisma.SortOrder
   status?: Prisma.SortOrder
   currency?: Prisma.SortOrder
@@ -638,6 +682,7 @@ export type DiscountAvgOrderByAggregateInput = {
   validFrom?: Prisma.SortOrder
   validUntil?: Prisma.SortOrder
   purchaseLimit?: Prisma.SortOrder
+  durationInMonths?: Prisma.SortOrder
   timesUsed?: Prisma.SortOrder
 }
 
@@ -654,6 +699,8 @@ export type DiscountMaxOrderByAggregateInput = {
   validUntil?: Prisma.SortOrder
   timezone?: Prisma.SortOrder
   purchaseLimit?: Prisma.SortOrder
+  duration?: Prisma.SortOrder
+  durationInMonths?: Prisma.SortOrder
   timesUsed?: Prisma.SortOrder
   status?: Prisma.SortOrder
   currency?: Prisma.SortOrder
@@ -675,6 +722,8 @@ export type DiscountMinOrderByAggregateInput = {
   validUntil?: Prisma.SortOrder
   timezone?: Prisma.SortOrder
   purchaseLimit?: Prisma.SortOrder
+  duration?: Prisma.SortOrder
+  durationInMonths?: Prisma.SortOrder
   timesUsed?: Prisma.SortOrder
   status?: Prisma.SortOrder
   currency?: Prisma.SortOrder
@@ -688,6 +737,7 @@ export type DiscountSumOrderByAggregateInput = {
   validFrom?: Prisma.SortOrder
   validUntil?: Prisma.SortOrder
   purchaseLimit?: Prisma.SortOrder
+  durationInMonths?: Prisma.SortOrder
   timesUsed?: Prisma.SortOrder
 }
 
@@ -723,6 +773,10 @@ export type NullableBigIntFieldUpdateOperationsInput = {
   divide?: bigint | number
 }
 
+export type EnumDiscountDurationFieldUpdateOperationsInput = {
+  set?: $Enums.DiscountDuration
+}
+
 export type EnumDiscountStatusFieldUpdateOperationsInput = {
   set?: $Enums.DiscountStatus
 }
@@ -752,6 +806,8 @@ export type DiscountSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   validUntil?: boolean
   timezone?: boolean
   purchaseLimit?: boolean
+  duration?: boolean
+  durationInMonths?: boolean
   timesUsed?: boolean
   status?: boolean
   currency?: boolean
@@ -775,6 +831,8 @@ export type DiscountSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   validUntil?: boolean
   timezone?: boolean
   purchaseLimit?: boolean
+  duration?: boolean
+  durationInMonths?: boolean
   timesUsed?: boolean
   status?: boolean
   currency?: boolean
@@ -798,6 +856,8 @@ export type DiscountSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   validUntil?: boolean
   timezone?: boolean
   purchaseLimit?: boolean
+  duration?: boolean
+  durationInMonths?: boolean
   timesUsed?: boolean
   status?: boolean
   currency?: boolean
@@ -821,6 +881,8 @@ export type DiscountSelectScalar = {
   validUntil?: boolean
   timezone?: boolean
   purchaseLimit?: boolean
+  duration?: boolean
+  durationInMonths?: boolean
   timesUsed?: boolean
   status?: boolean
   currency?: boolean
@@ -831,7 +893,7 @@ export type DiscountSelectScalar = {
   archivedAt?: boolean
 }
 
-export type DiscountOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "type" | "name" | "amount" | "amountType" | "discountCode" | "validFrom" | "validUntil" | "timezone" | "purchaseLimit" | "timesUsed" | "status" | "currency" | "includedOfferIds" | "excludedOfferIds" | "createdAt" | "updatedAt" | "archivedAt", ExtArgs["result"]["discount"]>
+export type DiscountOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "type" | "name" | "amount" | "amountType" | "discountCode" | "validFrom" | "validUntil" | "timezone" | "purchaseLimit" | "duration" | "durationInMonths" | "timesUsed" | "status" | "currency" | "includedOfferIds" | "excludedOfferIds" | "createdAt" | "updatedAt" | "archivedAt", ExtArgs["result"]["discount"]>
 
 export type $DiscountPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Discount"
@@ -849,6 +911,8 @@ export type $DiscountPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
     validUntil: bigint | null
     timezone: string
     purchaseLimit: number | null
+    duration: $Enums.DiscountDuration
+    durationInMonths: number | null
     timesUsed: number
     status: $Enums.DiscountStatus
     currency: string
@@ -1292,6 +1356,8 @@ export interface DiscountFieldRefs {
   readonly validUntil: Prisma.FieldRef<"Discount", 'BigInt'>
   readonly timezone: Prisma.FieldRef<"Discount", 'String'>
   readonly purchaseLimit: Prisma.FieldRef<"Discount", 'Int'>
+  readonly duration: Prisma.FieldRef<"Discount", 'DiscountDuration'>
+  readonly durationInMonths: Prisma.FieldRef<"Discount", 'Int'>
   readonly timesUsed: Prisma.FieldRef<"Discount", 'Int'>
   readonly status: Prisma.FieldRef<"Discount", 'DiscountStatus'>
   readonly currency: Prisma.FieldRef<"Discount", 'String'>

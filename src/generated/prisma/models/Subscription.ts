@@ -31,6 +31,7 @@ export type SubscriptionAvgAggregateOutputType = {
   recurringIntervalCount: number | null
   trialIntervalCount: number | null
   clockOffsetMs: number | null
+  credit: number | null
 }
 
 export type SubscriptionSumAggregateOutputType = {
@@ -38,6 +39,7 @@ export type SubscriptionSumAggregateOutputType = {
   recurringIntervalCount: number | null
   trialIntervalCount: number | null
   clockOffsetMs: bigint | null
+  credit: number | null
 }
 
 export type SubscriptionMinAggregateOutputType = {
@@ -66,6 +68,8 @@ export type SubscriptionMinAggregateOutputType = {
   billingAnchor: Date | null
   pausedAt: Date | null
   nextRetryAt: Date | null
+  credit: number | null
+  discountEndsAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -96,6 +100,8 @@ export type SubscriptionMaxAggregateOutputType = {
   billingAnchor: Date | null
   pausedAt: Date | null
   nextRetryAt: Date | null
+  credit: number | null
+  discountEndsAt: Date | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -126,6 +132,9 @@ export type SubscriptionCountAggregateOutputType = {
   billingAnchor: number
   pausedAt: number
   nextRetryAt: number
+  items: number
+  credit: number
+  discountEndsAt: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -137,6 +146,7 @@ export type SubscriptionAvgAggregateInputType = {
   recurringIntervalCount?: true
   trialIntervalCount?: true
   clockOffsetMs?: true
+  credit?: true
 }
 
 export type SubscriptionSumAggregateInputType = {
@@ -144,6 +154,7 @@ export type SubscriptionSumAggregateInputType = {
   recurringIntervalCount?: true
   trialIntervalCount?: true
   clockOffsetMs?: true
+  credit?: true
 }
 
 export type SubscriptionMinAggregateInputType = {
@@ -172,6 +183,8 @@ export type SubscriptionMinAggregateInputType = {
   billingAnchor?: true
   pausedAt?: true
   nextRetryAt?: true
+  credit?: true
+  discountEndsAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -202,6 +215,8 @@ export type SubscriptionMaxAggregateInputType = {
   billingAnchor?: true
   pausedAt?: true
   nextRetryAt?: true
+  credit?: true
+  discountEndsAt?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -232,6 +247,9 @@ export type SubscriptionCountAggregateInputType = {
   billingAnchor?: true
   pausedAt?: true
   nextRetryAt?: true
+  items?: true
+  credit?: true
+  discountEndsAt?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -349,6 +367,9 @@ export type SubscriptionGroupByOutputType = {
   billingAnchor: Date | null
   pausedAt: Date | null
   nextRetryAt: Date | null
+  items: runtime.JsonValue | null
+  credit: number
+  discountEndsAt: Date | null
   createdAt: Date
   updatedAt: Date
   _count: SubscriptionCountAggregateOutputType | null
@@ -402,6 +423,9 @@ export type SubscriptionWhereInput = {
   billingAnchor?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   pausedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  items?: Prisma.JsonNullableFilter<"Subscription">
+  credit?: Prisma.IntFilter<"Subscription"> | number
+  discountEndsAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
@@ -435,6 +459,9 @@ export type SubscriptionOrderByWithRelationInput = {
   billingAnchor?: Prisma.SortOrderInput | Prisma.SortOrder
   pausedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  items?: Prisma.SortOrderInput | Prisma.SortOrder
+  credit?: Prisma.SortOrder
+  discountEndsAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   user?: Prisma.UserOrderByWithRelationInput
@@ -472,6 +499,9 @@ export type SubscriptionWhereUniqueInput = Prisma.AtLeast<{
   billingAnchor?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   pausedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  items?: Prisma.JsonNullableFilter<"Subscription">
+  credit?: Prisma.IntFilter<"Subscription"> | number
+  discountEndsAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
@@ -505,6 +535,9 @@ export type SubscriptionOrderByWithAggregationInput = {
   billingAnchor?: Prisma.SortOrderInput | Prisma.SortOrder
   pausedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  items?: Prisma.SortOrderInput | Prisma.SortOrder
+  credit?: Prisma.SortOrder
+  discountEndsAt?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.SubscriptionCountOrderByAggregateInput
@@ -543,6 +576,9 @@ export type SubscriptionScalarWhereWithAggregatesInput = {
   billingAnchor?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
   pausedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
   nextRetryAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
+  items?: Prisma.JsonNullableWithAggregatesFilter<"Subscription">
+  credit?: Prisma.IntWithAggregatesFilter<"Subscription"> | number
+  discountEndsAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Subscription"> | Date | string
 }
@@ -572,6 +608,9 @@ export type SubscriptionCreateInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -605,6 +644,9 @@ export type SubscriptionUncheckedCreateInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -636,6 +678,9 @@ export type SubscriptionUpdateInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -669,6 +714,9 @@ export type SubscriptionUncheckedUpdateInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -701,6 +749,9 @@ export type SubscriptionCreateManyInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -730,6 +781,9 @@ export type SubscriptionUpdateManyMutationInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -760,6 +814,9 @@ export type SubscriptionUncheckedUpdateManyInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -811,6 +868,9 @@ export type SubscriptionCountOrderByAggregateInput = {
   billingAnchor?: Prisma.SortOrder
   pausedAt?: Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrder
+  items?: Prisma.SortOrder
+  credit?: Prisma.SortOrder
+  discountEndsAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -820,6 +880,7 @@ export type SubscriptionAvgOrderByAggregateInput = {
   recurringIntervalCount?: Prisma.SortOrder
   trialIntervalCount?: Prisma.SortOrder
   clockOffsetMs?: Prisma.SortOrder
+  credit?: Prisma.SortOrder
 }
 
 export type SubscriptionMaxOrderByAggregateInput = {
@@ -848,6 +909,8 @@ export type SubscriptionMaxOrderByAggregateInput = {
   billingAnchor?: Prisma.SortOrder
   pausedAt?: Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrder
+  credit?: Prisma.SortOrder
+  discountEndsAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -878,6 +941,8 @@ export type SubscriptionMinOrderByAggregateInput = {
   billingAnchor?: Prisma.SortOrder
   pausedAt?: Prisma.SortOrder
   nextRetryAt?: Prisma.SortOrder
+  credit?: Prisma.SortOrder
+  discountEndsAt?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -887,6 +952,7 @@ export type SubscriptionSumOrderByAggregateInput = {
   recurringIntervalCount?: Prisma.SortOrder
   trialIntervalCount?: Prisma.SortOrder
   clockOffsetMs?: Prisma.SortOrder
+  credit?: Prisma.SortOrder
 }
 
 export type SubscriptionCreateNestedManyWithoutUserInput = {
@@ -996,6 +1062,9 @@ export type SubscriptionCreateWithoutUserInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderCreateNestedManyWithoutSubscriptionInput
@@ -1027,6 +1096,9 @@ export type SubscriptionUncheckedCreateWithoutUserInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1088,6 +1160,9 @@ export type SubscriptionScalarWhereInput = {
   billingAnchor?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   pausedAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   nextRetryAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
+  items?: Prisma.JsonNullableFilter<"Subscription">
+  credit?: Prisma.IntFilter<"Subscription"> | number
+  discountEndsAt?: Prisma.DateTimeNullableFilter<"Subscription"> | Date | string | null
   createdAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Subscription"> | Date | string
 }
@@ -1117,6 +1192,9 @@ export type SubscriptionCreateWithoutOrdersInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -1149,6 +1227,9 @@ export type SubscriptionUncheckedCreateWithoutOrdersInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1195,6 +1276,9 @@ export type SubscriptionUpdateWithoutOrdersInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -1227,6 +1311,9 @@ export type SubscriptionUncheckedUpdateWithoutOrdersInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1257,6 +1344,9 @@ export type SubscriptionCreateWithoutPaymentsInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
@@ -1289,6 +1379,9 @@ export type SubscriptionUncheckedCreateWithoutPaymentsInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
@@ -1335,6 +1428,9 @@ export type SubscriptionUpdateWithoutPaymentsInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
@@ -1367,6 +1463,9 @@ export type SubscriptionUncheckedUpdateWithoutPaymentsInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1397,6 +1496,9 @@ export type SubscriptionCreateManyUserInput = {
   billingAnchor?: Date | string | null
   pausedAt?: Date | string | null
   nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -1426,6 +1528,9 @@ export type SubscriptionUpdateWithoutUserInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUpdateManyWithoutSubscriptionNestedInput
@@ -1457,6 +1562,9 @@ export type SubscriptionUncheckedUpdateWithoutUserInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
@@ -1488,6 +1596,9 @@ export type SubscriptionUncheckedUpdateManyWithoutUserInput = {
   billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -1558,6 +1669,9 @@ export type SubscriptionSelect<ExtArgs extends runtime.Types.Extensions.Internal
   billingAnchor?: boolean
   pausedAt?: boolean
   nextRetryAt?: boolean
+  items?: boolean
+  credit?: boolean
+  discountEndsAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1592,6 +1706,9 @@ export type SubscriptionSelectCreateManyAndReturn<ExtArgs extends runtime.Types.
   billingAnchor?: boolean
   pausedAt?: boolean
   nextRetryAt?: boolean
+  items?: boolean
+  credit?: boolean
+  discountEndsAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1623,6 +1740,9 @@ export type SubscriptionSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.
   billingAnchor?: boolean
   pausedAt?: boolean
   nextRetryAt?: boolean
+  items?: boolean
+  credit?: boolean
+  discountEndsAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
@@ -1654,11 +1774,14 @@ export type SubscriptionSelectScalar = {
   billingAnchor?: boolean
   pausedAt?: boolean
   nextRetryAt?: boolean
+  items?: boolean
+  credit?: boolean
+  discountEndsAt?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type SubscriptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "status" | "userId" | "currency" | "amount" | "recurringInterval" | "recurringIntervalCount" | "trialInterval" | "trialIntervalCount" | "processor" | "methodType" | "paymentMethodRef" | "currentPeriodStart" | "currentPeriodEnd" | "trialEndsAt" | "cancelAtPeriodEnd" | "cancelledAt" | "endedAt" | "clockOffsetMs" | "billingAnchor" | "pausedAt" | "nextRetryAt" | "createdAt" | "updatedAt", ExtArgs["result"]["subscription"]>
+export type SubscriptionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "status" | "userId" | "currency" | "amount" | "recurringInterval" | "recurringIntervalCount" | "trialInterval" | "trialIntervalCount" | "processor" | "methodType" | "paymentMethodRef" | "currentPeriodStart" | "currentPeriodEnd" | "trialEndsAt" | "cancelAtPeriodEnd" | "cancelledAt" | "endedAt" | "clockOffsetMs" | "billingAnchor" | "pausedAt" | "nextRetryAt" | "items" | "credit" | "discountEndsAt" | "createdAt" | "updatedAt", ExtArgs["result"]["subscription"]>
 export type SubscriptionInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
   orders?: boolean | Prisma.Subscription$ordersArgs<ExtArgs>
@@ -1705,6 +1828,9 @@ export type $SubscriptionPayload<ExtArgs extends runtime.Types.Extensions.Intern
     billingAnchor: Date | null
     pausedAt: Date | null
     nextRetryAt: Date | null
+    items: runtime.JsonValue | null
+    credit: number
+    discountEndsAt: Date | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["subscription"]>
@@ -2158,6 +2284,9 @@ export interface SubscriptionFieldRefs {
   readonly billingAnchor: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly pausedAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly nextRetryAt: Prisma.FieldRef<"Subscription", 'DateTime'>
+  readonly items: Prisma.FieldRef<"Subscription", 'Json'>
+  readonly credit: Prisma.FieldRef<"Subscription", 'Int'>
+  readonly discountEndsAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly createdAt: Prisma.FieldRef<"Subscription", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Subscription", 'DateTime'>
 }
