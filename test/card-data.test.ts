@@ -2,10 +2,8 @@
 // completing payment-method sessions with every sandbox test card, neither the server's log (at
 // debug level), the database nor the Temporal histories hold a card number or a CVC; the logger
 // redacts card fields.
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { pino } from 'pino';
 
@@ -15,6 +13,7 @@ import { newWorkspace, type Workspace } from './support/api.js';
 import { orderBody } from './support/checkout.js';
 import { httpOnlyEnv, startServerProcess, type ServerProcess } from './support/processes.js';
 import { restClient } from './support/client.js';
+import { databaseText } from './support/database.js';
 import { salesDb } from './support/sales.js';
 import { ok } from './support/responses.js';
 import { subscribe, subscriptionElement, TEST } from './support/subscriptions.js';
@@ -64,7 +63,7 @@ test(
       expect(log).not.toContain(number.slice(0, 12));
     }
     expect(log).not.toMatch(/"cvc"\s*:\s*"\d/);
-    const { stdout: dump } = await promisify(execFile)('pg_dump', ['--data-only', '--no-owner', process.env.DATABASE_URL!], { maxBuffer: 512 * 1024 * 1024 });
+    const dump = await databaseText(process.env.DATABASE_URL!);
     for (const number of numbers) expect(dump).not.toContain(number);
     expect(dump).not.toMatch(/"cvc"\s*:/);
 

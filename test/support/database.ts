@@ -74,6 +74,22 @@ export async function scratchDatabase(prefix = 'commerce_scratch'): Promise<Scra
 }
 
 /**
+ * Every row of every table of the database as text, one per line (what a data-only pg_dump holds;
+ * Debian's pg_dump refuses a newer server, such as the embedded PostgreSQL).
+ */
+export async function databaseText(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const tables = await client.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
+    const rows = await Promise.all(tables.rows.map(({ table_name: table }) => client.query<{ row: string }>(`SELECT t::text AS row FROM "${table}" t`)));
+    return rows.flatMap((result) => result.rows.map((r) => r.row)).join('\n');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * A fingerprint of every row of every application table: equal fingerprints mean nothing was
  * inserted, updated or deleted in between. Keeps one connection open for repeated use.
  */
