@@ -57,21 +57,25 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
 
 type Part = Prisma.RefundPartGetPayload<object>;
 
-/** What the payment's succeeded refund parts have given back so far: money and fee. */
-async function succeededOnPayment(tx: Tx, paymentId: string): Promise<{ amount: number; feeRefunded: number }> {
-  const { _sum } = await tx.refundPart.aggregate({ where: { paymentId, status: 'succeeded' }, _sum: { amount: true, feeRefunded: true } });
-  return { amount: _sum.amount ?? 0, feeRefunded: _sum.feeRefunded ?? 0 };
+/** The money the payment's succeeded refund parts have given back so far. */
+async function succeededOnPayment(tx: Tx, paymentId: string): Promise<number> {
+  const { _sum } = await tx.refundPart.aggregate({ where: { paymentId, status: 'succeeded' }, _sum: { amount: true } });
+  return _sum.amount ?? 0;
 }
 
 /** Books a succeeded part; returns its payment as the event shows it. */
 async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rule: FeeRule): Promise<PaymentRow> {
-  const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId }, include: paymentRowInclude });
+  // With what its succeeded refund parts have given back so far (joined: one statement).
+  const { refundParts, ...payment } = await tx.payment.findUniqueOrThrow({
+    where: { id: part.paymentId },
+    include: { ...paymentRowInclude, refundParts: { where: { status: 'succeeded' }, select: { amount: true, feeRefunded: true } } },
+  });
   // Money that came after its payment ended (source expired_payment) was never on the books: only the part changes.
   if (!PAID_STATES.includes(payment.status)) {
     await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } });
     return payment;
   }
-  const before = await succeededOnPayment(tx, part.paymentId);
+  const before = refundParts.reduce((total, p) => ({ amount: total.amount + p.amount, feeRefunded: total.feeRefunded + p.feeRefunded }), { amount: 0, feeRefunded: 0 });
   const fee = feeReturned({ ...payment, feeRefunded: before.feeRefunded }, before.amount, before.amount + part.amount, rule);
   await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId, feeRefunded: fee } });
   const status = paymentStatusFor(before.amount + part.amount, payment.amount);
@@ -88,7 +92,7 @@ async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rul
 async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promise<PaymentRow> {
   const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId } });
   await tx.refundPart.update({ where: { id: part.id }, data: { status: 'failed', processorRefundId, feeRefunded: 0 } });
-  const succeeded = (await succeededOnPayment(tx, part.paymentId)).amount;
+  const succeeded = await succeededOnPayment(tx, part.paymentId);
   const updated = await tx.payment.update({
     where: { id: payment.id },
     data: {
