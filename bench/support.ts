@@ -114,12 +114,12 @@ function memoryMb(pid: number, file: 'status' | 'smaps_rollup', field: 'VmRSS' |
 }
 
 /**
- * Peak memory of a process tree, sampled until stop(): the root's own RSS, the tree's summed RSS
+ * Peak memory of a process tree, sampled every `intervalMs` until stop(): the root's own RSS, the tree's summed RSS
  * (counts shared pages, such as PostgreSQL's buffer cache, once per process that touched them),
  * the tree's summed PSS (shares each shared page out among its processes: what the tree really
  * holds), and that PSS by program (node, postgres, temporal, ...).
  */
-export function sampleMemory(root: number) {
+export function sampleMemory(root: number, intervalMs = 250) {
   const peak = { rootRss: 0, treeRss: 0, treePss: 0, pssByProgram: {} as Record<string, number> };
   const read = () => {
     const tree = processTree(root);
@@ -134,7 +134,7 @@ export function sampleMemory(root: number) {
     for (const [program, mb] of Object.entries(byProgram)) peak.pssByProgram[program] = Math.max(peak.pssByProgram[program] ?? 0, mb);
   };
   read();
-  const timer = setInterval(read, 250);
+  const timer = setInterval(read, intervalMs);
   return {
     stop() {
       clearInterval(timer);

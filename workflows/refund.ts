@@ -1,6 +1,7 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
 
 import type { RefundActivities } from '../src/refunds/activities.js';
+import type { RefundResource } from '../src/refunds/resource.js';
 
 export interface RefundInput {
   refundId: string;
@@ -11,22 +12,20 @@ export interface RefundInput {
 /**
  * One refund (workflow id from its business key: refund/<workspace>/<order>/key/<idempotencyKey>
  * or refund/<workspace>/<order>/body/<fingerprint>/<23-hour bucket>): each part is refunded at its
- * payment's processor, then booked. Returns the refund's status: pending when the processor
- * settles it later (its webhook books the outcome).
+ * payment's processor and booked. Returns the refund as its last part left it (the HTTP call
+ * answers with it without reading it again): status pending when the processor settles it later
+ * (its webhook books the outcome).
  */
-export async function refundWorkflow(input: RefundInput): Promise<string> {
+export async function refundWorkflow(input: RefundInput): Promise<RefundResource> {
   // Only transient failures reach the retry policy: a processor's refusal is an answer (failed).
   // Past a minute between tries the SDK waits on a durable timer instead of in the workflow task.
   const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
-  // Both steps are local activities: the whole refund is one workflow task, no task queue round
-  // trip per step. A worker lost before the task completes makes the next one run both again:
-  // the processor call is keyed (refundIdempotencyKey), so the processor answers with the same
-  // refund, and the bookkeeping is idempotent.
-  const { refundAtProcessor, recordRefundOutcome } = proxyLocalActivities<RefundActivities>({ startToCloseTimeout: '1 minute', retry });
-  let status = 'pending';
-  for (const partId of input.partIds) {
-    const outcome = await refundAtProcessor(partId);
-    status = await recordRefundOutcome(partId, outcome);
-  }
-  return status;
+  // A local activity: the whole refund is one workflow task, no task queue round trip. A worker
+  // lost before the task completes makes the next one run it again: the processor call is keyed
+  // (refundIdempotencyKey), so the processor answers with the same refund, and the bookkeeping is
+  // idempotent.
+  const { refundPart } = proxyLocalActivities<RefundActivities>({ startToCloseTimeout: '1 minute', retry });
+  let refund: RefundResource | undefined;
+  for (const partId of input.partIds) refund = await refundPart(partId);
+  return refund!;
 }

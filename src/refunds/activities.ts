@@ -1,45 +1,50 @@
-// The refund workflow's activities (workflows/refund.ts). The processor call is keyed by the
-// refund (refundIdempotencyKey), so a retried activity or a worker killed after the processor
-// answered gets the same processor refund back, never a second one; the bookkeeping is
-// idempotent (./bookkeeping.ts).
+// The refund workflow's activity (workflows/refund.ts): one part refunded at its payment's
+// processor and booked, in one activity. The processor call is keyed by the refund
+// (refundIdempotencyKey), so a retried activity or a worker killed after the processor answered
+// gets the same processor refund back, never a second one; the bookkeeping is idempotent
+// (./bookkeeping.ts). Both in one activity: a retry after a failed bookkeeping asks the processor
+// again, which answers with the same refund.
 import type { ActivityDependencies } from '../domain-module.js';
-import type { RefundStatus } from '../generated/prisma/enums.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv, processorFor } from '../payments/processors/index.js';
-import { ProcessorError } from '../payments/processors/processor.js';
+import { ProcessorError, type PaymentProcessor } from '../payments/processors/processor.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
 import { applyPartOutcome, type PartOutcome } from './bookkeeping.js';
+import { refundResource, type RefundResource } from './resource.js';
 
 /** The processor's idempotency key of a refund's share of one payment. */
 export const refundIdempotencyKey = (refundId: string, paymentId: string) => `refund/${refundId}/${paymentId}`;
+
+/**
+ * Refunds one part at the payment's own processor. An error that retrying cannot fix (a refused
+ * request, a charge that cannot be refunded, a processor not configured here) is the answer
+ * `failed` with its reason; a transient one is thrown (the activity is retried).
+ */
+async function refundAtProcessor(prisma: PrismaClient, configured: PaymentProcessor, partId: string): Promise<PartOutcome> {
+  const part = await prisma.refundPart.findUniqueOrThrow({ where: { id: partId } });
+  const processor = processorFor(part.processor, configured, { prisma });
+  if (!processor) return { processorRefundId: null, status: 'failed', failureCode: 'processor_not_configured', failureMessage: `The ${part.processor} processor is not configured here` };
+  try {
+    const result = await processor.refund({
+      chargeId: part.processorChargeId,
+      amount: part.amount,
+      idempotencyKey: refundIdempotencyKey(part.refundId, part.paymentId),
+      metadata: { refundId: part.refundId, paymentId: part.paymentId },
+    });
+    return { processorRefundId: result.refundId, status: result.status };
+  } catch (error) {
+    if (error instanceof ProcessorError && !error.retryable) return { processorRefundId: null, status: 'failed', failureCode: error.code, failureMessage: error.message };
+    throw error;
+  }
+}
 
 export function createRefundActivities({ prisma }: ActivityDependencies) {
   const configured = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
 
   return {
-    /**
-     * Refunds one part at the payment's own processor. An error that retrying cannot fix (a
-     * refused request, a charge that cannot be refunded, a processor not configured here) is the
-     * answer `failed` with its reason; a transient one fails the activity, which is retried.
-     */
-    async refundAtProcessor(partId: string): Promise<PartOutcome> {
-      const part = await prisma.refundPart.findUniqueOrThrow({ where: { id: partId } });
-      const processor = processorFor(part.processor, configured, { prisma });
-      if (!processor) return { processorRefundId: null, status: 'failed', failureCode: 'processor_not_configured', failureMessage: `The ${part.processor} processor is not configured here` };
-      try {
-        const result = await processor.refund({
-          chargeId: part.processorChargeId,
-          amount: part.amount,
-          idempotencyKey: refundIdempotencyKey(part.refundId, part.paymentId),
-          metadata: { refundId: part.refundId, paymentId: part.paymentId },
-        });
-        return { processorRefundId: result.refundId, status: result.status };
-      } catch (error) {
-        if (error instanceof ProcessorError && !error.retryable) return { processorRefundId: null, status: 'failed', failureCode: error.code, failureMessage: error.message };
-        throw error;
-      }
-    },
-
-    async recordRefundOutcome(partId: string, outcome: PartOutcome): Promise<RefundStatus> {
-      return applyPartOutcome(prisma, partId, outcome);
+    /** One part refunded at its processor and its answer booked: the refund as it is afterwards. */
+    async refundPart(partId: string): Promise<RefundResource> {
+      const outcome = await refundAtProcessor(prisma, configured, partId);
+      return refundResource(await applyPartOutcome(prisma, partId, outcome));
     },
   };
 }

@@ -30,8 +30,8 @@ const PAID_STATES: readonly PaymentStatus[] = ['PAID', 'PARTIALLY_REFUNDED', 'RE
 
 const paymentStatusFor = (succeeded: number, amount: number): PaymentStatus => (succeeded === 0 ? 'PAID' : succeeded >= amount ? 'REFUNDED' : 'PARTIALLY_REFUNDED');
 
-/** Applies the answer; returns the refund's status afterwards. */
-export async function applyPartOutcome(prisma: PrismaClient, partId: string, outcome: PartOutcome, rule: FeeRule = FEE_RULE, now = new Date()): Promise<RefundStatus> {
+/** Applies the answer; returns the refund as it is afterwards. */
+export async function applyPartOutcome(prisma: PrismaClient, partId: string, outcome: PartOutcome, rule: FeeRule = FEE_RULE, now = new Date()): Promise<RefundRow> {
   return prisma.$transaction(async (tx) => {
     // The order's row, reached through the part: every refund of the order serialises on it.
     await tx.$queryRaw`SELECT 1 FROM "Order" o JOIN "Refund" r ON r."orderId" = o.id JOIN "RefundPart" p ON p."refundId" = r.id WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
@@ -39,11 +39,11 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
     const { refundId } = part;
     const processorRefundId = outcome.processorRefundId ?? part.processorRefundId;
     const moves = part.status === 'pending' || (part.status === 'succeeded' && outcome.status === 'failed');
-    if (!moves || (part.status === outcome.status && part.processorRefundId === processorRefundId)) return (await tx.refund.findUniqueOrThrow({ where: { id: refundId } })).status;
+    if (!moves || (part.status === outcome.status && part.processorRefundId === processorRefundId)) return tx.refund.findUniqueOrThrow({ where: { id: refundId }, include: refundRowInclude });
     if (outcome.status === 'pending') {
       await tx.refundPart.update({ where: { id: partId }, data: { processorRefundId } });
       await tx.refund.updateMany({ where: { id: refundId, settlingSince: null }, data: { settlingSince: now } });
-      return (await settleRefund(tx, refundId, outcome)).status;
+      return settleRefund(tx, refundId, outcome);
     }
     const payment = outcome.status === 'succeeded' ? await succeed(tx, part, processorRefundId, rule) : await fail(tx, part, processorRefundId);
     const refund = await settleRefund(tx, refundId, outcome);
@@ -51,33 +51,38 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
     const { order, items } = await loadOrderForEvent(tx, payment.orderId);
     const data = { ...paymentEventData(payment, order, items), refund: refundResource(refund) };
     await recordEvent(tx, { workspaceId: payment.workspaceId, livemode: payment.livemode }, outcome.status === 'succeeded' ? 'payment_refunded' : 'refund_failed', data);
-    return refund.status;
+    return refund;
   });
 }
 
 type Part = Prisma.RefundPartGetPayload<object>;
 
-/** What the payment's succeeded refund parts have given back so far: money and fee. */
-async function succeededOnPayment(tx: Tx, paymentId: string): Promise<{ amount: number; feeRefunded: number }> {
-  const { _sum } = await tx.refundPart.aggregate({ where: { paymentId, status: 'succeeded' }, _sum: { amount: true, feeRefunded: true } });
-  return { amount: _sum.amount ?? 0, feeRefunded: _sum.feeRefunded ?? 0 };
+/** The money the payment's succeeded refund parts have given back so far. */
+async function succeededOnPayment(tx: Tx, paymentId: string): Promise<number> {
+  const { _sum } = await tx.refundPart.aggregate({ where: { paymentId, status: 'succeeded' }, _sum: { amount: true } });
+  return _sum.amount ?? 0;
 }
 
 /** Books a succeeded part; returns its payment as the event shows it. */
 async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rule: FeeRule): Promise<PaymentRow> {
-  const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId }, include: paymentRowInclude });
+  // With what its succeeded refund parts have given back so far (joined: one statement).
+  const { refundParts, ...payment } = await tx.payment.findUniqueOrThrow({
+    where: { id: part.paymentId },
+    include: { ...paymentRowInclude, refundParts: { where: { status: 'succeeded' }, select: { amount: true, feeRefunded: true } } },
+  });
   // Money that came after its payment ended (source expired_payment) was never on the books: only the part changes.
   if (!PAID_STATES.includes(payment.status)) {
     await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } });
     return payment;
   }
-  const before = await succeededOnPayment(tx, part.paymentId);
+  const before = refundParts.reduce((total, p) => ({ amount: total.amount + p.amount, feeRefunded: total.feeRefunded + p.feeRefunded }), { amount: 0, feeRefunded: 0 });
   const fee = feeReturned({ ...payment, feeRefunded: before.feeRefunded }, before.amount, before.amount + part.amount, rule);
   await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId, feeRefunded: fee } });
   const status = paymentStatusFor(before.amount + part.amount, payment.amount);
-  const updated = await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status }, include: paymentRowInclude });
-  await tx.order.update({ where: { id: payment.orderId }, data: { fee: { decrement: fee } } });
-  const orderStatus = await settleOrderStatus(tx, payment.orderId, true);
+  // The order and subscription numbers the event shows do not change: no read after the update.
+  const updated = { ...payment, ...(await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status } })) };
+  const orderStatus = await orderStatusFromPayments(tx, payment.orderId);
+  await tx.order.update({ where: { id: payment.orderId }, data: { fee: { decrement: fee }, status: orderStatus } });
   // Every unit is refunded once the whole order is (also when partial amounts got there).
   if (orderStatus === 'REFUNDED') await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = quantity WHERE "orderId" = ${payment.orderId}::uuid`;
   return updated;
@@ -87,7 +92,7 @@ async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rul
 async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promise<PaymentRow> {
   const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId } });
   await tx.refundPart.update({ where: { id: part.id }, data: { status: 'failed', processorRefundId, feeRefunded: 0 } });
-  const succeeded = (await succeededOnPayment(tx, part.paymentId)).amount;
+  const succeeded = await succeededOnPayment(tx, part.paymentId);
   const updated = await tx.payment.update({
     where: { id: payment.id },
     data: {
@@ -98,21 +103,16 @@ async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promi
     include: paymentRowInclude,
   });
   await tx.order.update({ where: { id: payment.orderId }, data: { fee: { increment: part.feeRefunded } } });
-  await settleOrderStatus(tx, payment.orderId, false);
+  // Only restored from a refund status: an order set otherwise by PATCH update keeps that status.
+  const orderStatus = await orderStatusFromPayments(tx, payment.orderId);
+  await tx.order.updateMany({ where: { id: payment.orderId, status: { in: ['REFUNDED', 'PARTIALLY_REFUNDED'] } }, data: { status: orderStatus } });
   return updated;
 }
 
-/**
- * The order's status from its paid payments: REFUNDED when all are, PARTIALLY_REFUNDED when some
- * money came back, PAID otherwise. After a failure it is only restored from a refund status (an
- * order set otherwise by PATCH update keeps that status).
- */
-async function settleOrderStatus(tx: Tx, orderId: string, onSuccess: boolean): Promise<OrderStatus> {
+/** The order's status from its paid payments: REFUNDED when all are, PARTIALLY_REFUNDED when some money came back, PAID otherwise. */
+async function orderStatusFromPayments(tx: Tx, orderId: string): Promise<OrderStatus> {
   const payments = await tx.payment.findMany({ where: { orderId, status: { in: [...PAID_STATES] } }, select: { status: true } });
-  const next: OrderStatus = payments.length > 0 && payments.every((p) => p.status === 'REFUNDED') ? 'REFUNDED' : payments.some((p) => p.status !== 'PAID') ? 'PARTIALLY_REFUNDED' : 'PAID';
-  const where: Prisma.OrderWhereInput = onSuccess ? { id: orderId } : { id: orderId, status: { in: ['REFUNDED', 'PARTIALLY_REFUNDED'] } };
-  await tx.order.updateMany({ where, data: { status: next } });
-  return next;
+  return payments.length > 0 && payments.every((p) => p.status === 'REFUNDED') ? 'REFUNDED' : payments.some((p) => p.status !== 'PAID') ? 'PARTIALLY_REFUNDED' : 'PAID';
 }
 
 /**
@@ -121,7 +121,9 @@ async function settleOrderStatus(tx: Tx, orderId: string, onSuccess: boolean): P
  * for less money than its amount), succeeded otherwise; the fee given back is the parts' sum.
  */
 async function settleRefund(tx: Tx, refundId: string, outcome: PartOutcome): Promise<RefundRow> {
-  const refund = await tx.refund.findUniqueOrThrow({ where: { id: refundId }, include: { parts: true } });
+  // Read after every other change of this transaction (its parts, the order's status): the refund's
+  // row after the update below is all that changes.
+  const refund = await tx.refund.findUniqueOrThrow({ where: { id: refundId }, include: refundRowInclude });
   const statuses = refund.parts.map((p) => p.status);
   const status: RefundStatus = statuses.every((s) => s === 'failed')
     ? 'failed'
@@ -131,7 +133,7 @@ async function settleRefund(tx: Tx, refundId: string, outcome: PartOutcome): Pro
         ? 'partially_failed'
         : 'succeeded';
   const failure = outcome.status === 'failed' ? { failureCode: outcome.failureCode ?? 'refund_failed', failureMessage: outcome.failureMessage ?? 'The processor failed the refund' } : {};
-  const settled = await tx.refund.update({ where: { id: refundId }, data: { status, feeRefunded: refund.parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure }, include: refundRowInclude });
+  const settled = { ...refund, ...(await tx.refund.update({ where: { id: refundId }, data: { status, feeRefunded: refund.parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure } })) };
   if (status === 'failed' && refund.status !== 'failed') {
     for (const item of refund.items as Array<{ id: string; quantity: number }>) {
       await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = GREATEST("refundedQuantity" - ${item.quantity}, 0) WHERE id = ${item.id}::uuid`;

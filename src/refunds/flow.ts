@@ -1,6 +1,7 @@
 // A refund request end to end: the refund row (./service.ts), its workflow started once under the
 // refund's business key (concurrent identical requests join it), and the answer after the
-// outcome or after REFUND_WAIT_MS, whichever comes first (then the refund's current status).
+// outcome (the workflow's result) or after REFUND_WAIT_MS, whichever comes first (then the
+// refund's current row).
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Scope } from '../core/scope.js';
@@ -37,6 +38,8 @@ export async function startRefundWorkflow(temporal: TemporalConnection, refund: 
   });
 }
 
+const isRefundResource = (value: unknown): value is RefundResource => typeof value === 'object' && value !== null && 'refundId' in value;
+
 export async function refundOrder(
   deps: RefundDeps & { temporal: TemporalConnection; waitMs?: number },
   scope: Scope,
@@ -48,7 +51,11 @@ export async function refundOrder(
   const handle = await startRefundWorkflow(deps.temporal, refund);
   if (!handle) return refundResource(refund, replayed);
   const waited = new AbortController();
-  await Promise.race([handle.result().catch(() => undefined), sleep(deps.waitMs ?? WAIT_MS, undefined, { signal: waited.signal }).catch(() => undefined)]);
+  // The workflow's result is the refund as its bookkeeping left it: no second read. Past the wait,
+  // if the workflow failed, or if the run joined under the id is not this refund's (a workflow
+  // started by an earlier version returned only a status), the refund's current row answers.
+  const outcome: unknown = await Promise.race([handle.result().catch(() => undefined), sleep(deps.waitMs ?? WAIT_MS, undefined, { signal: waited.signal }).catch(() => undefined)]);
   waited.abort();
+  if (isRefundResource(outcome) && outcome.refundId === refund.id) return { ...outcome, replayed };
   return refundResource(await findRefund(deps.prisma, refund.id), replayed);
 }

@@ -50,19 +50,13 @@ export function settlingLimitFromEnv(env: NodeJS.ProcessEnv = process.env): numb
 }
 const SETTLING_LIMIT = settlingLimitFromEnv();
 
-/** The fee each payment of an order has given back so far (its succeeded refund parts). */
-export async function feeRefundedByPayment(db: Db, paymentIds: string[]): Promise<Map<string, number>> {
-  const sums = await db.refundPart.groupBy({ by: ['paymentId'], where: { paymentId: { in: paymentIds }, status: 'succeeded' }, _sum: { feeRefunded: true } });
-  return new Map(sums.map((row) => [row.paymentId, row._sum.feeRefunded ?? 0]));
-}
-
 async function orderState(db: Db, orderId: string): Promise<{ payments: PaymentState[]; items: ItemState[] }> {
   const [payments, items] = await Promise.all([
-    db.payment.findMany({ where: { orderId }, orderBy: { sequence: 'asc' } }),
+    // With each payment, the fee its succeeded refund parts have given back so far (one statement: relationJoins).
+    db.payment.findMany({ where: { orderId }, orderBy: { sequence: 'asc' }, include: { refundParts: { where: { status: 'succeeded' }, select: { feeRefunded: true } } } }),
     db.orderItem.findMany({ where: { orderId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] }),
   ]);
-  const feeRefunded = await feeRefundedByPayment(db, payments.map((p) => p.id));
-  return { payments: payments.map((p) => ({ ...p, feeRefunded: feeRefunded.get(p.id) ?? 0 })), items };
+  return { payments: payments.map(({ refundParts, ...p }) => ({ ...p, feeRefunded: refundParts.reduce((sum, part) => sum + part.feeRefunded, 0) })), items };
 }
 
 const refundsSupported = (payment: PaymentState) => Boolean(payment.processor && payment.methodType && capabilitiesOf(payment.processor).refunds[payment.methodType]);
