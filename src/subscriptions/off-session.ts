@@ -23,11 +23,18 @@ export async function chargeThroughPaymentWorkflow(deps: { prisma: PrismaClient;
   const { prisma } = deps;
   const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { charges: { where: { attempt: 0 } }, subscription: true } });
   if (payment.status === 'PENDING' && payment.charges.length === 0) {
-    try {
-      await startPayment(prisma, deps.temporal, deps.processor, { paymentId, savedPaymentMethod: payment.subscription?.paymentMethodRef ?? undefined });
-    } catch (error) {
-      if (!(error instanceof ProcessorError) || error.retryable) throw error;
-      await prisma.$transaction((tx) => markPaymentFailed(tx, paymentId, { failureCode: error.code, failureMessage: error.message }));
+    // The processor that saved the card, whatever PAYMENT_PROCESSOR says today (as renewals).
+    const processor = payment.processor ? processorFor(payment.processor, deps.processor, { prisma }) : null;
+    const refused = (failure: { failureCode: string; failureMessage: string }) => prisma.$transaction((tx) => markPaymentFailed(tx, paymentId, failure));
+    if (!processor) {
+      await refused({ failureCode: 'payment_method_not_found', failureMessage: 'The subscription has no saved payment method this deployment can charge' });
+    } else {
+      try {
+        await startPayment(prisma, deps.temporal, processor, { paymentId, savedPaymentMethod: payment.subscription?.paymentMethodRef ?? undefined });
+      } catch (error) {
+        if (!(error instanceof ProcessorError) || error.retryable) throw error;
+        await refused({ failureCode: error.code, failureMessage: error.message });
+      }
     }
   }
   const charge = await prisma.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt: 0 } } });
