@@ -93,6 +93,8 @@ describe('update with an Idempotency-Key', () => {
     const key = randomUUID();
     const upgraded = await ok(update(key, order.number, [{ offerId: pro.offerId }]));
     expect(upgraded).toMatchObject({ subscription: { amount: 2000 }, payment: { status: 'PAID', planChange: true } });
+    // Charged through its payment workflow, as a checkout's payment.
+    expect(await new Client({ connection }).workflow.getHandle(`payment-${upgraded.payment!.id}`).result()).toBe('PAID');
     // A downgrade in between: a repeat of the upgrade must not apply the upgrade (nor charge) again.
     await ok(update(randomUUID(), order.number, [{ offerId: basic.offerId }]));
     const again = await ok(update(key, order.number, [{ offerId: pro.offerId }]));
@@ -113,7 +115,7 @@ describe('update with an Idempotency-Key', () => {
 });
 
 describe('create while the processor cannot be reached', () => {
-  test('503 with the payment PENDING under its payment workflow; the retry with the same key charges once, PAID, active, the workflow ends PAID', async () => {
+  test('refused TemporarilyUnavailable (503) with the payment PENDING under its payment workflow; the retry through HTTP with the same key charges once, PAID, active, the workflow ends PAID', async () => {
     const { subscription: first } = await subscribe(ws, basic.element);
     const userId = first.userId!;
     const client = new Client({ connection });
