@@ -70,7 +70,7 @@ const asSent = (item: SubscriptionPlanItemInput) => ({
  * nothing was charged). With an Idempotency-Key the change's id is the key's row: a repeat (or a
  * concurrent duplicate) sends the same change, which the workflow applies and charges once, and a
  * repeat after it was answered gets the subscription as it now is and the same payment, without
- * asking the workflow again (docs/decisions.md "Idempotency-Key on subscription create and update").
+ * asking the workflow again (docs/decisions.md "Create and plan changes", Idempotency-Key).
  */
 export async function updateSubscription(deps: LifecycleDeps, scope: Scope, idOrNumber: string, inputs: readonly SubscriptionPlanItemInput[], idempotencyKey?: string) {
   checkIdempotencyKey(idempotencyKey);
