@@ -1,3 +1,4 @@
+import { chargeIdempotencyKey } from '../src/payments/processors/processor.js';
 import { newWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { UpdateSubscriptionDocument } from './generated/graphql/graphql.js';
 import { graphqlClient, restClient } from './support/client.js';
@@ -102,9 +103,9 @@ describe('plan change with proration', () => {
     expect(payment).toMatchObject({ number: `${order.number}-2`, status: 'PAID', planChange: true, amount: share(2000, exactRemaining, end - start) - share(900, exactRemaining, end - start), tax: 0 });
     expect(payment!.amount).toBeGreaterThan(700);
     expect(stored.subscriptionPeriod).toBeNull();
-    // One charge at the processor, keyed by the change.
+    // One charge at the processor, keyed by the payment (its payment workflow's first attempt).
     const charges = await salesDb().sandboxCharge.findMany({ where: { paymentId: payment!.id } });
-    expect(charges.map((c) => [c.amount, c.idempotencyKey])).toEqual([[payment!.amount, `subscription/${subscription.id}/plan-change/${payment!.id}`]]);
+    expect(charges.map((c) => [c.amount, c.idempotencyKey])).toEqual([[payment!.amount, chargeIdempotencyKey(payment!.id, 0)]]);
 
     const cancelPayment = await failure(restClient(ws, TEST).PATCH('/v0/payments/{paymentId}/cancel', { params: { path: { paymentId: payment!.id } }, body: {} }));
     expect(cancelPayment.status).toBe(400);
@@ -242,7 +243,7 @@ describe('create', () => {
     const stored = await salesDb().subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number: subscription.id } });
     expect(stored.paymentMethodRef).toBe(first.paymentMethodRef);
     const charges = await salesDb().sandboxCharge.findMany({ where: { paymentId: payment!.id } });
-    expect(charges.map((c) => [c.amount, c.idempotencyKey])).toEqual([[2050, `subscription/${stored.id}/create`]]);
+    expect(charges.map((c) => [c.amount, c.idempotencyKey])).toEqual([[2050, chargeIdempotencyKey(payment!.id, 0)]]);
     // Its order shows the items as given.
     const order = await salesDb().order.findFirstOrThrow({ where: { subscriptionId: stored.id }, include: { items: { orderBy: { position: 'asc' } } } });
     expect(order.items.map((i) => [i.offerId, i.unitPrice, i.quantity])).toEqual([[pro.offerId, 1800, 1], [basic.offerId, 100, 2], [basic.offerId, 50, 1]]);

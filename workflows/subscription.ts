@@ -122,8 +122,9 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       } catch (error) {
         // A local activity's refusal arrives as the ApplicationFailure itself, a remote one's wrapped in an ActivityFailure.
         const refusal = error instanceof ActivityFailure ? error.cause : error;
-        const reason = refusal instanceof ApplicationFailure && refusal.type === 'ValidationFailed' ? refusal.message : 'The request could not be applied';
-        request.reject(ApplicationFailure.create({ type: 'ValidationFailed', message: reason, nonRetryable: true }));
+        // A refusal is 400 with its reason; the processor unreachable (a plan change's charge) is 503, to retry.
+        const known = refusal instanceof ApplicationFailure && (refusal.type === 'ValidationFailed' || refusal.type === 'TemporarilyUnavailable') ? refusal : null;
+        request.reject(ApplicationFailure.create({ type: known?.type ?? 'ValidationFailed', message: known?.message ?? 'The request could not be applied', nonRetryable: true }));
       }
     }
     if (ENDED.includes(state.status)) break;

@@ -37,12 +37,14 @@ export interface StartPayment {
   card?: CardDetails;
   /** For a card payment, in place of card: a payment method the buyer's browser tokenized. */
   paymentMethod?: string;
+  /** In place of both: the buyer's saved method, charged off-session (a subscription created by the API). */
+  savedPaymentMethod?: string;
   expireAfterMs?: number;
 }
 
 /** Starts the payment's workflow (once) and charges the payment's first attempt; returns the workflow id. */
 export async function startPayment(prisma: PrismaClient, temporal: TemporalConnection, processor: PaymentProcessor, request: StartPayment): Promise<string> {
-  const { paymentId, card, paymentMethod } = request;
+  const { paymentId, card, paymentMethod, savedPaymentMethod } = request;
   const expireAfterMs = request.expireAfterMs ?? paymentExpiryMsFromEnv();
   const found = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { user: { select: { email: true } } } });
   if (!found.processor || !found.methodType) throw new ValidationFailed('This payment is not processed by a card processor');
@@ -56,7 +58,7 @@ export async function startPayment(prisma: PrismaClient, temporal: TemporalConne
   }
   const charge = { processor: found.processor, amount: found.amount, currency: found.currency };
   // A subscription's first card payment keeps the card, so that its renewals can be charged off-session.
-  const saveForRenewals = found.subscriptionId !== null && found.methodType === 'card' && processor.capabilities.savedPaymentMethods;
+  const saveForRenewals = found.subscriptionId !== null && !savedPaymentMethod && found.methodType === 'card' && processor.capabilities.savedPaymentMethods;
   try {
     const result = await processor.createCharge({
       ...(saveForRenewals ? { savePaymentMethod: true } : {}),
@@ -67,6 +69,7 @@ export async function startPayment(prisma: PrismaClient, temporal: TemporalConne
       method: found.methodType,
       card,
       paymentMethod,
+      savedPaymentMethod,
       email: found.user?.email ?? '',
       livemode: found.livemode,
       metadata: { orderId: found.orderId },

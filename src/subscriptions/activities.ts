@@ -4,7 +4,8 @@
 // killed after the processor answered gets the same charge back, never a second one.
 import type { ActivityDependencies } from '../domain-module.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from '../payments/processors/index.js';
-import { chargeSavedMethod } from './off-session.js';
+import { ProcessorError } from '../payments/processors/processor.js';
+import { chargeSavedMethod, chargeThroughPaymentWorkflow } from './off-session.js';
 import {
   applyCommand, beginPeriods, bookAttempt, bookOneOffCharge, createOneOffPayment, endAtPeriodEnd, finishPlanChange, lifecycleState, recordClock, renewalChargeKey,
   startPlanChange, startRenewal, type AttemptOutcome, type LifecycleCommand, type PlanItem,
@@ -12,7 +13,7 @@ import {
 import { ValidationFailed } from '../core/errors.js';
 import { ApplicationFailure } from '@temporalio/activity';
 
-export function createSubscriptionActivities({ prisma }: ActivityDependencies) {
+export function createSubscriptionActivities({ prisma, temporal }: ActivityDependencies) {
   const configured = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
 
   /** A renewal attempt's processor key: (subscription, period, attempt). */
@@ -54,13 +55,21 @@ export function createSubscriptionActivities({ prisma }: ActivityDependencies) {
 
     /**
      * A plan change (PATCH .../update with items): prorated; an upgrade's plan-change payment is
-     * charged off-session once (keyed by the change) and the change applies when it is PAID.
+     * charged off-session through its payment workflow, as a checkout's (keyed by the payment),
+     * and the change applies when it is PAID. The processor unreachable: the request fails
+     * TemporarilyUnavailable (503) at once rather than holding the subscription's workflow; the
+     * payment stays PENDING under its payment workflow (which expires it), and the same change
+     * sent again (the same Idempotency-Key) charges it under the same key.
      */
     async changeItems(subscriptionId: string, changeId: string, items: PlanItem[], clockMs: number): Promise<void> {
       const { paymentId } = await refusalsAsFailures(() => startPlanChange(prisma, subscriptionId, changeId, items, clockMs));
       if (!paymentId) return;
-      const outcome = await chargeOffSession(paymentId, `subscription/${subscriptionId}/plan-change/${paymentId}`, 0);
-      await bookOneOffCharge(prisma, paymentId, outcome, clockMs);
+      try {
+        await chargeThroughPaymentWorkflow({ prisma, temporal, processor: configured }, paymentId);
+      } catch (error) {
+        if (error instanceof ProcessorError) throw ApplicationFailure.create({ type: 'TemporarilyUnavailable', message: 'The payment processor is unavailable; retry with the same Idempotency-Key', nonRetryable: true });
+        throw error;
+      }
       await finishPlanChange(prisma, subscriptionId, changeId, items, clockMs);
     },
 

@@ -3,8 +3,8 @@
 import type { RestRoute } from '../rest/route.js';
 
 export const lifecycleRoutes: readonly RestRoute[] = [
-  { method: 'POST', path: '/subscriptions/create', field: 'Mutation.createSubscription', summary: 'Start a subscription for an existing buyer on their saved card', errors: [404] },
-  { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/update', field: 'Mutation.updateSubscription', summary: "Change a subscription's items (a prorated plan change)" },
+  { method: 'POST', path: '/subscriptions/create', idempotencyKey: true, field: 'Mutation.createSubscription', summary: 'Start a subscription for an existing buyer on their saved card', errors: [404, 503] },
+  { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/update', idempotencyKey: true, field: 'Mutation.updateSubscription', summary: "Change a subscription's items (a prorated plan change)", errors: [503] },
   { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/cancel', field: 'Mutation.cancelSubscription', summary: 'Cancel a subscription now or at the end of its interval' },
   { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/undo-cancel', field: 'Mutation.undoSubscriptionCancel', summary: 'Take back a cancel scheduled for the end of the interval' },
   { method: 'POST', path: '/subscriptions/:subscriptionIdOrNumber/charge', field: 'Mutation.chargeSubscription', summary: 'Charge items now on the saved payment method (a one-off payment of the subscription)' },

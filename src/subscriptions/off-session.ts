@@ -1,9 +1,51 @@
-// Charging a subscription's saved payment method off-session: renewals, one-off charges, plan
-// changes (the workflow's activities) and the first period of a subscription created by the API.
+// Charging a subscription's saved payment method off-session: renewals and one-off charges (the
+// workflow's activities, booked by the subscription's records), and the payments the payment
+// workflow owns as a checkout's: the first period of a subscription created by the API and a plan
+// change's payment.
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { applyRecordedCharge } from '../payments/charge-outcomes.js';
+import { startPayment } from '../payments/payment-flow.js';
 import { processorFor } from '../payments/processors/index.js';
 import { ProcessorError, type PaymentProcessor } from '../payments/processors/processor.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import { markPaymentFailed, PaymentTransitionRefused } from '../payments/transitions.js';
 import type { AttemptOutcome } from './service.js';
+
+/**
+ * Charges a PENDING payment not charged yet on its subscription's saved method through the
+ * payment workflow (startPayment: the workflow starts before the charge, so a charge whose answer
+ * never came is still settled: expired, or paid by its processor event) and applies an immediate
+ * outcome so the caller's answer shows it. A refusal before any charge existed (no saved card)
+ * fails the payment. A transient processor failure throws (ProcessorError, retryable): the
+ * payment stays PENDING under its workflow, and calling this again charges under the same key.
+ */
+export async function chargeThroughPaymentWorkflow(deps: { prisma: PrismaClient; temporal: TemporalConnection; processor: PaymentProcessor }, paymentId: string): Promise<void> {
+  const { prisma } = deps;
+  const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { charges: { where: { attempt: 0 } }, subscription: true } });
+  if (payment.status === 'PENDING' && payment.charges.length === 0) {
+    // The processor that saved the card, whatever PAYMENT_PROCESSOR says today (as renewals).
+    const processor = payment.processor ? processorFor(payment.processor, deps.processor, { prisma }) : null;
+    const refused = (failure: { failureCode: string; failureMessage: string }) => prisma.$transaction((tx) => markPaymentFailed(tx, paymentId, failure));
+    if (!processor) {
+      await refused({ failureCode: 'payment_method_not_found', failureMessage: 'The subscription has no saved payment method this deployment can charge' });
+    } else {
+      try {
+        await startPayment(prisma, deps.temporal, processor, { paymentId, savedPaymentMethod: payment.subscription?.paymentMethodRef ?? undefined });
+      } catch (error) {
+        if (!(error instanceof ProcessorError) || error.retryable) throw error;
+        await refused({ failureCode: error.code, failureMessage: error.message });
+      }
+    }
+  }
+  const charge = await prisma.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt: 0 } } });
+  if (!charge) return;
+  try {
+    await applyRecordedCharge(prisma, paymentId, charge);
+  } catch (error) {
+    // The workflow (or a webhook) moved it first: its outcome stands.
+    if (!(error instanceof PaymentTransitionRefused)) throw error;
+  }
+}
 
 /**
  * Charges the payment off-session on its subscription's saved method under `idempotencyKey`; a

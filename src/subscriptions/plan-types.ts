@@ -31,12 +31,12 @@ builder.mutationFields((t) => ({
     type: SubscriptionPlanPayload,
     description: "Starts a subscription for an existing buyer, charged now off-session on the card their latest subscription saved (a trial offer charges nothing now)",
     args: { userId: t.arg({ type: 'UUID', required: true, description: 'The buyer (a user of the workspace)' }), items: t.arg({ type: [SubscriptionPlanItemInput], required: true, description: ITEMS }) },
-    resolve: async (_root, args, ctx) => createSubscription(ctx, await scopeOf(ctx, 'write'), args.userId, args.items),
+    resolve: async (_root, args, ctx) => createSubscription(ctx, await scopeOf(ctx, 'write'), args.userId, args.items, ctx.idempotencyKey),
   }),
   updateSubscription: t.field({
     type: SubscriptionPlanPayload,
     description: "Changes the subscription's items (a plan change): prorated for the rest of the period; an upgrade is charged now as a plan-change payment and applies once paid, a downgrade's credit goes to the next renewals",
     args: { subscriptionIdOrNumber: t.arg.string({ required: true, description: 'The subscription number (its id), without #' }), items: t.arg({ type: [SubscriptionPlanItemInput], required: true, description: ITEMS }) },
-    resolve: async (_root, args, ctx) => updateSubscription(ctx, await scopeOf(ctx, 'write'), args.subscriptionIdOrNumber, args.items),
+    resolve: async (_root, args, ctx) => updateSubscription(ctx, await scopeOf(ctx, 'write'), args.subscriptionIdOrNumber, args.items, ctx.idempotencyKey),
   }),
 }));

@@ -5,15 +5,16 @@
 import { randomUUID } from 'node:crypto';
 
 import type { Offer, PrismaClient, Subscription } from '../generated/prisma/client.js';
-import { NotFound, ValidationFailed } from '../core/errors.js';
+import { NotFound, TemporarilyUnavailable, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { createOrder } from '../orders/service.js';
+import { bodyHash, checkIdempotencyKey, claimKey, earlierOrder, earlierRequest, KeyTaken, targetId, type Placed } from '../checkout/idempotency.js';
 import { notifyPaymentPaid } from '../payments/payment-hooks.js';
-import type { PaymentProcessor } from '../payments/processors/processor.js';
-import { markPaymentFailed, markPaymentPaid, recordCharge } from '../payments/transitions.js';
+import { ProcessorError, type PaymentProcessor } from '../payments/processors/processor.js';
+import { markPaymentPaid } from '../payments/transitions.js';
 import type { BillingDetails } from '../users/service.js';
 import { checkItemsTotal, itemLine, MAX_ITEMS, type SubscriptionItemInput } from './items.js';
-import { chargeSavedMethod } from './off-session.js';
+import { chargeThroughPaymentWorkflow } from './off-session.js';
 import { findSubscription } from './queries.js';
 import { requestChange, type LifecycleDeps } from './requests.js';
 import { beginPeriods, priceLines, subscriptionPlanItems, type PlanItem } from './service.js';
@@ -57,19 +58,52 @@ async function planItems(prisma: PrismaClient, scope: Scope, inputs: readonly Su
   return { items, offers: offerIds.map((id) => byId.get(id)!) };
 }
 
+/** An item as its Idempotency-Key's hash sees it: a field left out and a null are the same request. */
+const asSent = (item: SubscriptionPlanItemInput) => ({
+  offerId: item.offerId?.toLowerCase() ?? null, unitPrice: item.unitPrice ?? null, value: item.value ?? null, price: item.price ?? null, quantity: item.quantity ?? null,
+});
+
 /**
  * PATCH /v0/subscriptions/{id}/update with items: a plan change, applied by the subscription's
  * workflow between its steps (prorated; an upgrade is charged now as a plan-change payment and
  * applies once it is paid). Answers the subscription and the plan-change payment (null when
- * nothing was charged).
+ * nothing was charged). With an Idempotency-Key the change's id is the key's row: a repeat (or a
+ * concurrent duplicate) sends the same change, which the workflow applies and charges once, and a
+ * repeat after it was answered gets the subscription as it now is and the same payment, without
+ * asking the workflow again (docs/decisions.md "Create and plan changes", Idempotency-Key).
  */
-export async function updateSubscription(deps: LifecycleDeps, scope: Scope, idOrNumber: string, inputs: readonly SubscriptionPlanItemInput[]) {
+export async function updateSubscription(deps: LifecycleDeps, scope: Scope, idOrNumber: string, inputs: readonly SubscriptionPlanItemInput[], idempotencyKey?: string) {
+  checkIdempotencyKey(idempotencyKey);
   const current = await findSubscription(deps.prisma, scope, idOrNumber);
   const [first] = await subscriptionPlanItems(deps.prisma, current);
   const { items } = await planItems(deps.prisma, scope, inputs, first?.offerId ?? null, current);
-  const changeId = randomUUID();
+  const key = idempotencyKey === undefined ? null : { value: idempotencyKey, hash: bodyHash({ items: inputs.map(asSent) }) };
+  const earlier = key ? await earlierRequest(deps.prisma, current.id, key.value, key.hash) : null;
+  // Answered before (orderId is set once the change was answered): the same answer, nothing asked again.
+  if (earlier?.orderId) {
+    const payment = earlier.paymentId ? await deps.prisma.payment.findUnique({ where: { id: earlier.paymentId } }) : null;
+    return { subscription: await deps.prisma.subscription.findUniqueOrThrow({ where: { id: current.id } }), payment };
+  }
+  const changeId = key ? (earlier?.id ?? (await claimChange(deps.prisma, scope, current.id, key))) : randomUUID();
   const subscription = await requestChange(deps, scope, idOrNumber, { type: 'changeItems', changeId, items });
-  return { subscription, payment: await deps.prisma.payment.findUnique({ where: { id: changeId } }) };
+  const payment = await deps.prisma.payment.findUnique({ where: { id: changeId } });
+  if (key) {
+    const { id: orderId } = await deps.prisma.order.findFirstOrThrow({ where: { subscriptionId: current.id, number: current.number }, select: { id: true } });
+    await deps.prisma.checkoutIdempotencyKey.update({ where: { id: changeId }, data: { orderId, paymentId: payment?.id ?? null } });
+  }
+  return { subscription, payment };
+}
+
+/** The plan change's key row, committed at once (its id is the change's); a concurrent duplicate's row when it won. */
+async function claimChange(prisma: PrismaClient, scope: Scope, subscriptionId: string, key: { value: string; hash: string }): Promise<string> {
+  try {
+    return await prisma.$transaction((tx) => claimKey(tx, scope, subscriptionId, key.value, key.hash));
+  } catch (error) {
+    if (!(error instanceof KeyTaken)) throw error;
+    const winner = await earlierRequest(prisma, subscriptionId, key.value, key.hash);
+    if (!winner) throw new ValidationFailed('Idempotency-Key is in use by a request that has not finished; retry');
+    return winner.id;
+  }
 }
 
 /** The buyer's most recently saved card in the scope: the one of their latest subscription that has one. */
@@ -83,14 +117,54 @@ async function savedCardOf(prisma: PrismaClient, scope: Scope, userId: string) {
   return latest;
 }
 
+/** What an Idempotency-Key of POST /v0/subscriptions/create is scoped to: the workspace and mode. */
+const createTarget = (scope: Scope) => targetId(`subscriptions/create/${scope.workspaceId}/${scope.livemode ? 'live' : 'test'}`);
+
 /**
  * POST /v0/subscriptions/create: a subscription for an existing buyer, charged off-session now on
  * the card their latest subscription saved (Stripe's subscription create on a customer's default
  * method). Its order and first payment are created as a checkout's would be (taxed at the buyer's
- * billing details); a trial offer charges nothing now. PAID: active (or trialing), its workflow
- * started; declined: the payment FAILED and the subscription incomplete_expired, in the answer.
+ * billing details); a trial offer charges nothing now. The charge is the payment workflow's, as a
+ * checkout's (startPayment starts it first, so a charge whose answer never came still settles).
+ * PAID: active (or trialing), its workflow started; declined: the payment FAILED and the
+ * subscription incomplete_expired, in the answer; the processor unreachable: 503, the payment
+ * PENDING until a retry with the same Idempotency-Key charges it (same charge key) or its
+ * workflow expires it. With an Idempotency-Key, a repeat of the same body gets the same
+ * subscription and payment, another body is 400 (as the checkout's).
  */
-export async function createSubscription(deps: LifecycleDeps & { processor: PaymentProcessor }, scope: Scope, userId: string, inputs: readonly SubscriptionPlanItemInput[]) {
+export async function createSubscription(deps: LifecycleDeps & { processor: PaymentProcessor }, scope: Scope, userId: string, inputs: readonly SubscriptionPlanItemInput[], idempotencyKey?: string) {
+  checkIdempotencyKey(idempotencyKey);
+  const key = idempotencyKey === undefined ? null : { value: idempotencyKey, hash: bodyHash({ userId: userId.toLowerCase(), items: inputs.map(asSent) }) };
+  let placed = key ? await earlierOrder(deps.prisma, createTarget(scope), key.value, key.hash) : null;
+  if (!placed) {
+    try {
+      placed = await placeSubscription(deps, scope, userId, inputs, key);
+    } catch (error) {
+      if (!(error instanceof KeyTaken) || !key) throw error;
+      placed = await earlierOrder(deps.prisma, createTarget(scope), key.value, key.hash);
+      if (!placed) throw new ValidationFailed('Idempotency-Key is in use by a request that has not finished; retry');
+    }
+  }
+  const paymentId = placed.paymentId;
+  try {
+    await chargeThroughPaymentWorkflow(deps, paymentId);
+  } catch (error) {
+    // The charge may exist at the processor: a retry with the same key (same charge key) or the payment's workflow settles it.
+    if (error instanceof ProcessorError) throw new TemporarilyUnavailable('The payment processor is unavailable; retry with the same Idempotency-Key');
+    throw error;
+  }
+  const { subscriptionId, status } = await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { subscriptionId: true, status: true } });
+  if (status === 'PAID') {
+    // The first period gets its end before the answer; the workflow's first run finds it set.
+    await beginPeriods(deps.prisma, subscriptionId!);
+    await notifyPaymentPaid(deps, paymentId);
+  }
+  const subscription: Subscription = await deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscriptionId! } });
+  return { subscription, payment: await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } }) };
+}
+
+/** The order, its first payment and the subscription on the buyer's saved card, in one transaction with the key's row; a trial's payment (of 0) is PAID at once. */
+async function placeSubscription(deps: LifecycleDeps, scope: Scope, userId: string, inputs: readonly SubscriptionPlanItemInput[], key: { value: string; hash: string } | null): Promise<Placed> {
   const user = await deps.prisma.user.findFirst({ where: { ...inScope(scope), id: userId.toLowerCase(), archivedAt: null } });
   if (!user) throw new NotFound('User');
   const { items, offers } = await planItems(deps.prisma, scope, inputs, null);
@@ -100,7 +174,8 @@ export async function createSubscription(deps: LifecycleDeps & { processor: Paym
   const billing = user.billingDetails as BillingDetails | null;
   const address = { country: billing?.countryCode ?? null, billingState: billing?.state ?? null, billingPostalCode: billing?.postalCode ?? null, taxInclusive: workspace.pricesIncludeTax };
   const { lineTaxes } = await priceLines(deps.prisma, items, address, terms.currency, new Date());
-  const created = await deps.prisma.$transaction(async (tx) => {
+  return deps.prisma.$transaction(async (tx) => {
+    const keyRowId = key ? await claimKey(tx, scope, createTarget(scope), key.value, key.hash) : null;
     const order = await createOrder(tx, scope, {
       userId: user.id, currency: terms.currency, country: address.country, billingState: address.billingState, billingPostalCode: address.billingPostalCode,
       taxInclusive: address.taxInclusive,
@@ -112,26 +187,9 @@ export async function createSubscription(deps: LifecycleDeps & { processor: Paym
       subscription: { recurringInterval: terms.recurringInterval!, recurringIntervalCount: terms.recurringIntervalCount, trialInterval: terms.trialInterval, trialIntervalCount: terms.trialIntervalCount },
     });
     await tx.subscription.update({ where: { id: order.subscription!.id }, data: { paymentMethodRef: card.paymentMethodRef } });
-    return { subscriptionId: order.subscription!.id, paymentId: order.payment.id };
+    // A trial charges nothing now: its payment of 0 is paid at once (the trial's end charges the saved card).
+    if (order.payment.amount === 0) await markPaymentPaid(tx, order.payment.id);
+    if (keyRowId) await tx.checkoutIdempotencyKey.update({ where: { id: keyRowId }, data: { orderId: order.order.id, paymentId: order.payment.id } });
+    return { orderId: order.order.id, paymentId: order.payment.id };
   });
-  const outcome = await chargeSavedMethod(deps.prisma, deps.processor, created.paymentId, `subscription/${created.subscriptionId}/create`, 0);
-  // Pending (3-D Secure asked off-session): the processor's event settles the payment later, as a checkout's.
-  if (outcome.status !== 'pending') {
-    await deps.prisma.$transaction(async (tx) => {
-      const payment = await tx.payment.findUniqueOrThrow({ where: { id: created.paymentId }, select: { processor: true, amount: true, currency: true } });
-      if (outcome.chargeId) {
-        const failure = outcome.status === 'failed' ? { failureCode: outcome.failureCode, failureMessage: outcome.failureMessage } : {};
-        await recordCharge(tx, created.paymentId, 0, { processor: payment.processor!, amount: payment.amount, currency: payment.currency, processorChargeId: outcome.chargeId, status: outcome.status, ...failure });
-      }
-      if (outcome.status === 'succeeded') await markPaymentPaid(tx, created.paymentId, { processorChargeId: outcome.chargeId });
-      else await markPaymentFailed(tx, created.paymentId, { failureCode: outcome.failureCode, failureMessage: outcome.failureMessage, processorChargeId: outcome.chargeId });
-    });
-  }
-  if (outcome.status === 'succeeded') {
-    // The first period gets its end before the answer; the workflow's first run finds it set.
-    await beginPeriods(deps.prisma, created.subscriptionId);
-    await notifyPaymentPaid(deps, created.paymentId);
-  }
-  const subscription: Subscription = await deps.prisma.subscription.findUniqueOrThrow({ where: { id: created.subscriptionId } });
-  return { subscription, payment: await deps.prisma.payment.findUniqueOrThrow({ where: { id: created.paymentId } }) };
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 
 import type { PrismaClient, Subscription } from '../generated/prisma/client.js';
 import { TemporarilyUnavailable, Unauthenticated, ValidationFailed } from '../core/errors.js';
@@ -40,7 +40,10 @@ export async function requestChange(deps: LifecycleDeps, scope: Scope, idOrNumbe
   try {
     await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(subscription)).executeUpdate<LifecycleState, [LifecycleCommand]>(COMMAND, { args: [command] });
   } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError) throw new ValidationFailed(error.cause?.message ?? 'The request was refused');
+    if (error instanceof WorkflowUpdateFailedError) {
+      if (error.cause instanceof ApplicationFailure && error.cause.type === 'TemporarilyUnavailable') throw new TemporarilyUnavailable(error.cause.message);
+      throw new ValidationFailed(error.cause?.message ?? 'The request was refused');
+    }
     // Ended meanwhile (a cancel at period end that just took effect).
     if (error instanceof WorkflowNotFoundError) throw new ValidationFailed('The subscription no longer changes');
     throw error;

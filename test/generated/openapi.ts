@@ -5228,7 +5228,10 @@ export interface operations {
     createSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique string of 1 to 255 printable ASCII characters: a repeat with the same key and body returns the first result instead of doing it again (retry after a timeout with the same key); the same key with another body is 400 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5265,12 +5268,16 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique string of 1 to 255 printable ASCII characters: a repeat with the same key and body returns the first result instead of doing it again (retry after a timeout with the same key); the same key with another body is 400 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The subscription number (its id), without # */
                 subscriptionIdOrNumber: string;
@@ -5308,6 +5315,7 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     cancelSubscription: {
