@@ -372,7 +372,7 @@ describe('Idempotency-Key', () => {
     // Other last four digits, or another expiry, are another body.
     expect((await failure(pay(element.id, { ...body, card: card('4000056655665556') }, key))).status).toBe(400);
     expect((await failure(pay(element.id, { ...body, card: { ...card('4242424242424242'), expYear: 2035 } }, key))).status).toBe(400);
-    const stored = await salesDb().checkoutIdempotencyKey.findFirstOrThrow({ where: { key } });
+    const stored = await salesDb().idempotencyKey.findFirstOrThrow({ where: { key } });
     expect(JSON.stringify(stored)).not.toContain('4242424242424242');
     expect(await ordersOf(ws, element.id)).toHaveLength(1);
   }, SLOW);

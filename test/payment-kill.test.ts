@@ -194,7 +194,7 @@ async function expectPaymentPathIntact(elementIds: string[], answers: Map<string
   const orderIds = [...answers.values()].map((a) => a.orderId!);
   expect(new Set(orderIds).size).toBe(CHECKOUTS);
   const stored = await db.query<{ id: string; key: string | null; keyOrderId: string | null }>(
-    `SELECT o.id, k.key, k."orderId" AS "keyOrderId" FROM "Order" o LEFT JOIN "CheckoutIdempotencyKey" k ON k."orderId" = o.id WHERE o."checkoutId" = ANY($1::uuid[])`,
+    `SELECT o.id, k.key, k."orderId" AS "keyOrderId" FROM "Order" o LEFT JOIN "IdempotencyKey" k ON k."orderId" = o.id WHERE o."checkoutId" = ANY($1::uuid[])`,
     [elementIds],
   );
   expect(stored.rows.map((r) => r.id).sort()).toEqual([...orderIds].sort());

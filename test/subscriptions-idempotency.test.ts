@@ -129,7 +129,7 @@ describe('create while the processor cannot be reached', () => {
     const key = randomUUID();
     const items = [{ offerId: basic.offerId }];
     await expect(createSubscription({ prisma: salesDb(), temporal, processor: unreachable }, scopeOf(ws, TEST), userId, items, key)).rejects.toBeInstanceOf(TemporarilyUnavailable);
-    const row = await salesDb().checkoutIdempotencyKey.findFirstOrThrow({ where: { key } });
+    const row = await salesDb().idempotencyKey.findFirstOrThrow({ where: { key } });
     const pending = await salesDb().payment.findUniqueOrThrow({ where: { id: row.paymentId! }, include: { subscription: true } });
     expect([pending.status, pending.subscription!.status, await chargesOf(pending.id)]).toEqual(['PENDING', 'incomplete', 0]);
     // Its workflow started before the charge: it settles the payment (expires it) if no retry comes.

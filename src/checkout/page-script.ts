@@ -104,8 +104,6 @@ ${CARD_FORM_SCRIPT}
     try { envelope = await response.json(); } catch { envelope = null; }
     return { status: response.status, envelope };
   };
-  const messageOf = (envelope, fallback) =>
-    (envelope && envelope.error && typeof envelope.error.message === 'string' && envelope.error.message) || fallback;
 
   // --- The summary -------------------------------------------------------------------------
   let requiresPayment = data.requiresPayment;
@@ -282,15 +280,7 @@ ${CARD_FORM_SCRIPT}
       show('error', ['The connection failed.', 'Try again: you will not be charged twice.']);
     } finally {
       paying = false;
-      if (paid) {
-        // The card is not needed any more: it does not stay on the screen.
-        cards.clear();
-        payButton.textContent = 'Paid';
-        for (const control of form.elements) control.disabled = true;
-      } else {
-        payButton.disabled = false;
-        payButton.textContent = label;
-      }
+      settleCardForm(form, payButton, cards, paid, 'Paid', label);
     }
   };
 

@@ -22,7 +22,8 @@ import type { TemporalConnection } from '../temporal/client.js';
 import { discountResource } from '../discounts/events.js';
 import { reserveLicenseKeys } from '../delivery/license-keys.js';
 import { userEventData } from '../users/events.js';
-import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, requestHash, type Placed } from './idempotency.js';
+import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, type Placed } from '../core/idempotency.js';
+import { checkoutTarget, requestHash } from './idempotency.js';
 import { checkBillingDetails, checkOrderRequest, type CheckedOrderRequest, type CheckoutOrderRequest, type QuoteRequest } from './order-request.js';
 import { checkQuantity, normalizeDiscountCode, priceCheckout, type CheckoutPrice, type PricingDiscount, type PricingOffer, type PricingTax } from './pricing.js';
 
@@ -184,7 +185,7 @@ async function buyerFor(tx: Tx, scope: Scope, email: string, billingDetails: Che
 async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, checkoutElementId: string, request: CheckedOrderRequest, key: { value: string; hash: string } | null): Promise<Placed> {
   return prisma.$transaction(async (tx) => {
     const { element, scope, offers: elementOffers, pricesIncludeTax } = await sellingElement(tx, checkoutElementId);
-    const keyRowId = key ? await claimKey(tx, scope, element.id, key.value, key.hash) : null;
+    const keyRowId = key ? await claimKey(tx, scope, checkoutTarget(element.id), key.value, key.hash) : null;
     const offerIds = elementOffers.map((offer) => offer.id);
     for (const offerId of Object.keys(request.customFields)) {
       if (!offerIds.includes(offerId)) throw new ValidationFailed(`customFields: ${offerId} is not an offer of this checkout element`);
@@ -238,7 +239,7 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
     await tx.order.update({ where: { id: created.order.id }, data: { reservedAt: new Date() } });
     // A free order is paid at once: no processor, the same transition (and payment_success) as a charge.
     if (!price.requiresPayment) await markPaymentPaid(tx, created.payment.id);
-    if (keyRowId) await tx.checkoutIdempotencyKey.update({ where: { id: keyRowId }, data: { orderId: created.order.id, paymentId: created.payment.id } });
+    if (keyRowId) await tx.idempotencyKey.update({ where: { id: keyRowId }, data: { orderId: created.order.id, paymentId: created.payment.id } });
     return { orderId: created.order.id, paymentId: created.payment.id };
   });
 }
@@ -324,13 +325,13 @@ export async function createCheckoutOrder(deps: CheckoutDeps, checkoutElementId:
   checkIdempotencyKey(idempotencyKey);
   const checked = checkOrderRequest(request, deps.processor);
   const key = idempotencyKey === undefined ? null : { value: idempotencyKey, hash: requestHash(checked) };
-  let placed = key ? await earlierOrder(deps.prisma, checkoutElementId, key.value, key.hash) : null;
+  let placed = key ? await earlierOrder(deps.prisma, checkoutTarget(checkoutElementId), key.value, key.hash) : null;
   if (!placed) {
     try {
       placed = await placeOrder(deps.prisma, deps.processor, checkoutElementId, checked, key);
     } catch (error) {
       if (!(error instanceof KeyTaken) || !key) throw error;
-      placed = await earlierOrder(deps.prisma, checkoutElementId, key.value, key.hash);
+      placed = await earlierOrder(deps.prisma, checkoutTarget(checkoutElementId), key.value, key.hash);
       if (!placed) throw new ValidationFailed('Idempotency-Key is in use by a request that has not finished; retry');
     }
   }

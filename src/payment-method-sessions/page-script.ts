@@ -25,8 +25,6 @@ ${CARD_FORM_SCRIPT}
     outcome.hidden = false;
     outcome.dataset.outcome = kind;
   };
-  const messageOf = (envelope, fallback) =>
-    (envelope && envelope.error && typeof envelope.error.message === 'string' && envelope.error.message) || fallback;
   const STILL_OWED = ['past_due', 'unpaid'];
   const post = async (path, body) => {
     const response = await fetch(path, {
@@ -78,15 +76,7 @@ ${CARD_FORM_SCRIPT}
       show('error', ['The connection failed.', 'Try again in a moment.']);
     } finally {
       saving = false;
-      // The card does not stay on the screen once it is saved.
-      if (saved) {
-        cards.clear();
-        saveButton.textContent = 'Saved';
-        for (const control of form.elements) control.disabled = true;
-      } else {
-        saveButton.disabled = false;
-        saveButton.textContent = label;
-      }
+      settleCardForm(form, saveButton, cards, saved, 'Saved', label);
     }
   };
   cards.required(true);

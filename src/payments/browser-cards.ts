@@ -43,6 +43,7 @@ export const cardScripts = (cards: BrowserCards) => (cards.processor === 'stripe
  * only, payment methods created by the page: `paymentMethodCreation: 'manual'`) mounted on
  * #payment-element, then `elements.submit()` and `stripe.createPaymentMethod`; the server
  * confirms the PaymentIntent or SetupIntent. Sandbox: the card fields, sent to the tokenizer.
+ * Also `messageOf(envelope, fallback)` and `settleCardForm(...)`, which both pages use.
  */
 export const CARD_FORM_SCRIPT = `
   const cardForm = (config, currency) => {
@@ -87,8 +88,21 @@ export const CARD_FORM_SCRIPT = `
         let envelope = null;
         try { envelope = await response.json(); } catch { envelope = null; }
         if (response.status === 200 && envelope && envelope.data) return { paymentMethod: envelope.data.paymentMethod };
-        return { error: (envelope && envelope.error && envelope.error.message) || 'HTTP ' + response.status };
+        return { error: messageOf(envelope, 'HTTP ' + response.status) };
       },
     };
+  };
+  const messageOf = (envelope, fallback) =>
+    (envelope && envelope.error && typeof envelope.error.message === 'string' && envelope.error.message) || fallback;
+  // After a submission: a completed form keeps no card on the screen and takes no more input.
+  const settleCardForm = (form, button, cards, completed, doneLabel, label) => {
+    if (completed) {
+      cards.clear();
+      button.textContent = doneLabel;
+      for (const control of form.elements) control.disabled = true;
+    } else {
+      button.disabled = false;
+      button.textContent = label;
+    }
   };
 `;

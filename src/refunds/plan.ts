@@ -3,7 +3,7 @@
 // GET /refundable, so a preview never disagrees with the refund (docs/decisions.md, "Refunds").
 import { createHash } from 'node:crypto';
 
-import { canonical } from '../checkout/idempotency.js';
+import { canonical } from '../core/idempotency.js';
 import { ValidationFailed } from '../core/errors.js';
 import type { PaymentMethodType, PaymentProcessor, PaymentStatus } from '../generated/prisma/enums.js';
 import type { FeeRule } from '../orders/fee.js';

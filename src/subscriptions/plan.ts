@@ -8,7 +8,7 @@ import type { Offer, PrismaClient, Subscription } from '../generated/prisma/clie
 import { NotFound, TemporarilyUnavailable, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { createOrder } from '../orders/service.js';
-import { bodyHash, checkIdempotencyKey, claimKey, earlierOrder, earlierRequest, KeyTaken, targetId, type Placed } from '../checkout/idempotency.js';
+import { bodyHash, checkIdempotencyKey, claimKey, earlierOrder, earlierRequest, KeyTaken, type Placed } from '../core/idempotency.js';
 import { notifyPaymentPaid } from '../payments/payment-hooks.js';
 import { ProcessorError, type PaymentProcessor } from '../payments/processors/processor.js';
 import { markPaymentPaid } from '../payments/transitions.js';
@@ -78,7 +78,7 @@ export async function updateSubscription(deps: LifecycleDeps, scope: Scope, idOr
   const [first] = await subscriptionPlanItems(deps.prisma, current);
   const { items } = await planItems(deps.prisma, scope, inputs, first?.offerId ?? null, current);
   const key = idempotencyKey === undefined ? null : { value: idempotencyKey, hash: bodyHash({ items: inputs.map(asSent) }) };
-  const earlier = key ? await earlierRequest(deps.prisma, current.id, key.value, key.hash) : null;
+  const earlier = key ? await earlierRequest(deps.prisma, changeTarget(current.id), key.value, key.hash) : null;
   // Answered before (orderId is set once the change was answered): the same answer, nothing asked again.
   if (earlier?.orderId) {
     const payment = earlier.paymentId ? await deps.prisma.payment.findUnique({ where: { id: earlier.paymentId } }) : null;
@@ -89,7 +89,7 @@ export async function updateSubscription(deps: LifecycleDeps, scope: Scope, idOr
   const payment = await deps.prisma.payment.findUnique({ where: { id: changeId } });
   if (key) {
     const { id: orderId } = await deps.prisma.order.findFirstOrThrow({ where: { subscriptionId: current.id, number: current.number }, select: { id: true } });
-    await deps.prisma.checkoutIdempotencyKey.update({ where: { id: changeId }, data: { orderId, paymentId: payment?.id ?? null } });
+    await deps.prisma.idempotencyKey.update({ where: { id: changeId }, data: { orderId, paymentId: payment?.id ?? null } });
   }
   return { subscription, payment };
 }
@@ -97,10 +97,10 @@ export async function updateSubscription(deps: LifecycleDeps, scope: Scope, idOr
 /** The plan change's key row, committed at once (its id is the change's); a concurrent duplicate's row when it won. */
 async function claimChange(prisma: PrismaClient, scope: Scope, subscriptionId: string, key: { value: string; hash: string }): Promise<string> {
   try {
-    return await prisma.$transaction((tx) => claimKey(tx, scope, subscriptionId, key.value, key.hash));
+    return await prisma.$transaction((tx) => claimKey(tx, scope, changeTarget(subscriptionId), key.value, key.hash));
   } catch (error) {
     if (!(error instanceof KeyTaken)) throw error;
-    const winner = await earlierRequest(prisma, subscriptionId, key.value, key.hash);
+    const winner = await earlierRequest(prisma, changeTarget(subscriptionId), key.value, key.hash);
     if (!winner) throw new ValidationFailed('Idempotency-Key is in use by a request that has not finished; retry');
     return winner.id;
   }
@@ -118,7 +118,9 @@ async function savedCardOf(prisma: PrismaClient, scope: Scope, userId: string) {
 }
 
 /** What an Idempotency-Key of POST /v0/subscriptions/create is scoped to: the workspace and mode. */
-const createTarget = (scope: Scope) => targetId(`subscriptions/create/${scope.workspaceId}/${scope.livemode ? 'live' : 'test'}`);
+const createTarget = (scope: Scope) => `subscriptions/create/${scope.workspaceId}/${scope.livemode ? 'live' : 'test'}`;
+/** A plan change's key target: the subscription it was sent to. */
+const changeTarget = (subscriptionId: string) => `subscription/${subscriptionId}`;
 
 /**
  * POST /v0/subscriptions/create: a subscription for an existing buyer, charged off-session now on
@@ -189,7 +191,7 @@ async function placeSubscription(deps: LifecycleDeps, scope: Scope, userId: stri
     await tx.subscription.update({ where: { id: order.subscription!.id }, data: { paymentMethodRef: card.paymentMethodRef } });
     // A trial charges nothing now: its payment of 0 is paid at once (the trial's end charges the saved card).
     if (order.payment.amount === 0) await markPaymentPaid(tx, order.payment.id);
-    if (keyRowId) await tx.checkoutIdempotencyKey.update({ where: { id: keyRowId }, data: { orderId: order.order.id, paymentId: order.payment.id } });
+    if (keyRowId) await tx.idempotencyKey.update({ where: { id: keyRowId }, data: { orderId: order.order.id, paymentId: order.payment.id } });
     return { orderId: order.order.id, paymentId: order.payment.id };
   });
 }

@@ -113,7 +113,7 @@ export async function tally(workspaceIds: string[]) {
     db.charge.count({ where: { payment: where } }),
     db.user.count({ where }),
     db.event.count({ where }),
-    db.checkoutIdempotencyKey.count({ where }),
+    db.idempotencyKey.count({ where }),
     db.offer.aggregate({ where, _sum: { soldItems: true } }),
     db.discount.aggregate({ where, _sum: { timesUsed: true } }),
   ]);

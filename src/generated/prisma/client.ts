@@ -122,10 +122,11 @@ export type Order = Prisma.OrderModel
  */
 export type OrderItem = Prisma.OrderItemModel
 /**
- * Model CheckoutIdempotencyKey
- * 
+ * Model IdempotencyKey
+ * An Idempotency-Key as sent to its target (src/core/idempotency.ts): `checkout/<elementId>`,
+ * `subscription/<id>`, `subscriptions/create/<workspaceId>/<live|test>`.
  */
-export type CheckoutIdempotencyKey = Prisma.CheckoutIdempotencyKeyModel
+export type IdempotencyKey = Prisma.IdempotencyKeyModel
 /**
  * Model Payment
  * 

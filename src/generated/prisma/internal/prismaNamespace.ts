@@ -413,7 +413,7 @@ export const ModelName = {
   CheckoutElementOffer: 'CheckoutElementOffer',
   Order: 'Order',
   OrderItem: 'OrderItem',
-  CheckoutIdempotencyKey: 'CheckoutIdempotencyKey',
+  IdempotencyKey: 'IdempotencyKey',
   Payment: 'Payment',
   Charge: 'Charge',
   Subscription: 'Subscription',
@@ -444,7 +444,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "checkoutIdempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "idempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1632,77 +1632,77 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
-    CheckoutIdempotencyKey: {
-      payload: Prisma.$CheckoutIdempotencyKeyPayload<ExtArgs>
-      fields: Prisma.CheckoutIdempotencyKeyFieldRefs
+    IdempotencyKey: {
+      payload: Prisma.$IdempotencyKeyPayload<ExtArgs>
+      fields: Prisma.IdempotencyKeyFieldRefs
       operations: {
         findUnique: {
-          args: Prisma.CheckoutIdempotencyKeyFindUniqueArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload> | null
+          args: Prisma.IdempotencyKeyFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload> | null
         }
         findUniqueOrThrow: {
-          args: Prisma.CheckoutIdempotencyKeyFindUniqueOrThrowArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+          args: Prisma.IdempotencyKeyFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
         }
         findFirst: {
-          args: Prisma.CheckoutIdempotencyKeyFindFirstArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload> | null
+          args: Prisma.IdempotencyKeyFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload> | null
         }
         findFirstOrThrow: {
-          args: Prisma.CheckoutIdempotencyKeyFindFirstOrThrowArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+          args: Prisma.IdempotencyKeyFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
         }
         findMany: {
-          args: Prisma.CheckoutIdempotencyKeyFindManyArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>[]
+          args: Prisma.IdempotencyKeyFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>[]
         }
         create: {
-          args: Prisma.CheckoutIdempotencyKeyCreateArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+          args: Prisma.IdempotencyKeyCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
         }
         createMany: {
-          args: Prisma.CheckoutIdempotencyKeyCreateManyArgs<ExtArgs>
+          args: Prisma.IdempotencyKeyCreateManyArgs<ExtArgs>
           result: BatchPayload
         }
         createManyAndReturn: {
-          args: Prisma.CheckoutIdempotencyKeyCreateManyAndReturnArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>[]
+          args: Prisma.IdempotencyKeyCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>[]
         }
         delete: {
-          args: Prisma.CheckoutIdempotencyKeyDeleteArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+          args: Prisma.IdempotencyKeyDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
         }
         update: {
-          args: Prisma.CheckoutIdempotencyKeyUpdateArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+          args: Prisma.IdempotencyKeyUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
         }
         deleteMany: {
-          args: Prisma.CheckoutIdempotencyKeyDeleteManyArgs<ExtArgs>
+          args: Prisma.IdempotencyKeyDeleteManyArgs<ExtArgs>
           result: BatchPayload
         }
         updateMany: {
-          args: Prisma.CheckoutIdempotencyKeyUpdateManyArgs<ExtArgs>
+          args: Prisma.IdempotencyKeyUpdateManyArgs<ExtArgs>
           result: BatchPayload
         }
         updateManyAndReturn: {
-          args: Prisma.CheckoutIdempotencyKeyUpdateManyAndReturnArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>[]
+          args: Prisma.IdempotencyKeyUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>[]
         }
         upsert: {
-          args: Prisma.CheckoutIdempotencyKeyUpsertArgs<ExtArgs>
-          result: runtime.Types.Utils.PayloadToResult<Prisma.$CheckoutIdempotencyKeyPayload>
+          args: Prisma.IdempotencyKeyUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IdempotencyKeyPayload>
         }
         aggregate: {
-          args: Prisma.CheckoutIdempotencyKeyAggregateArgs<ExtArgs>
-          result: runtime.Types.Utils.Optional<Prisma.AggregateCheckoutIdempotencyKey>
+          args: Prisma.IdempotencyKeyAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateIdempotencyKey>
         }
         groupBy: {
-          args: Prisma.CheckoutIdempotencyKeyGroupByArgs<ExtArgs>
-          result: runtime.Types.Utils.Optional<Prisma.CheckoutIdempotencyKeyGroupByOutputType>[]
+          args: Prisma.IdempotencyKeyGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.IdempotencyKeyGroupByOutputType>[]
         }
         count: {
-          args: Prisma.CheckoutIdempotencyKeyCountArgs<ExtArgs>
-          result: runtime.Types.Utils.Optional<Prisma.CheckoutIdempotencyKeyCountAggregateOutputType> | number
+          args: Prisma.IdempotencyKeyCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.IdempotencyKeyCountAggregateOutputType> | number
         }
       }
     }
@@ -3164,11 +3164,11 @@ export const OrderItemScalarFieldEnum = {
 export type OrderItemScalarFieldEnum = (typeof OrderItemScalarFieldEnum)[keyof typeof OrderItemScalarFieldEnum]
 
 
-export const CheckoutIdempotencyKeyScalarFieldEnum = {
+export const IdempotencyKeyScalarFieldEnum = {
   id: 'id',
   workspaceId: 'workspaceId',
   livemode: 'livemode',
-  checkoutElementId: 'checkoutElementId',
+  target: 'target',
   key: 'key',
   requestHash: 'requestHash',
   orderId: 'orderId',
@@ -3176,7 +3176,7 @@ export const CheckoutIdempotencyKeyScalarFieldEnum = {
   createdAt: 'createdAt'
 } as const
 
-export type CheckoutIdempotencyKeyScalarFieldEnum = (typeof CheckoutIdempotencyKeyScalarFieldEnum)[keyof typeof CheckoutIdempotencyKeyScalarFieldEnum]
+export type IdempotencyKeyScalarFieldEnum = (typeof IdempotencyKeyScalarFieldEnum)[keyof typeof IdempotencyKeyScalarFieldEnum]
 
 
 export const PaymentScalarFieldEnum = {
@@ -4085,7 +4085,7 @@ export type GlobalOmitConfig = {
   checkoutElementOffer?: Prisma.CheckoutElementOfferOmit
   order?: Prisma.OrderOmit
   orderItem?: Prisma.OrderItemOmit
-  checkoutIdempotencyKey?: Prisma.CheckoutIdempotencyKeyOmit
+  idempotencyKey?: Prisma.IdempotencyKeyOmit
   payment?: Prisma.PaymentOmit
   charge?: Prisma.ChargeOmit
   subscription?: Prisma.SubscriptionOmit

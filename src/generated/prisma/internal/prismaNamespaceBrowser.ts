@@ -67,7 +67,7 @@ export const ModelName = {
   CheckoutElementOffer: 'CheckoutElementOffer',
   Order: 'Order',
   OrderItem: 'OrderItem',
-  CheckoutIdempotencyKey: 'CheckoutIdempotencyKey',
+  IdempotencyKey: 'IdempotencyKey',
   Payment: 'Payment',
   Charge: 'Charge',
   Subscription: 'Subscription',
@@ -410,11 +410,11 @@ export const OrderItemScalarFieldEnum = {
 export type OrderItemScalarFieldEnum = (typeof OrderItemScalarFieldEnum)[keyof typeof OrderItemScalarFieldEnum]
 
 
-export const CheckoutIdempotencyKeyScalarFieldEnum = {
+export const IdempotencyKeyScalarFieldEnum = {
   id: 'id',
   workspaceId: 'workspaceId',
   livemode: 'livemode',
-  checkoutElementId: 'checkoutElementId',
+  target: 'target',
   key: 'key',
   requestHash: 'requestHash',
   orderId: 'orderId',
@@ -422,7 +422,7 @@ export const CheckoutIdempotencyKeyScalarFieldEnum = {
   createdAt: 'createdAt'
 } as const
 
-export type CheckoutIdempotencyKeyScalarFieldEnum = (typeof CheckoutIdempotencyKeyScalarFieldEnum)[keyof typeof CheckoutIdempotencyKeyScalarFieldEnum]
+export type IdempotencyKeyScalarFieldEnum = (typeof IdempotencyKeyScalarFieldEnum)[keyof typeof IdempotencyKeyScalarFieldEnum]
 
 
 export const PaymentScalarFieldEnum = {

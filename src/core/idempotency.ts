@@ -1,0 +1,64 @@
+// Idempotency-Key: one row per (target, key), inserted in the transaction that makes what the
+// request makes, so a concurrent duplicate waits on the unique index and then replays the first
+// answer. The target names what the key was sent to (`checkout/<elementId>`,
+// `subscription/<id>` for a plan change, `subscriptions/create/<workspace>/<mode>`): the same key
+// sent to two targets is two keys. The request is kept as a hash of its canonical JSON.
+import { createHash } from 'node:crypto';
+
+import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { ValidationFailed } from './errors.js';
+import { inScope, type Scope } from './scope.js';
+
+type Tx = Prisma.TransactionClient;
+
+/** Idempotency keys are kept this long; after that the same key starts a new request. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
+
+/** The order and first payment a request placed. */
+export interface Placed {
+  orderId: string;
+  paymentId: string;
+}
+
+/** 400 unless absent or 1 to 255 printable ASCII characters. */
+export function checkIdempotencyKey(key: string | undefined): void {
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw new ValidationFailed('Idempotency-Key must be 1 to 255 printable ASCII characters');
+}
+
+/** Canonical JSON (sorted keys) for the request hash; refunds' fingerprints use it too. */
+export function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+}
+
+/** SHA-256 of a request body, canonically. */
+export const bodyHash = (body: unknown) => createHash('sha256').update(canonical(body)).digest('hex');
+
+/** A concurrent request with the same Idempotency-Key committed first: replay its answer. */
+export class KeyTaken extends Error {}
+
+/** The key's row (same body) or a 400 (another body); null when the key is unused or expired. */
+export async function earlierRequest(prisma: PrismaClient, target: string, key: string, hash: string) {
+  const row = await prisma.idempotencyKey.findUnique({ where: { target_key: { target, key } } });
+  if (!row || row.createdAt.getTime() < Date.now() - IDEMPOTENCY_WINDOW_MS) return null;
+  if (row.requestHash !== hash) throw new ValidationFailed('Idempotency-Key was already used with a different request body');
+  return row;
+}
+
+/** The key's earlier order (same body) or a 400 (another body); null when the key is unused or expired. */
+export async function earlierOrder(prisma: PrismaClient, target: string, key: string, hash: string): Promise<Placed | null> {
+  const row = await earlierRequest(prisma, target, key, hash);
+  return row?.orderId && row.paymentId ? { orderId: row.orderId, paymentId: row.paymentId } : null;
+}
+
+/** Takes the key for this transaction; a concurrent holder makes this wait until it commits (then KeyTaken) or rolls back. */
+export async function claimKey(tx: Tx, scope: Scope, target: string, key: string, hash: string): Promise<string> {
+  await tx.idempotencyKey.deleteMany({ where: { target, key, createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_WINDOW_MS) } } });
+  const { count } = await tx.idempotencyKey.createMany({ data: [{ ...inScope(scope), target, key, requestHash: hash }], skipDuplicates: true });
+  if (count === 0) throw new KeyTaken();
+  const row = await tx.idempotencyKey.findUniqueOrThrow({ where: { target_key: { target, key } }, select: { id: true } });
+  return row.id;
+}
