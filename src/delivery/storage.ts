@@ -176,13 +176,15 @@ export function s3Storage(settings: S3Settings, maxFileBytes: number): FileStora
         await body.close();
         throw new StoredFileMissing(key);
       }
+      // Exactly the bytes asked for, with their length (a short answer then fails the download).
       const contentRange = headers.get('content-range');
-      const expected = range ? status === 206 && contentRange?.startsWith(`bytes ${range.start}-${range.end}/`) : status === 200;
-      if (!expected || !headers.has('content-length')) {
+      const length = headers.get('content-length');
+      const expected = range ? status === 206 && contentRange?.startsWith(`bytes ${range.start}-${range.end}/`) && length === String(range.end - range.start + 1) : status === 200 && length !== undefined;
+      if (!expected) {
         // S3's error document (its code and message) for the log.
         const detail = await body.next().then((chunk) => chunk?.toString('utf8', 0, 1_000), () => undefined);
         await body.close();
-        throw unavailable(new Error(`GetObject answered ${status}${contentRange ? ` (${contentRange})` : ''}${headers.has('content-length') ? '' : ' without Content-Length'}: ${detail ?? ''}`), 'read', key);
+        throw unavailable(new Error(`GetObject answered ${status} (Content-Length ${length ?? 'none'}, Content-Range ${contentRange ?? 'none'}): ${detail ?? ''}`), 'read', key);
       }
       return new ReusedBufferBody(body);
     },
