@@ -1,18 +1,21 @@
 // Where downloadable files' bytes live, behind one interface: DATA_DIR/files by default, an
 // S3-compatible bucket when S3_BUCKET is set (docs/decisions.md, "Delivery" > "Digital downloads").
 // Either way the bytes stream through: an upload is never held whole, a download is piped out as
-// the storage sends it (from local files through one buffer per download, StoredFileBody).
+// the storage sends it, through a few buffers of its own (ReusedBufferBody).
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config } from '../config.js';
 import { TemporarilyUnavailable } from '../core/errors.js';
 import { logger } from '../logger.js';
+import { ReusedBufferBody, type ChunkSource } from './reused-buffer-body.js';
+import { getOverSocket, type SocketAnswer } from './storage-socket.js';
 
 /** Inclusive byte positions, as HTTP ranges count them. */
 export interface ByteRange {
@@ -44,76 +47,27 @@ const checked = (key: string) => {
   return key;
 };
 
-// What one download reads at a time (and keeps: one such buffer per download in progress).
+// What one download of a local file reads at a time (and keeps: one such buffer per download in progress).
 const CHUNK_BYTES = 64 * 1024;
 
-/**
- * A stored file's bytes (from `start` to `end` inclusive; no end: to the end of the file). Piped
- * into one destination, which is how the server sends a response body, it reads every chunk into
- * one buffer of its own, the next once the destination has handed the last to the socket (the
- * write's callback): a download allocates nothing per chunk. A plain file stream allocates a
- * buffer per chunk, memory outside the JavaScript heap that V8 collects only after about 64 MB
- * more of it, so twenty downloads at once grew the process by 60 to 90 MB of dead chunks.
- * Read any other way, it is an ordinary stream (a buffer per chunk).
- */
-class StoredFileBody extends Readable {
-  #handle: FileHandle;
-  #position: number;
-  #end: number;
-
-  constructor(handle: FileHandle, start = 0, end = Infinity) {
-    super();
-    this.#handle = handle;
-    this.#position = start;
-    this.#end = end;
-  }
-
-  /** The next chunk read into `buffer` (a view of it), or null after the last. */
-  async #next(buffer: Buffer): Promise<Buffer | null> {
-    const wanted = Math.min(buffer.length, this.#end - this.#position + 1);
-    if (wanted <= 0) return null;
-    const { bytesRead } = await this.#handle.read(buffer, 0, wanted, this.#position);
-    if (bytesRead === 0) {
-      if (Number.isFinite(this.#end)) throw new Error(`The stored file ends before byte ${this.#end}`);
-      return null;
-    }
-    this.#position += bytesRead;
-    return buffer.subarray(0, bytesRead);
-  }
-
-  override _read(size: number): void {
-    this.#next(Buffer.allocUnsafe(Math.min(size, CHUNK_BYTES))).then(
-      (chunk) => this.push(chunk),
-      (error: Error) => this.destroy(error),
-    );
-  }
-
-  override pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
-    // Already being read otherwise: an ordinary pipe.
-    if (this.readableFlowing !== null || this.readableDidRead) return super.pipe(destination, options);
-    this.#pump(destination, options?.end !== false).then(
-      () => this.destroy(),
-      (error: Error) => this.destroy(error),
-    );
-    return destination;
-  }
-
-  async #pump(destination: NodeJS.WritableStream, end: boolean): Promise<void> {
-    const buffer = Buffer.allocUnsafe(Number.isFinite(this.#end) ? Math.max(1, Math.min(CHUNK_BYTES, this.#end - this.#position + 1)) : CHUNK_BYTES);
-    for (let chunk = await this.#next(buffer); chunk !== null && !this.destroyed; chunk = await this.#next(buffer)) {
-      // A failed write is the destination's (the buyer went away), not the storage's: just stop.
-      const written = await new Promise<boolean>((resolve) => destination.write(chunk!, (error) => resolve(!error)));
-      if (!written || this.destroyed) return;
-    }
-    if (end && !this.destroyed) destination.end();
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.#handle.close().then(
-      () => callback(error),
-      () => callback(error),
-    );
-  }
+/** A local file's bytes from `start` to `end` inclusive (no end: to the end of the file), read into one buffer. */
+function fileChunks(handle: FileHandle, start = 0, end = Infinity): ChunkSource {
+  const buffer = Buffer.allocUnsafe(Number.isFinite(end) ? Math.max(1, Math.min(CHUNK_BYTES, end - start + 1)) : CHUNK_BYTES);
+  let position = start;
+  return {
+    async next() {
+      const wanted = Math.min(buffer.length, end - position + 1);
+      if (wanted <= 0) return null;
+      const { bytesRead } = await handle.read(buffer, 0, wanted, position);
+      if (bytesRead === 0) {
+        if (Number.isFinite(end)) throw new Error(`The stored file ends before byte ${end}`);
+        return null;
+      }
+      position += bytesRead;
+      return buffer.subarray(0, bytesRead);
+    },
+    close: () => handle.close(),
+  };
 }
 
 /** Files under a directory: written to a temporary name, renamed into place when complete. */
@@ -137,7 +91,7 @@ export function localStorage(root = path.join(config.dataDir, 'files')): FileSto
       const handle = await open(pathOf(key), 'r').catch((error: NodeJS.ErrnoException) => {
         throw error.code === 'ENOENT' ? new StoredFileMissing(key) : error;
       });
-      return new StoredFileBody(handle, range?.start, range?.end);
+      return new ReusedBufferBody(fileChunks(handle, range?.start, range?.end));
     },
     async remove(key) {
       await rm(pathOf(key), { force: true });
@@ -163,9 +117,13 @@ const MIN_PART_BYTES = 8 * 1_048_576;
 const MAX_PARTS = 10_000;
 // Parts sent at once: an upload holds at most (PARTS_IN_FLIGHT + 1) parts in memory.
 const PARTS_IN_FLIGHT = 2;
-// Each download in progress holds one connection to the storage for as long as the buyer takes:
-// the SDK's default of 50 would make the 51st concurrent download wait for a free one.
+// The SDK's connections (uploads, removals; downloads have their own sockets): its default of 50
+// would make the 26th concurrent upload (two parts in flight each) wait for a free one.
 const MAX_STORAGE_CONNECTIONS = 1_000;
+// A download's GetObject is signed for this long: it is sent at once.
+const SIGNED_REQUEST_SECONDS = 60;
+// Connecting, the answer's head, and each wait for more of the object's bytes.
+const STORAGE_TIMEOUT_MS = 30_000;
 
 /** The SDK's answer that the object (or the bucket) is not there. */
 const isMissing = (error: unknown) =>
@@ -204,14 +162,31 @@ export function s3Storage(settings: S3Settings, maxFileBytes: number): FileStora
       }
     },
     async read(key, range) {
+      const rangeHeader = range ? `bytes=${range.start}-${range.end}` : undefined;
+      let answer: SocketAnswer;
       try {
-        const object = await client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: objectKey(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
-        // In Node the body is the storage's HTTP response itself: streamed, and destroyed when the buyer goes.
-        return object.Body as Readable;
+        // Signed by the SDK (its credentials, endpoint and addressing), fetched over our own socket.
+        const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: settings.bucket, Key: objectKey(key), Range: rangeHeader }), { expiresIn: SIGNED_REQUEST_SECONDS });
+        answer = await getOverSocket(new URL(url), rangeHeader ? { range: rangeHeader } : {}, STORAGE_TIMEOUT_MS);
       } catch (error) {
-        if (isMissing(error)) throw new StoredFileMissing(key);
         throw unavailable(error, 'read', key);
       }
+      const { status, headers, body } = answer;
+      if (status === 404) {
+        await body.close();
+        throw new StoredFileMissing(key);
+      }
+      // Exactly the bytes asked for, with their length (a short answer then fails the download).
+      const contentRange = headers.get('content-range');
+      const length = headers.get('content-length');
+      const expected = range ? status === 206 && contentRange?.startsWith(`bytes ${range.start}-${range.end}/`) && length === String(range.end - range.start + 1) : status === 200 && length !== undefined;
+      if (!expected) {
+        // S3's error document (its code and message) for the log.
+        const detail = await body.next().then((chunk) => chunk?.toString('utf8', 0, 1_000), () => undefined);
+        await body.close();
+        throw unavailable(new Error(`GetObject answered ${status} (Content-Length ${length ?? 'none'}, Content-Range ${contentRange ?? 'none'}): ${detail ?? ''}`), 'read', key);
+      }
+      return new ReusedBufferBody(body);
     },
     async remove(key) {
       try {
