@@ -12,5 +12,7 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60_000,
-  maxWorkers: 2,
+  // Three: the suite waits on timers, Temporal and the database more than it computes (two workers
+  // kept about one core of two busy), and a third cut the run by a third on two cores.
+  maxWorkers: 3,
 };
