@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GetSubscriptionDocument, ListSubscriptionsDocument } from './generated/graphql/graphql.js';
 import type { operations } from './generated/openapi.js';
 import { baseUrl, keyHeaders, newWorkspace, raw, type KeyChoice, type Workspace } from './support/api.js';
-import { card, orderBody, payCheckout } from './support/checkout.js';
+import { card, eventually, orderBody, payCheckout } from './support/checkout.js';
 import { graphqlClient, restClient } from './support/client.js';
 import { checkAnswer, fuzzKit, send, type Sent } from './support/fuzz.js';
 import { operationAt, readDocument } from './support/openapi.js';
@@ -256,8 +256,9 @@ describe('GET /v0/subscriptions/{subscriptionIdOrNumber}', () => {
   });
 
   test("its payments are the subscription's, oldest first: a later payment numbered {number}-2 is listed after the first", async () => {
-    // A real renewal: the subscription's test clock advanced a day past its first period.
-    const before = (await ok(details(ws, number))).subscription;
+    // A real renewal: the subscription's test clock advanced a day past its first period (which its
+    // workflow sets after the checkout's answer).
+    const { subscription: before } = await eventually(() => ok(details(ws, number)), ({ subscription }) => subscription.currentPeriodEnd !== null);
     await ok(advance(ws, number, before.currentPeriodEnd! + DAY));
     const { subscription } = await ok(details(ws, number));
     expect(subscription.payments.map((p) => [p.number, p.status])).toEqual([[number, 'PAID'], [`${number}-2`, 'PAID']]);

@@ -17,8 +17,11 @@ export type TestHelperAction = 'settle' | 'fail' | 'dispute' | 'lose-dispute' | 
 /** The actions on a paid payment's charge (the others act on a pending one). */
 const ON_PAID: readonly TestHelperAction[] = ['dispute', 'lose-dispute', 'fail-dispute-check'];
 
-/** How long the answer waits for the payment's workflow to apply the change (it is asynchronous). */
-const SETTLE_WAIT = { ms: 5_000, step: 50 };
+/**
+ * How long the answer waits for the payment's workflow to apply the change (it is asynchronous):
+ * under a loaded worker (a test suite's three files at once on two cores) 5 s was too short.
+ */
+const SETTLE_WAIT = { ms: 15_000, step: 50 };
 
 export async function runPaymentTestHelper(prisma: PrismaClient, temporal: TemporalConnection, scope: Scope, paymentId: string, action: TestHelperAction): Promise<void> {
   if (scope.livemode) throw new Unauthenticated('Test helpers take test-mode keys only');
