@@ -621,6 +621,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/authentications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The sandbox's 3-D Secure step for buyers' browsers (buyer route, no keys): completes or fails a pending card charge with its client secret
+         * @description The sandbox's 3-D Secure step, for buyers' browsers (as Stripe's test authentication page): with the nextAction's clientSecret, completed true pays the pending card charge and false fails it. 400 with another processor than the sandbox, an unknown secret, or a charge no longer pending
+         */
+        post: operations["authenticateSandboxCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/payments/{paymentId}/cancel": {
         parameters: {
             query?: never;
@@ -1461,6 +1481,10 @@ export interface components {
             postalCode?: string | null;
             state?: string | null;
         };
+        /** @description A pending card payment waits for the buyer's authentication (3-D Secure). With Stripe, clientSecret is the PaymentIntent's, for stripe.handleNextAction; with the sandbox, it is sent to POST /sandbox/authentications. Not stored by us */
+        CardNextAction: {
+            clientSecret: string;
+        };
         CartItem: {
             createdAt: components["schemas"]["Timestamp"];
             customFields: components["schemas"]["JSON"];
@@ -1562,6 +1586,8 @@ export interface components {
         /** @enum {string} */
         CheckoutElementStatus: "ACTIVE" | "INACTIVE";
         CheckoutOrderPayload: {
+            /** @description Set while the card payment is PENDING for the buyer's authentication (3-D Secure): complete it in the browser, then repeat the request with the same Idempotency-Key for the outcome */
+            nextAction: components["schemas"]["CardNextAction"] | null;
             order: components["schemas"]["Order"];
             payment: components["schemas"]["Payment"];
         };
@@ -2566,6 +2592,10 @@ export interface components {
         };
         /** @enum {string} */
         SaleOrderBy: "createdAt" | "orderNumber" | "value";
+        SandboxAuthentication: {
+            /** @description succeeded or failed: the charge's outcome; the payment follows through the processor's webhook path */
+            status: string;
+        };
         SandboxPaymentMethod: {
             brand: string;
             last4: string;
@@ -4818,6 +4848,44 @@ export interface operations {
                         /** @enum {string} */
                         status: "success";
                         data: components["schemas"]["SandboxPaymentMethod"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    authenticateSandboxCharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    clientSecret: string;
+                    completed: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SandboxAuthentication"];
                     };
                 };
             };

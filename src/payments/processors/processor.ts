@@ -74,6 +74,15 @@ export interface ChargeResult {
   paymentMethod?: PaymentMethodInfo;
 }
 
+/**
+ * What the buyer's browser needs to authenticate a pending card charge (3-D Secure): Stripe's
+ * PaymentIntent client secret (stripe.handleNextAction), or the sandbox's own. Not a secret of
+ * ours, but it lets its holder complete the charge: answered to the buyer, never stored or logged.
+ */
+export interface NextAction {
+  clientSecret: string;
+}
+
 export interface RefundRequest {
   chargeId: string;
   /** Minor units; omitted: everything still refundable. */
@@ -152,6 +161,8 @@ export interface PaymentProcessor {
   createCharge(request: ChargeRequest): Promise<ChargeResult>;
   /** Saves a card for off-session charges with a zero-amount check instead of a charge (a trial's card). */
   setupPaymentMethod(request: SetupRequest): Promise<SetupResult>;
+  /** The buyer's step a pending card charge waits for (3-D Secure); null when it waits for none. */
+  nextAction(chargeId: string): Promise<NextAction | null>;
   /** Asks to cancel a pending charge; the confirmation arrives later as a charge.cancelled event. */
   cancelCharge(chargeId: string): Promise<void>;
   refund(request: RefundRequest): Promise<RefundResult>;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 import { Prisma, type PrismaClient, type SandboxCharge } from '../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../db/client.js';
@@ -18,6 +18,7 @@ import {
   type ChargeResult,
   type DisputeInfo,
   type DisputeStatus,
+  type NextAction,
   type PaymentMethodInfo,
   type SetupRequest,
   type SetupResult,
@@ -29,7 +30,7 @@ import {
   type WebhookHeaders,
 } from './processor.js';
 import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
-import { SandboxWebhooks, recordEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
+import { CLIENT_SECRET_SEPARATOR, SandboxWebhooks, recordEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
 import { checkCard, DECLINE_MESSAGES, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour, type CheckedCard } from './test-cards.js';
 
 // The embedded default processor: a stateful simulation of a card processor whose books live in
@@ -212,6 +213,28 @@ export class SandboxProcessor implements PaymentProcessor {
       data: { id: sandboxId('pm'), brand: card.brand, last4: digits.slice(-4), expMonth: 12, expYear: this.now().getUTCFullYear() + 5, behaviour: card.behaviour, reusable: true },
     });
     return { ref: saved.id, brand: saved.brand, last4: saved.last4 };
+  }
+
+  /** A pending card charge of a 3-D Secure test card waits for the sandbox's authentication step (authenticate). */
+  async nextAction(chargeId: string): Promise<NextAction | null> {
+    const charge = await this.prisma.sandboxCharge.findUnique({ where: { id: chargeId } });
+    if (charge?.method !== 'card' || charge.status !== 'pending' || charge.behaviour !== 'authenticate') return null;
+    return { clientSecret: await this.webhooks.clientSecret(charge.id) };
+  }
+
+  /**
+   * The sandbox's 3-D Secure step, which the buyer's browser takes with the charge's client secret
+   * (what Stripe's test authentication page is to Stripe): completed settles the charge, not
+   * completed fails it, each with its webhook as settle and fail give it.
+   */
+  async authenticate(clientSecret: string, completed: boolean): Promise<SignedWebhook> {
+    const chargeId = clientSecret.split(CLIENT_SECRET_SEPARATOR)[0]!;
+    const expected = Buffer.from(await this.webhooks.clientSecret(chargeId));
+    const given = Buffer.from(clientSecret);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new InvalidProcessorRequest('invalid_client_secret', 'No sandbox charge with that client secret');
+    const charge = await this.prisma.sandboxCharge.findUnique({ where: { id: chargeId } });
+    if (charge?.behaviour !== 'authenticate') throw new InvalidChargeState('charge_not_pending', `Charge ${chargeId} waits for no authentication`);
+    return completed ? this.settle(chargeId) : this.fail(chargeId, 'payment_intent_authentication_failure');
   }
 
   async cancelCharge(chargeId: string): Promise<void> {

@@ -17,6 +17,7 @@ import {
   type ChargeRequest,
   type ChargeResult,
   type DisputeInfo,
+  type NextAction,
   type PaymentProcessor,
   type ProcessorCapabilities,
   type ProcessorEvent,
@@ -154,6 +155,14 @@ export class StripeProcessor implements PaymentProcessor {
     }
   }
 
+  async nextAction(chargeId: string): Promise<NextAction | null> {
+    try {
+      return nextActionOf(await this.stripe.paymentIntents.retrieve(chargeId));
+    } catch (error) {
+      throw mapStripeError(error, chargeId);
+    }
+  }
+
   async cancelCharge(chargeId: string): Promise<void> {
     try {
       await this.stripe.paymentIntents.cancel(chargeId);
@@ -203,6 +212,11 @@ function parseRef(ref: string): [string, string] {
   const [customer, paymentMethod, ...rest] = ref.split(REF_SEPARATOR);
   if (!customer || !paymentMethod || rest.length > 0) throw new InvalidProcessorRequest('payment_method_not_found', 'Not a saved Stripe payment method');
   return [customer, paymentMethod];
+}
+
+/** A PaymentIntent waiting for the cardholder (requires_action: 3-D Secure) gives its client secret for stripe.handleNextAction. */
+export function nextActionOf(intent: Pick<Stripe.PaymentIntent, 'status' | 'client_secret'>): NextAction | null {
+  return intent.status === 'requires_action' && intent.client_secret ? { clientSecret: intent.client_secret } : null;
 }
 
 function chargeResult(intent: Stripe.PaymentIntent): ChargeResult {
