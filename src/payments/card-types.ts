@@ -53,7 +53,7 @@ builder.mutationFields((t) => ({
   authenticateSandboxCharge: t.field({
     type: SandboxAuthentication,
     description:
-      "The sandbox's 3-D Secure step, for buyers' browsers (as Stripe's test authentication page): with the nextAction's clientSecret, completed true pays the pending card charge and false fails it. 400 with another processor than the sandbox, an unknown secret, or a charge no longer pending",
+      "The sandbox's 3-D Secure step, for buyers' browsers (as Stripe's test authentication page): with the nextAction's clientSecret, completed true pays the pending card charge (or saves the pending setup's card) and false fails it. 400 with another processor than the sandbox, an unknown secret, or a charge no longer pending",
     args: { clientSecret: t.arg.string({ required: true }), completed: t.arg.boolean({ required: true }) },
     resolve: async (_root, args, ctx) => {
       if (ctx.processor.name !== 'sandbox') throw new ValidationFailed(`This deployment authenticates cards through its processor (${ctx.processor.name}), not the sandbox`);
@@ -65,7 +65,7 @@ builder.mutationFields((t) => ({
         if (error instanceof InvalidProcessorRequest || error instanceof InvalidChargeState || error instanceof ChargeNotFound) throw new ValidationFailed(`clientSecret: ${error.message}`);
         throw error;
       }
-      await applySandboxWebhook(ctx.prisma, ctx.temporal, sandbox, webhook);
+      if (webhook) await applySandboxWebhook(ctx.prisma, ctx.temporal, sandbox, webhook);
       return { status: args.completed ? 'succeeded' : 'failed' };
     },
   }),

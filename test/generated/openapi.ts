@@ -632,7 +632,7 @@ export interface paths {
         put?: never;
         /**
          * The sandbox's 3-D Secure step for buyers' browsers (buyer route, no keys): completes or fails a pending card charge with its client secret
-         * @description The sandbox's 3-D Secure step, for buyers' browsers (as Stripe's test authentication page): with the nextAction's clientSecret, completed true pays the pending card charge and false fails it. 400 with another processor than the sandbox, an unknown secret, or a charge no longer pending
+         * @description The sandbox's 3-D Secure step, for buyers' browsers (as Stripe's test authentication page): with the nextAction's clientSecret, completed true pays the pending card charge (or saves the pending setup's card) and false fails it. 400 with another processor than the sandbox, an unknown secret, or a charge no longer pending
          */
         post: operations["authenticateSandboxCharge"];
         delete?: never;
@@ -1448,7 +1448,7 @@ export interface paths {
         put?: never;
         /**
          * Save a new card for the session's subscription (the hosted page's buyer route, no keys)
-         * @description Saves the card (a zero-amount check at the processor) as the subscription's payment method and retires the session; a past_due or unpaid renewal is retried at once. 402 declined (the session stays open); 404 unknown token or another subscription's; 400 expired or used
+         * @description Saves the card (a zero-amount check at the processor) as the subscription's payment method and retires the session; a past_due or unpaid renewal is retried at once. A card that needs 3-D Secure answers nextAction (nothing saved yet); completing again without a card then continues that setup. 402 declined (the session stays open); 404 unknown token or another subscription's; 400 expired or used
          */
         post: operations["completePaymentMethodSession"];
         delete?: never;
@@ -2367,7 +2367,10 @@ export interface components {
         };
         /** @description The subscription's status after the update (a past_due or unpaid one is active again when the retried renewal is paid) */
         PaymentMethodSessionCompletion: {
-            paymentMethod: components["schemas"]["SessionPaymentMethod"];
+            /** @description The card needs the buyer's authentication (3-D Secure) before it is saved: authenticate in the browser, then complete again with neither card nor paymentMethod */
+            nextAction: components["schemas"]["CardNextAction"] | null;
+            /** @description The saved card; null while nextAction is set */
+            paymentMethod: components["schemas"]["SessionPaymentMethod"] | null;
             status: string;
         };
         /** @enum {string} */
@@ -6641,7 +6644,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Or paymentMethod; refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set */
+                    /** @description Or paymentMethod (neither: continue the setup that answered nextAction); refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set */
                     card?: components["schemas"]["CheckoutCard"] | null;
                     /** @description In place of card: a payment method the buyer's browser tokenized (Stripe.js's pm_…, or the sandbox's POST /sandbox/payment-methods) */
                     paymentMethod?: string | null;

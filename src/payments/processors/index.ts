@@ -92,6 +92,10 @@ class LazyStripeProcessor implements PaymentProcessor {
     return (await this.processor()).nextAction(chargeId);
   }
 
+  async setupState(setupId: string): Promise<SetupResult> {
+    return (await this.processor()).setupState(setupId);
+  }
+
   async cancelCharge(chargeId: string): Promise<void> {
     return (await this.processor()).cancelCharge(chargeId);
   }
