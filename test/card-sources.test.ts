@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { checkCardSource } from '../src/payments/card-source.js';
-import { StripeProcessor, nextActionOf } from '../src/payments/processors/stripe.js';
+import { StripeProcessor, nextActionOf, setupResult } from '../src/payments/processors/stripe.js';
 import { newWorkspace, type Workspace } from './support/api.js';
 import { card, newCheckout, orderBody, payCheckout } from './support/checkout.js';
 import { buyerClient, restClient } from './support/client.js';
@@ -62,7 +62,7 @@ describe('the sandbox tokenizer', () => {
     const done = await ok(
       buyerClient().POST('/payment-method/{subscriptionId}/{sessionToken}/complete', { params: { path: { subscriptionId: subscription.id, sessionToken } }, body: { paymentMethod } }),
     );
-    expect(done).toEqual({ status: 'active', paymentMethod: { brand: 'mastercard', last4: '4444' } });
+    expect(done).toEqual({ status: 'active', paymentMethod: { brand: 'mastercard', last4: '4444' }, nextAction: null });
     const row = await salesDb().subscription.findUniqueOrThrow({ where: { id: subscription.id } });
     expect(await salesDb().sandboxPaymentMethod.findUniqueOrThrow({ where: { id: row.paymentMethodRef! } })).toMatchObject({ reusable: true, last4: '4444' });
   }, SLOW);
@@ -125,6 +125,43 @@ describe("3-D Secure with the sandbox: the answer's nextAction and the sandbox's
   }, SLOW);
 });
 
+describe('3-D Secure with the sandbox on a payment-method session', () => {
+  const mintFor = async (number: string) =>
+    ok(restClient(ws, TEST).POST('/v0/subscriptions/{subscriptionIdOrNumber}/paymentMethodSession', { params: { path: { subscriptionIdOrNumber: number } }, body: {} }));
+  const complete = (subscriptionId: string, sessionToken: string, body: { paymentMethod?: string }) =>
+    buyerClient().POST('/payment-method/{subscriptionId}/{sessionToken}/complete', { params: { path: { subscriptionId, sessionToken } }, body });
+
+  test('the completion answers nextAction and saves nothing; after the authentication, completing without a card saves the card and retires the session', async () => {
+    const { subscription } = await subscribe(ws, await subscriptionElement(ws, 900));
+    const { sessionToken } = await mintFor(subscription.number);
+    const waiting = await ok(complete(subscription.id, sessionToken, { paymentMethod: (await ok(tokenize('4000002760003184'))).paymentMethod }));
+    expect(waiting).toEqual({ status: 'active', paymentMethod: null, nextAction: { clientSecret: expect.stringMatching(/^pm_sbx_setup_\w+_secret_[\w-]{32}$/) } });
+    expect((await salesDb().subscription.findUniqueOrThrow({ where: { id: subscription.id } })).paymentMethodRef).toBe(subscription.paymentMethodRef);
+    // Not yet authenticated: the same nextAction again.
+    expect(await ok(complete(subscription.id, sessionToken, {}))).toEqual(waiting);
+    expect(await ok(buyerClient().POST('/sandbox/authentications', { body: { clientSecret: waiting.nextAction!.clientSecret, completed: true } }))).toEqual({ status: 'succeeded' });
+    expect(await ok(complete(subscription.id, sessionToken, {}))).toEqual({ status: 'active', paymentMethod: { brand: 'visa', last4: '3184' }, nextAction: null });
+    const row = await salesDb().subscription.findUniqueOrThrow({ where: { id: subscription.id } });
+    expect(await salesDb().sandboxPaymentMethod.findUniqueOrThrow({ where: { id: row.paymentMethodRef! } })).toMatchObject({ reusable: true, last4: '3184' });
+    expect((await failure(complete(subscription.id, sessionToken, {}))).status).toBe(400);
+  }, SLOW);
+
+  test('the authentication fails: completing without a card is 402, the saved card stays, the session stays open; without a pending setup, no card is 400', async () => {
+    const { subscription } = await subscribe(ws, await subscriptionElement(ws, 900));
+    const { sessionToken } = await mintFor(subscription.number);
+    expect((await failure(complete(subscription.id, sessionToken, {}))).status).toBe(400);
+    const waiting = await ok(complete(subscription.id, sessionToken, { paymentMethod: (await ok(tokenize('4000002760003184'))).paymentMethod }));
+    expect(await ok(buyerClient().POST('/sandbox/authentications', { body: { clientSecret: waiting.nextAction!.clientSecret, completed: false } }))).toEqual({ status: 'failed' });
+    const declined = await failure(complete(subscription.id, sessionToken, {}));
+    expect(declined.status).toBe(402);
+    expect(declined.body.error.message).toMatch(/3-D Secure was not completed/);
+    expect((await salesDb().subscription.findUniqueOrThrow({ where: { id: subscription.id } })).paymentMethodRef).toBe(subscription.paymentMethodRef);
+    expect((await failure(complete(subscription.id, sessionToken, {}))).status).toBe(400);
+    const saved = await ok(complete(subscription.id, sessionToken, { paymentMethod: (await ok(tokenize('4242424242424242'))).paymentMethod }));
+    expect(saved.paymentMethod).toEqual({ brand: 'visa', last4: '4242' });
+  }, SLOW);
+});
+
 test('card details with Stripe are refused unless the operator opts in; paymentMethod must be a pm_ id', () => {
   const details = card();
   expect(() => checkCardSource('stripe', { card: details }, false)).toThrow(/card numbers are not accepted by this deployment \(Stripe\).*paymentMethod/);
@@ -171,10 +208,16 @@ describeWithMock('Stripe: payment methods from Stripe.js', () => {
     expect(charge.chargeId).toMatch(/^pi_/);
   });
 
-  test("3-D Secure: a requires_action PaymentIntent gives its client secret for stripe.handleNextAction; the adapter asks stripe-mock for the intent", async () => {
+  test("3-D Secure: a requires_action PaymentIntent or SetupIntent gives its client secret for stripe.handleNextAction; the adapter asks stripe-mock for the intents", async () => {
     expect(nextActionOf({ status: 'requires_action', client_secret: 'pi_123_secret_abc' })).toEqual({ clientSecret: 'pi_123_secret_abc' });
     for (const status of ['succeeded', 'processing', 'requires_payment_method', 'canceled'] as const) expect(nextActionOf({ status, client_secret: 'pi_123_secret_abc' })).toBeNull();
+    const intent = { id: 'seti_123', status: 'requires_action' as const, client_secret: 'seti_123_secret_abc', payment_method: 'pm_123', customer: 'cus_123', last_setup_error: null };
+    expect(setupResult(intent, true)).toEqual({ status: 'requires_action', setupId: 'seti_123', nextAction: { clientSecret: 'seti_123_secret_abc' } });
+    // Without the buyer (a trial at checkout) it stays a failure, as before.
+    expect(setupResult(intent, false)).toMatchObject({ status: 'failed' });
+    expect(setupResult({ ...intent, status: 'succeeded' }, true)).toEqual({ status: 'succeeded', paymentMethod: { ref: 'cus_123:pm_123' } });
     const stripe = new StripeProcessor({ secretKey: 'sk_test_123', webhookSecret: 'whsec_test', apiBase: mock.url });
+    expect(['succeeded', 'failed', 'requires_action']).toContain((await stripe.setupState('seti_123')).status);
     // stripe-mock answers a fixture whose status is not ours to choose: whatever it is, the mapping above decides.
     const next = await stripe.nextAction('pi_123');
     if (next) expect(next.clientSecret).toMatch(/^pi_\w+_secret_\w+$/);
