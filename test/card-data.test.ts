@@ -44,12 +44,16 @@ test(
   async () => {
     const element = await subscriptionElement(ws, 900);
     const numbers = Object.keys(TEST_CARDS);
+    // The 3-D Secure card's answers carry a client secret: answered to the buyer, kept nowhere.
+    const clientSecrets: string[] = [];
     // Sessions are minted at most 10 an hour per subscription: one subscription per 10 cards.
     const subscriptions = await Promise.all(Array.from({ length: Math.ceil(numbers.length / 10) }, async () => (await subscribe(ws, element)).subscription));
     for (const [index, number] of numbers.entries()) {
       const subscription = subscriptions[Math.floor(index / 10)]!;
       const paid = await post(`/checkout/${element}/orders`, orderBody({ card: cardOf(number) }), { 'idempotency-key': randomUUID() });
       expect([200, 402]).toContain(paid.status);
+      const nextAction = paid.status === 200 ? ((await paid.json()) as { data: { nextAction: { clientSecret: string } | null } }).data.nextAction : null;
+      if (nextAction) clientSecrets.push(nextAction.clientSecret);
       const { sessionToken } = await ok(
         restClient(ws, TEST).POST('/v0/subscriptions/{subscriptionIdOrNumber}/paymentMethodSession', { params: { path: { subscriptionIdOrNumber: subscription.number } }, body: {} }),
       );
@@ -66,6 +70,11 @@ test(
     const dump = await databaseText(process.env.DATABASE_URL!);
     for (const number of numbers) expect(dump).not.toContain(number);
     expect(dump).not.toMatch(/"cvc"\s*:/);
+    expect(clientSecrets.length).toBeGreaterThan(0);
+    for (const secret of clientSecrets) {
+      expect(log).not.toContain(secret);
+      expect(dump).not.toContain(secret);
+    }
 
     // The workflows these payments and subscriptions ran: their inputs, signals, updates and activities.
     const connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
@@ -80,6 +89,7 @@ test(
       const all = histories.join('\n');
       for (const number of numbers) expect(all).not.toContain(number);
       expect(all).not.toMatch(/"cvc"/);
+      for (const secret of clientSecrets) expect(all).not.toContain(secret);
     } finally {
       await connection.close();
     }

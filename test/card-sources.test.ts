@@ -5,12 +5,13 @@
 import { randomUUID } from 'node:crypto';
 
 import { checkCardSource } from '../src/payments/card-source.js';
-import { StripeProcessor } from '../src/payments/processors/stripe.js';
+import { StripeProcessor, nextActionOf, setupResult } from '../src/payments/processors/stripe.js';
 import { newWorkspace, type Workspace } from './support/api.js';
 import { card, newCheckout, orderBody, payCheckout } from './support/checkout.js';
 import { buyerClient, restClient } from './support/client.js';
 import { failure, ok } from './support/responses.js';
 import { salesDb } from './support/sales.js';
+import { databaseText } from './support/database.js';
 import { startServerProcess, type ServerProcess } from './support/processes.js';
 import { STRIPE_MOCK_PROVISION_TIMEOUT_MS, findOrProvisionStripeMock, startStripeMock, type StripeMock } from './support/stripe-mock.js';
 import { subscribe, subscriptionElement, TEST } from './support/subscriptions.js';
@@ -61,9 +62,103 @@ describe('the sandbox tokenizer', () => {
     const done = await ok(
       buyerClient().POST('/payment-method/{subscriptionId}/{sessionToken}/complete', { params: { path: { subscriptionId: subscription.id, sessionToken } }, body: { paymentMethod } }),
     );
-    expect(done).toEqual({ status: 'active', paymentMethod: { brand: 'mastercard', last4: '4444' } });
+    expect(done).toEqual({ status: 'active', paymentMethod: { brand: 'mastercard', last4: '4444' }, nextAction: null });
     const row = await salesDb().subscription.findUniqueOrThrow({ where: { id: subscription.id } });
     expect(await salesDb().sandboxPaymentMethod.findUniqueOrThrow({ where: { id: row.paymentMethodRef! } })).toMatchObject({ reusable: true, last4: '4444' });
+  }, SLOW);
+});
+
+describe("3-D Secure with the sandbox: the answer's nextAction and the sandbox's authentication step", () => {
+  const authenticate = (clientSecret: string, completed: boolean) => buyerClient().POST('/sandbox/authentications', { body: { clientSecret, completed } });
+
+  /** The same request with the same key until the payment is no longer PENDING (the payment workflow applies the webhook). */
+  async function outcome(elementId: string, body: ReturnType<typeof orderBody>, key: string) {
+    for (let round = 0; round < 50; round += 1) {
+      const answer = await payCheckout(elementId, body, key);
+      if (answer.status !== 200 || answer.body.data.payment.status !== 'PENDING') return answer;
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    throw new Error('The payment stayed PENDING');
+  }
+
+  test('a card that needs authentication: PENDING with a client secret (the same on a repeat, never stored); authenticated, the same request answers PAID without it', async () => {
+    const { element } = await newCheckout(ws, { price: 1500, key: TEST });
+    const body = orderBody({ card: undefined, paymentMethod: (await ok(tokenize('4000002760003184'))).paymentMethod });
+    const key = randomUUID();
+    const first = await payCheckout(element.id, body, key);
+    expect(first.status).toBe(200);
+    expect(first.body.data.payment).toMatchObject({ status: 'PENDING' });
+    const clientSecret: string = first.body.data.nextAction.clientSecret;
+    expect(clientSecret).toMatch(/^ch_\w+_secret_[\w-]{32}$/);
+    expect((await payCheckout(element.id, body, key)).body.data.nextAction).toEqual({ clientSecret });
+    expect(await databaseText(process.env.DATABASE_URL!)).not.toContain(clientSecret.split('_secret_')[1]);
+
+    const forged = await failure(authenticate(`${clientSecret.split('_secret_')[0]}_secret_${'x'.repeat(32)}`, true));
+    expect(forged.status).toBe(400);
+    expect(forged.body.error.message).toMatch(/^clientSecret: /);
+    expect(await ok(authenticate(clientSecret, true))).toEqual({ status: 'succeeded' });
+    const paid = await outcome(element.id, body, key);
+    expect(paid.status).toBe(200);
+    expect(paid.body.data.payment).toMatchObject({ status: 'PAID' });
+    expect(paid.body.data.order).toMatchObject({ id: first.body.data.order.id, status: 'PAID' });
+    expect(paid.body.data.nextAction).toBeNull();
+    // Once settled, the step cannot be taken again.
+    expect((await failure(authenticate(clientSecret, false))).status).toBe(400);
+  }, SLOW);
+
+  test('the authentication fails: the same request is 402 with the reason, the order FAILED; cards that need none have no nextAction', async () => {
+    const { element } = await newCheckout(ws, { price: 1500, key: TEST });
+    const body = orderBody({ card: card('4000002760003184') });
+    const key = randomUUID();
+    const first = await payCheckout(element.id, body, key);
+    expect(await ok(authenticate(first.body.data.nextAction.clientSecret, false))).toEqual({ status: 'failed' });
+    const declined = await outcome(element.id, body, key);
+    expect(declined.status).toBe(402);
+    expect(declined.body.error.message).toMatch(/3-D Secure was not completed/);
+    const paid = await payCheckout(element.id, orderBody({ card: card() }), randomUUID());
+    expect(paid.body.data.payment).toMatchObject({ status: 'PAID' });
+    expect(paid.body.data.nextAction).toBeNull();
+    // A PayPal payment is PENDING too, for the wallet, not for a card authentication.
+    const paypal = await payCheckout(element.id, orderBody({ card: undefined, method: 'paypal' }), randomUUID());
+    expect(paypal.body.data.payment).toMatchObject({ status: 'PENDING' });
+    expect(paypal.body.data.nextAction).toBeNull();
+  }, SLOW);
+});
+
+describe('3-D Secure with the sandbox on a payment-method session', () => {
+  const mintFor = async (number: string) =>
+    ok(restClient(ws, TEST).POST('/v0/subscriptions/{subscriptionIdOrNumber}/paymentMethodSession', { params: { path: { subscriptionIdOrNumber: number } }, body: {} }));
+  const complete = (subscriptionId: string, sessionToken: string, body: { paymentMethod?: string }) =>
+    buyerClient().POST('/payment-method/{subscriptionId}/{sessionToken}/complete', { params: { path: { subscriptionId, sessionToken } }, body });
+
+  test('the completion answers nextAction and saves nothing; after the authentication, completing without a card saves the card and retires the session', async () => {
+    const { subscription } = await subscribe(ws, await subscriptionElement(ws, 900));
+    const { sessionToken } = await mintFor(subscription.number);
+    const waiting = await ok(complete(subscription.id, sessionToken, { paymentMethod: (await ok(tokenize('4000002760003184'))).paymentMethod }));
+    expect(waiting).toEqual({ status: 'active', paymentMethod: null, nextAction: { clientSecret: expect.stringMatching(/^pm_sbx_setup_\w+_secret_[\w-]{32}$/) } });
+    expect((await salesDb().subscription.findUniqueOrThrow({ where: { id: subscription.id } })).paymentMethodRef).toBe(subscription.paymentMethodRef);
+    // Not yet authenticated: the same nextAction again.
+    expect(await ok(complete(subscription.id, sessionToken, {}))).toEqual(waiting);
+    expect(await ok(buyerClient().POST('/sandbox/authentications', { body: { clientSecret: waiting.nextAction!.clientSecret, completed: true } }))).toEqual({ status: 'succeeded' });
+    expect(await ok(complete(subscription.id, sessionToken, {}))).toEqual({ status: 'active', paymentMethod: { brand: 'visa', last4: '3184' }, nextAction: null });
+    const row = await salesDb().subscription.findUniqueOrThrow({ where: { id: subscription.id } });
+    expect(await salesDb().sandboxPaymentMethod.findUniqueOrThrow({ where: { id: row.paymentMethodRef! } })).toMatchObject({ reusable: true, last4: '3184' });
+    expect((await failure(complete(subscription.id, sessionToken, {}))).status).toBe(400);
+  }, SLOW);
+
+  test('the authentication fails: completing without a card is 402, the saved card stays, the session stays open; without a pending setup, no card is 400', async () => {
+    const { subscription } = await subscribe(ws, await subscriptionElement(ws, 900));
+    const { sessionToken } = await mintFor(subscription.number);
+    expect((await failure(complete(subscription.id, sessionToken, {}))).status).toBe(400);
+    const waiting = await ok(complete(subscription.id, sessionToken, { paymentMethod: (await ok(tokenize('4000002760003184'))).paymentMethod }));
+    expect(await ok(buyerClient().POST('/sandbox/authentications', { body: { clientSecret: waiting.nextAction!.clientSecret, completed: false } }))).toEqual({ status: 'failed' });
+    const declined = await failure(complete(subscription.id, sessionToken, {}));
+    expect(declined.status).toBe(402);
+    expect(declined.body.error.message).toMatch(/3-D Secure was not completed/);
+    expect((await salesDb().subscription.findUniqueOrThrow({ where: { id: subscription.id } })).paymentMethodRef).toBe(subscription.paymentMethodRef);
+    expect((await failure(complete(subscription.id, sessionToken, {}))).status).toBe(400);
+    const saved = await ok(complete(subscription.id, sessionToken, { paymentMethod: (await ok(tokenize('4242424242424242'))).paymentMethod }));
+    expect(saved.paymentMethod).toEqual({ brand: 'visa', last4: '4242' });
   }, SLOW);
 });
 
@@ -113,6 +208,21 @@ describeWithMock('Stripe: payment methods from Stripe.js', () => {
     expect(charge.chargeId).toMatch(/^pi_/);
   });
 
+  test("3-D Secure: a requires_action PaymentIntent or SetupIntent gives its client secret for stripe.handleNextAction; the adapter asks stripe-mock for the intents", async () => {
+    expect(nextActionOf({ status: 'requires_action', client_secret: 'pi_123_secret_abc' })).toEqual({ clientSecret: 'pi_123_secret_abc' });
+    for (const status of ['succeeded', 'processing', 'requires_payment_method', 'canceled'] as const) expect(nextActionOf({ status, client_secret: 'pi_123_secret_abc' })).toBeNull();
+    const intent = { id: 'seti_123', status: 'requires_action' as const, client_secret: 'seti_123_secret_abc', payment_method: 'pm_123', customer: 'cus_123', last_setup_error: null };
+    expect(setupResult(intent, true)).toEqual({ status: 'requires_action', setupId: 'seti_123', nextAction: { clientSecret: 'seti_123_secret_abc' } });
+    // Without the buyer (a trial at checkout) it stays a failure, as before.
+    expect(setupResult(intent, false)).toMatchObject({ status: 'failed' });
+    expect(setupResult({ ...intent, status: 'succeeded' }, true)).toEqual({ status: 'succeeded', paymentMethod: { ref: 'cus_123:pm_123' } });
+    const stripe = new StripeProcessor({ secretKey: 'sk_test_123', webhookSecret: 'whsec_test', apiBase: mock.url });
+    expect(['succeeded', 'failed', 'requires_action']).toContain((await stripe.setupState('seti_123')).status);
+    // stripe-mock answers a fixture whose status is not ours to choose: whatever it is, the mapping above decides.
+    const next = await stripe.nextAction('pi_123');
+    if (next) expect(next.clientSecret).toMatch(/^pi_\w+_secret_\w+$/);
+  });
+
   test('a server on Stripe: the checkout JSON API refuses card (400, saying why) and takes paymentMethod; the sandbox tokenizer is refused', async () => {
     const { element } = await newCheckout(ws, { price: 1500, key: TEST });
     const post = (path: string, body: unknown) => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body: JSON.stringify(body) });
@@ -134,6 +244,7 @@ describeWithMock('Stripe: payment methods from Stripe.js', () => {
     expect(html).not.toContain('id="card-cvc"');
     expect(html).toContain('"publishableKey":"pk_test_wiring"');
     expect(html).toContain('stripe.createPaymentMethod({ elements })');
+    expect(html).toContain('stripe.handleNextAction({ clientSecret })');
     const csp = headers.get('content-security-policy')!;
     expect(csp).toMatch(/script-src 'sha256-[^']+' https:\/\/js\.stripe\.com/);
     expect(csp).toContain('frame-src https://js.stripe.com https://hooks.stripe.com');

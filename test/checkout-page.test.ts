@@ -268,10 +268,11 @@ async function fillCard(page: Page, number: string) {
   await page.fill('#card-cvc', '123');
 }
 
-/** Clicks Pay and waits for the outcome to change; returns its kind and text. */
-async function pay(page: Page) {
+/** Clicks Pay (then `authentication`'s button of the sandbox's 3-D Secure step, if given) and waits for the outcome to change; returns its kind and text. */
+async function pay(page: Page, authentication?: 'authenticate' | 'fail-authentication') {
   const before = await page.evaluate(() => document.getElementById('outcome')!.textContent);
   await page.click('#pay');
+  if (authentication) await page.click(`#sandbox-${authentication}`);
   await page.waitForFunction((previous) => {
     const outcome = document.getElementById('outcome')!;
     return !outcome.hidden && outcome.dataset.outcome && outcome.textContent !== previous && !document.querySelector('#pay')!.textContent!.startsWith('Processing');
@@ -485,20 +486,44 @@ describe('checkout page: headless Chromium', () => {
   );
 
   test(
-    'a card that needs 3-D Secure: the page says the payment is pending, with the order number',
+    'a card that needs 3-D Secure: the buyer authenticates in the sandbox step, the page shows the payment received',
     async () => {
       const element = await newElement(ws, [offerId], { name: 'Needs authentication' }, TEST);
       const tab = await openTab(browser!.context);
       const { page } = tab;
       await openCheckout(tab, element.id);
-      await fillBuyer(page, `pending-${randomUUID()}@example.com`);
+      await fillBuyer(page, `authenticated-${randomUUID()}@example.com`);
       await fillCard(page, '4000 0027 6000 3184');
-      const outcome = await pay(page);
-      expect(outcome.kind).toBe('pending');
-      expect(outcome.text).toContain('3-D Secure');
+      const outcome = await pay(page, 'authenticate');
+      expect(outcome.kind).toBe('paid');
       const orders = await ordersOf(ws, element.id);
-      expect(orders.map((o) => o.status)).toEqual(['PENDING']);
+      expect(orders.map((o) => o.status)).toEqual(['PAID']);
       expect(outcome.text).toContain(`Order number: ${orders[0]!.number}`);
+      expect(await page.$('#sandbox-authentication')).toBeNull();
+      // One order: the outcome was asked for again with the same key.
+      expect(new Set(tab.orderKeys).size).toBe(1);
+      expect(tab.orderKeys.length).toBeGreaterThan(1);
+      expect(tab.problems).toEqual([]);
+      await page.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  test(
+    'a card that needs 3-D Secure: the authentication fails, the page says the payment was declined',
+    async () => {
+      const element = await newElement(ws, [offerId], { name: 'Fails authentication' }, TEST);
+      const tab = await openTab(browser!.context);
+      const { page } = tab;
+      await openCheckout(tab, element.id);
+      await fillBuyer(page, `unauthenticated-${randomUUID()}@example.com`);
+      await fillCard(page, '4000 0027 6000 3184');
+      const outcome = await pay(page, 'fail-authentication');
+      expect(outcome.kind).toBe('error');
+      expect(outcome.text).toContain('Payment declined');
+      expect(outcome.text).toContain('3-D Secure was not completed');
+      expect((await ordersOf(ws, element.id)).map((o) => o.status)).toEqual(['FAILED']);
+      expect(await page.isEnabled('#pay')).toBe(true);
       expect(tab.problems).toEqual([]);
       await page.close();
     },

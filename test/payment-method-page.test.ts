@@ -129,10 +129,11 @@ async function fillCard(page: Page, number: string) {
   await page.fill('#card-cvc', '123');
 }
 
-/** Clicks Save and waits for the outcome to change; returns its kind and text. */
-async function save(page: Page) {
+/** Clicks Save (then `authentication`'s button of the sandbox's 3-D Secure step, if given) and waits for the outcome to change; returns its kind and text. */
+async function save(page: Page, authentication?: 'authenticate' | 'fail-authentication') {
   const before = await page.evaluate(() => document.getElementById('outcome')!.textContent);
   await page.click('#save');
+  if (authentication) await page.click(`#sandbox-${authentication}`);
   await page.waitForFunction((previous) => {
     const outcome = document.getElementById('outcome')!;
     return !outcome.hidden && outcome.dataset.outcome && outcome.textContent !== previous && !document.querySelector('#save')!.textContent!.startsWith('Saving');
@@ -183,6 +184,47 @@ describe('payment-method page: headless Chromium', () => {
       expect(declined.kind).toBe('error');
       expect(declined.text).toContain('Card declined');
       expect(declined.text).toContain('Your card was declined.');
+      expect(await savedRef(subscription.id)).toBe(subscription.paymentMethodRef);
+      expect(await tab.page.isEnabled('#save')).toBe(true);
+      await fillCard(tab.page, '4242424242424242');
+      expect((await save(tab.page)).kind).toBe('saved');
+      expect(tab.problems).toEqual([]);
+      await tab.page.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  test(
+    'a card that needs 3-D Secure: authenticated in the sandbox step, it is saved and the link used',
+    async () => {
+      const { subscription } = await subscribe(ws, monthly);
+      const { url } = await mint(ws, subscription.number);
+      const tab = await openPage(browser!.context, url);
+      await fillCard(tab.page, '4000 0027 6000 3184');
+      const outcome = await save(tab.page, 'authenticate');
+      expect(outcome.kind).toBe('saved');
+      expect(outcome.text).toContain('Card saved: visa ending in 3184');
+      const ref = await savedRef(subscription.id);
+      expect(ref).not.toBe(subscription.paymentMethodRef);
+      expect(await salesDb().sandboxPaymentMethod.findUniqueOrThrow({ where: { id: ref! } })).toMatchObject({ reusable: true, last4: '3184' });
+      expect((await getPage(url)).status).toBe(410);
+      expect(tab.problems).toEqual([]);
+      await tab.page.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  test(
+    'a card that needs 3-D Secure: the authentication fails, the page says declined and the saved card stays; another card then saves',
+    async () => {
+      const { subscription } = await subscribe(ws, monthly);
+      const { url } = await mint(ws, subscription.number);
+      const tab = await openPage(browser!.context, url);
+      await fillCard(tab.page, '4000 0027 6000 3184');
+      const declined = await save(tab.page, 'fail-authentication');
+      expect(declined.kind).toBe('error');
+      expect(declined.text).toContain('Card declined');
+      expect(declined.text).toContain('3-D Secure was not completed');
       expect(await savedRef(subscription.id)).toBe(subscription.paymentMethodRef);
       expect(await tab.page.isEnabled('#save')).toBe(true);
       await fillCard(tab.page, '4242424242424242');

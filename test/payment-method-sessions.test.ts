@@ -116,7 +116,7 @@ describe('the token', () => {
     // Another subscription's token: unknown to it.
     expect((await failure(complete(other.subscription.id, sessionToken))).status).toBe(404);
     const done = await ok(complete(subscription.id, sessionToken));
-    expect(done).toEqual({ status: 'active', paymentMethod: { brand: 'visa', last4: '4242' } });
+    expect(done).toEqual({ status: 'active', paymentMethod: { brand: 'visa', last4: '4242' }, nextAction: null });
     const row = await salesDb().subscription.findUniqueOrThrow({ where: { id: subscription.id } });
     expect(row.paymentMethodRef).not.toBe(subscription.paymentMethodRef);
     expect(row.paymentMethodRef).toMatch(/^pm_sbx_/);

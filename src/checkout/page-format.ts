@@ -6,7 +6,7 @@ export const TEST_CARDS: readonly { number: string; outcome: string }[] = [
   { number: '4242424242424242', outcome: 'succeeds' },
   { number: '4000000000000002', outcome: 'is declined' },
   { number: '4000000000009995', outcome: 'is declined (insufficient funds)' },
-  { number: '4000002760003184', outcome: 'needs 3-D Secure: stays pending until settled' },
+  { number: '4000002760003184', outcome: 'needs 3-D Secure: the page asks you to authenticate or fail it' },
 ];
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -224,6 +224,9 @@ ${CARD_FORM_SCRIPT}
     }
   };
 
+  // How long the page waits for an authenticated payment's outcome: 20 rounds of a second.
+  const OUTCOME_POLLS = 20;
+  const OUTCOME_POLL_MS = 1000;
   let paid = false;
   let paying = false;
   const pay = async () => {
@@ -249,7 +252,19 @@ ${CARD_FORM_SCRIPT}
         }
         body.paymentMethod = collected.paymentMethod;
       }
-      const { status, envelope } = await post('/orders', body, { 'Idempotency-Key': idempotencyKey });
+      let { status, envelope } = await post('/orders', body, { 'Idempotency-Key': idempotencyKey });
+      const nextAction = status === 200 && envelope && envelope.data && envelope.data.nextAction;
+      if (nextAction) {
+        // The bank asks the buyer to authenticate (3-D Secure); then the same request, with the
+        // same key, answers the order as it is now: asked again until it is no longer pending.
+        await cards.authenticate(nextAction.clientSecret);
+        for (let round = 0; round < OUTCOME_POLLS; round += 1) {
+          ({ status, envelope } = await post('/orders', body, { 'Idempotency-Key': idempotencyKey }));
+          const now = status === 200 && envelope && envelope.data;
+          if (!now || !now.payment || now.payment.status !== 'PENDING') break;
+          await new Promise((done) => setTimeout(done, OUTCOME_POLL_MS));
+        }
+      }
       const result = envelope && envelope.data;
       if (status === 200 && result && result.order) {
         const order = result.order;

@@ -16,6 +16,7 @@ import { applyRecordedCharge } from '../payments/charge-outcomes.js';
 import { startPayment } from '../payments/payment-flow.js';
 import type { CardSource } from '../payments/card-source.js';
 import { CardDeclined, ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
+import { DECLINE_MESSAGES } from '../payments/processors/test-cards.js';
 import { notifyPaymentPaid } from '../payments/payment-hooks.js';
 import { markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
 import type { TemporalConnection } from '../temporal/client.js';
@@ -301,10 +302,11 @@ async function startTrial(
     if (error instanceof CardDeclined) setup = { status: 'failed' as const, failureCode: error.code, failureMessage: error.message };
     else throw error;
   }
-  if (setup.status === 'failed') {
-    const failure = { failureCode: setup.failureCode, failureMessage: setup.failureMessage };
+  if (setup.status !== 'succeeded') {
+    // No buyerPresent here: a card that needs 3-D Secure is not asked for it, it fails the trial.
+    const failure = setup.status === 'failed' ? { failureCode: setup.failureCode, failureMessage: setup.failureMessage } : { failureCode: 'authentication_required', failureMessage: DECLINE_MESSAGES.authentication_required! };
     await deps.prisma.$transaction((tx) => markPaymentFailed(tx, payment.id, failure));
-    throw new PaymentDeclined(setup.failureMessage);
+    throw new PaymentDeclined(failure.failureMessage);
   }
   const ref = setup.paymentMethod.ref;
   await deps.prisma.$transaction(async (tx) => {

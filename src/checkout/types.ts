@@ -1,7 +1,8 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { CheckoutElementStatus } from '../generated/prisma/enums.js';
 import { builder } from '../graphql/builder.js';
-import { CheckoutCard } from '../payments/card-types.js';
+import { CardNextAction, CheckoutCard } from '../payments/card-types.js';
+import { paymentNextAction } from '../payments/payment-flow.js';
 import { inScope } from '../core/scope.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
@@ -144,7 +145,11 @@ const CheckoutQuote = builder.simpleObject('CheckoutQuote', {
 
 const CheckoutQuotePayload = builder.simpleObject('CheckoutQuotePayload', { fields: (t) => ({ quote: t.field({ type: CheckoutQuote }) }) });
 const CheckoutOrderPayload = builder.simpleObject('CheckoutOrderPayload', {
-  fields: (t) => ({ order: t.field({ type: Order }), payment: t.field({ type: Payment }) }),
+  fields: (t) => ({
+    order: t.field({ type: Order }),
+    payment: t.field({ type: Payment }),
+    nextAction: t.field({ type: CardNextAction, nullable: true, description: "Set while the card payment is PENDING for the buyer's authentication (3-D Secure): complete it in the browser, then repeat the request with the same Idempotency-Key for the outcome" }),
+  }),
 });
 
 const saleArgs = builder.args((t) => ({
@@ -190,7 +195,7 @@ builder.mutationFields((t) => ({
         ctx.prisma.order.findUniqueOrThrow({ ...queryFromInfo({ context: ctx, info, path: ['order'] }), where: { id: placed.orderId } }),
         ctx.prisma.payment.findUniqueOrThrow({ ...queryFromInfo({ context: ctx, info, path: ['payment'] }), where: { id: placed.paymentId } }),
       ]);
-      return { order, payment };
+      return { order, payment, nextAction: await paymentNextAction(ctx.prisma, ctx.processor, placed.paymentId) };
     },
   }),
 }));

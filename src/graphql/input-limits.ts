@@ -60,6 +60,8 @@ export const STRING_LIMITS: Readonly<Record<string, number>> = {
   sessionToken: 64,
   // A tokenized payment method's id (pm_…).
   paymentMethod: 255,
+  // Stripe's client secrets are about 60 characters; the sandbox's are shorter.
+  clientSecret: 255,
   // Chosen by the client; a copy appends "-copy".
   slug: 100,
   // Names, identifiers, address lines, searches and secrets.

@@ -39,6 +39,9 @@ ${CARD_FORM_SCRIPT}
     return { status: response.status, envelope };
   };
 
+  // How long the page waits for an authenticated card's outcome: 20 rounds of a second.
+  const OUTCOME_POLLS = 20;
+  const OUTCOME_POLL_MS = 1000;
   let saved = false;
   let saving = false;
   const save = async () => {
@@ -53,10 +56,24 @@ ${CARD_FORM_SCRIPT}
         show('error', ['The card could not be saved.', made.error]);
         return;
       }
-      const response = await post(data.completePath, { paymentMethod: made.paymentMethod });
+      let response = await post(data.completePath, { paymentMethod: made.paymentMethod });
+      const waiting = (answer) => answer.status === 200 && answer.envelope && answer.envelope.data && answer.envelope.data.nextAction;
+      const nextAction = waiting(response);
+      if (nextAction) {
+        // The bank asks the buyer to authenticate the card (3-D Secure); then the completion,
+        // without a card, continues that setup: asked again while it still waits, bounded.
+        await cards.authenticate(nextAction.clientSecret);
+        for (let round = 0; round < OUTCOME_POLLS; round += 1) {
+          response = await post(data.completePath, {});
+          if (!waiting(response)) break;
+          await new Promise((done) => setTimeout(done, OUTCOME_POLL_MS));
+        }
+      }
       const envelope = response.envelope;
       const result = envelope && envelope.data;
-      if (response.status === 200 && result) {
+      if (waiting(response)) {
+        show('warn', ['Card not confirmed yet', 'Your bank has not confirmed the card. Try again in a moment.']);
+      } else if (response.status === 200 && result) {
         saved = true;
         const method = result.paymentMethod || {};
         const name = [method.brand, method.last4 ? 'ending in ' + method.last4 : ''].filter(Boolean).join(' ') || 'Your new card';

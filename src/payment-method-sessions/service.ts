@@ -103,24 +103,33 @@ export interface CompleteDeps {
   processor: PaymentProcessor;
 }
 
-/** The card's zero-amount setup at the subscription's processor; a declined card is 402 and the token stays open. */
-async function setUp(deps: CompleteDeps, session: PaymentMethodSession, subscription: Subscription, source: CardSource) {
+/** The subscription's own processor (it saved the card its renewals are charged to). */
+function processorOf(deps: CompleteDeps, subscription: Subscription): PaymentProcessor {
   const processor = subscription.processor ? processorFor(subscription.processor, deps.processor, { prisma: deps.prisma }) : null;
   if (!processor || subscription.methodType !== 'card') throw new ValidationFailed("This subscription's payment method cannot be replaced by a card here");
-  if (!source.card && !source.paymentMethod) throw new ValidationFailed('card or paymentMethod is required');
+  return processor;
+}
+
+/** The card's zero-amount setup at the subscription's processor, with the buyer there to authenticate (3-D Secure). */
+async function setUp(deps: CompleteDeps, processor: PaymentProcessor, session: PaymentMethodSession, subscription: Subscription, source: CardSource): Promise<SetupResult> {
   checkCardSource(processor.name, source);
   const user = subscription.userId ? await deps.prisma.user.findUnique({ where: { id: subscription.userId }, select: { email: true } }) : null;
-  let setup: SetupResult;
+  // Each attempt its own key: after a decline, the next card is a new setup.
+  return processor.setupPaymentMethod({
+    idempotencyKey: `payment-method-session/${session.id}/${randomUUID()}`,
+    card: source.card ?? undefined,
+    paymentMethod: source.paymentMethod ?? undefined,
+    email: user?.email ?? '',
+    livemode: subscription.livemode,
+    metadata: { subscriptionId: subscription.id, paymentMethodSessionId: session.id },
+    buyerPresent: true,
+  });
+}
+
+/** The processor's refusals as the buyer route answers them. */
+async function asked<T>(call: () => Promise<T>): Promise<T> {
   try {
-    // Each attempt its own key: after a decline, the next card is a new setup.
-    setup = await processor.setupPaymentMethod({
-      idempotencyKey: `payment-method-session/${session.id}/${randomUUID()}`,
-      card: source.card ?? undefined,
-      paymentMethod: source.paymentMethod ?? undefined,
-      email: user?.email ?? '',
-      livemode: subscription.livemode,
-      metadata: { subscriptionId: subscription.id, paymentMethodSessionId: session.id },
-    });
+    return await call();
   } catch (error) {
     if (error instanceof ProcessorUnavailable) throw new TemporarilyUnavailable('The payment processor is unavailable; try again shortly');
     if (error instanceof CardDeclined) throw new PaymentDeclined(error.message);
@@ -128,21 +137,38 @@ async function setUp(deps: CompleteDeps, session: PaymentMethodSession, subscrip
     if (error instanceof InvalidProcessorRequest) throw new ValidationFailed(`paymentMethod: ${error.message}`);
     throw error;
   }
-  if (setup.status === 'failed') throw new PaymentDeclined(setup.failureMessage);
-  return setup.paymentMethod;
 }
 
 /**
- * The hosted page's completion: the card (or the payment method the browser tokenized) saved at the processor, the session retired, the
- * subscription's saved method replaced through its hook; a past_due or unpaid subscription's
- * renewal is retried at once and its outcome awaited (bounded) so the page can show it.
+ * The hosted page's completion: the card (or the payment method the browser tokenized) saved at
+ * the processor, the session retired, the subscription's saved method replaced through its hook;
+ * a past_due or unpaid subscription's renewal is retried at once and its outcome awaited
+ * (bounded) so the page can show it. A card that needs 3-D Secure answers nextAction instead and
+ * the session keeps its setup: the page authenticates, then completes again without a card, which
+ * continues that setup (saved: as above; failed: 402; still waiting: nextAction again).
  */
 export async function completeSession(deps: CompleteDeps, subscriptionId: string, token: string, source: CardSource, now: Date) {
   const lookup = await lookUpSession(deps.prisma, subscriptionId, token, now);
   if (lookup.state !== 'open') refuse(lookup);
   const { session, subscription } = lookup;
-  await deps.rateLimits.spend(sessionAttemptBudget, session.id);
-  const method = await setUp(deps, session, subscription, source);
+  const processor = processorOf(deps, subscription);
+  let setup: SetupResult;
+  if (source.card || source.paymentMethod) {
+    await deps.rateLimits.spend(sessionAttemptBudget, session.id);
+    setup = await asked(() => setUp(deps, processor, session, subscription, source));
+  } else if (session.pendingSetupId) {
+    const setupId = session.pendingSetupId;
+    setup = await asked(() => processor.setupState(setupId));
+  } else {
+    throw new ValidationFailed('card or paymentMethod is required');
+  }
+  if (setup.status === 'requires_action') {
+    await deps.prisma.paymentMethodSession.update({ where: { id: session.id }, data: { pendingSetupId: setup.setupId } });
+    return { status: subscription.status, paymentMethod: null, nextAction: setup.nextAction };
+  }
+  if (session.pendingSetupId) await deps.prisma.paymentMethodSession.update({ where: { id: session.id }, data: { pendingSetupId: null } });
+  if (setup.status === 'failed') throw new PaymentDeclined(setup.failureMessage);
+  const method = setup.paymentMethod;
   // Retired before the hook, atomically: two completions racing replace the method once.
   const claimed = await deps.prisma.paymentMethodSession.updateMany({ where: { id: session.id, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
   if (claimed.count === 0) {
@@ -152,7 +178,7 @@ export async function completeSession(deps: CompleteDeps, subscriptionId: string
   const scope: Scope = { workspaceId: session.workspaceId, livemode: session.livemode };
   const replaced = await replacePaymentMethod(deps, scope, subscription.number, method.ref);
   const settled = RETRIED_STATUSES.includes(subscription.status) ? await retryOutcome(deps.prisma, replaced) : replaced;
-  return { status: settled.status, paymentMethod: { brand: method.brand ?? null, last4: method.last4 ?? null } };
+  return { status: settled.status, paymentMethod: { brand: method.brand ?? null, last4: method.last4 ?? null }, nextAction: null };
 }
 
 /** The subscription once the retried renewal is booked (it changes the row), or as it is after the wait. */

@@ -3,17 +3,17 @@
 // Stripe; with the sandbox, its tokenizing route does the same. Either way the page then sends
 // only `paymentMethod`. The pages embed CARD_FORM_SCRIPT in their own (constant) script.
 import type { ProcessorName } from './processors/processor.js';
-import { SANDBOX_TOKENIZE_PATH } from './card-source.js';
+import { SANDBOX_AUTHENTICATE_PATH, SANDBOX_TOKENIZE_PATH } from './card-source.js';
 
 /** Stripe.js, as @stripe/stripe-js's loadStripe injects it: it must come from Stripe's host. */
 export const STRIPE_JS_URL = 'https://js.stripe.com/v3/';
 
 /** What a page's script needs to collect a card (in its JSON data block). */
-export type BrowserCards = { processor: 'sandbox'; tokenizePath: string } | { processor: 'stripe'; publishableKey: string | null };
+export type BrowserCards = { processor: 'sandbox'; tokenizePath: string; authenticatePath: string } | { processor: 'stripe'; publishableKey: string | null };
 
 /** STRIPE_PUBLISHABLE_KEY (pk_test_… or pk_live_…) for Stripe.js; unset, the pages say card entry is not configured. */
 export function browserCards(processor: ProcessorName, env: NodeJS.ProcessEnv = process.env): BrowserCards {
-  if (processor === 'sandbox') return { processor, tokenizePath: SANDBOX_TOKENIZE_PATH };
+  if (processor === 'sandbox') return { processor, tokenizePath: SANDBOX_TOKENIZE_PATH, authenticatePath: SANDBOX_AUTHENTICATE_PATH };
   const key = env.STRIPE_PUBLISHABLE_KEY;
   return { processor, publishableKey: key && /^pk_(test|live)_\w+$/.test(key) ? key : null };
 }
@@ -38,8 +38,11 @@ export function cardInputs(cards: BrowserCards): string {
 export const cardScripts = (cards: BrowserCards) => (cards.processor === 'stripe' ? `<script src="${STRIPE_JS_URL}"></script>\n` : '');
 
 /**
- * Browser JavaScript defining `cardForm(config, currency)`: `{ required(on), collect(), clear() }`,
- * where collect() answers `{ paymentMethod }` or `{ error }`. Stripe: the Payment Element (card
+ * Browser JavaScript defining `cardForm(config, currency)`: `{ required(on), collect(), clear(),
+ * authenticate(clientSecret) }`, where collect() answers `{ paymentMethod }` or `{ error }`, and
+ * authenticate, the buyer's 3-D Secure step of a pending payment (the answer's nextAction),
+ * `{}` or `{ error }` once it is over: Stripe's `stripe.handleNextAction`, or the sandbox's
+ * visible Authenticate / Fail choice sent to its authentication route. Stripe: the Payment Element (card
  * only, payment methods created by the page: `paymentMethodCreation: 'manual'`) mounted on
  * #payment-element, then `elements.submit()` and `stripe.createPaymentMethod`; the server
  * confirms the PaymentIntent or SetupIntent. Sandbox: the card fields, sent to the tokenizer.
@@ -50,7 +53,8 @@ export const CARD_FORM_SCRIPT = `
     const field = (id) => document.getElementById(id);
     if (config.processor === 'stripe') {
       if (!config.publishableKey || typeof Stripe !== 'function') {
-        return { required() {}, clear() {}, collect: async () => ({ error: 'Card payments are not available on this page right now.' }) };
+        const unavailable = async () => ({ error: 'Card payments are not available on this page right now.' });
+        return { required() {}, clear() {}, collect: unavailable, authenticate: unavailable };
       }
       const stripe = Stripe(config.publishableKey);
       const elements = stripe.elements({ mode: 'setup', currency: currency.toLowerCase(), paymentMethodCreation: 'manual', paymentMethodTypes: ['card'] });
@@ -64,6 +68,10 @@ export const CARD_FORM_SCRIPT = `
           if (submitted.error) return { error: submitted.error.message };
           const created = await stripe.createPaymentMethod({ elements });
           return created.error ? { error: created.error.message } : { paymentMethod: created.paymentMethod.id };
+        },
+        authenticate: async (clientSecret) => {
+          const handled = await stripe.handleNextAction({ clientSecret });
+          return handled.error ? { error: handled.error.message } : {};
         },
       };
     }
@@ -90,6 +98,45 @@ export const CARD_FORM_SCRIPT = `
         if (response.status === 200 && envelope && envelope.data) return { paymentMethod: envelope.data.paymentMethod };
         return { error: messageOf(envelope, 'HTTP ' + response.status) };
       },
+      // The sandbox's stand-in for the bank's 3-D Secure page (Stripe's test modal has the same two choices).
+      authenticate: (clientSecret) => new Promise((resolve) => {
+        const box = document.createElement('div');
+        box.id = 'sandbox-authentication';
+        box.className = 'notice';
+        const title = document.createElement('strong');
+        title.textContent = 'Test mode: 3-D Secure';
+        const note = document.createElement('p');
+        note.textContent = 'Your bank asks to confirm this payment. The sandbox lets you choose the outcome.';
+        const button = (id, label, completed) => {
+          const node = document.createElement('button');
+          node.type = 'button';
+          node.id = id;
+          node.textContent = label;
+          node.addEventListener('click', () => void choose(completed));
+          return node;
+        };
+        const choose = async (completed) => {
+          for (const node of box.querySelectorAll('button')) node.disabled = true;
+          try {
+            const response = await fetch(config.authenticatePath, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ clientSecret, completed }),
+              credentials: 'omit',
+              cache: 'no-store',
+            });
+            let envelope = null;
+            try { envelope = await response.json(); } catch { envelope = null; }
+            resolve(response.status === 200 ? {} : { error: messageOf(envelope, 'HTTP ' + response.status) });
+          } catch {
+            resolve({ error: 'The connection failed.' });
+          } finally {
+            box.remove();
+          }
+        };
+        box.append(title, note, button('sandbox-authenticate', 'Authenticate', true), button('sandbox-fail-authentication', 'Fail authentication', false));
+        field('card-fields').after(box);
+      }),
     };
   };
   const messageOf = (envelope, fallback) =>

@@ -15,6 +15,8 @@ export const rawCardDataAllowed = (env: NodeJS.ProcessEnv = process.env) => env.
 
 /** The sandbox's tokenizing endpoint (./card-types.ts), which the hosted pages call from the browser. */
 export const SANDBOX_TOKENIZE_PATH = '/sandbox/payment-methods';
+/** The sandbox's 3-D Secure step (./card-types.ts), which the hosted pages call with a pending charge's client secret. */
+export const SANDBOX_AUTHENTICATE_PATH = '/sandbox/authentications';
 
 const PAYMENT_METHOD_ID = /^pm_[A-Za-z0-9_]{1,250}$/;
 

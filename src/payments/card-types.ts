@@ -3,8 +3,9 @@
 // returns, the same shape as Stripe.js with Stripe (./card-source.ts).
 import { ValidationFailed } from '../core/errors.js';
 import { builder } from '../graphql/builder.js';
-import { CardDeclined } from './processors/processor.js';
+import { CardDeclined, ChargeNotFound, InvalidChargeState, InvalidProcessorRequest } from './processors/processor.js';
 import { SandboxProcessor } from './processors/sandbox.js';
+import { applySandboxWebhook } from './sandbox-webhook-relay.js';
 
 export const CheckoutCard = builder.inputType('CheckoutCard', {
   description: 'Card details: passed to the processor, never stored or logged',
@@ -23,6 +24,16 @@ const SandboxPaymentMethod = builder.simpleObject('SandboxPaymentMethod', {
   }),
 });
 
+const SandboxAuthentication = builder.simpleObject('SandboxAuthentication', {
+  fields: (t) => ({ status: t.string({ description: "succeeded or failed: the charge's outcome; the payment follows through the processor's webhook path" }) }),
+});
+
+export const CardNextAction = builder.simpleObject('CardNextAction', {
+  description:
+    "A pending card payment waits for the buyer's authentication (3-D Secure). With Stripe, clientSecret is the PaymentIntent's, for stripe.handleNextAction; with the sandbox, it is sent to POST /sandbox/authentications. Not stored by us",
+  fields: (t) => ({ clientSecret: t.string() }),
+});
+
 builder.mutationFields((t) => ({
   tokenizeSandboxCard: t.field({
     type: SandboxPaymentMethod,
@@ -37,6 +48,25 @@ builder.mutationFields((t) => ({
         if (error instanceof CardDeclined) throw new ValidationFailed(`card: ${error.message}`);
         throw error;
       }
+    },
+  }),
+  authenticateSandboxCharge: t.field({
+    type: SandboxAuthentication,
+    description:
+      "The sandbox's 3-D Secure step, for buyers' browsers (as Stripe's test authentication page): with the nextAction's clientSecret, completed true pays the pending card charge (or saves the pending setup's card) and false fails it. 400 with another processor than the sandbox, an unknown secret, or a charge no longer pending",
+    args: { clientSecret: t.arg.string({ required: true }), completed: t.arg.boolean({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      if (ctx.processor.name !== 'sandbox') throw new ValidationFailed(`This deployment authenticates cards through its processor (${ctx.processor.name}), not the sandbox`);
+      const sandbox = new SandboxProcessor({ prisma: ctx.prisma });
+      let webhook;
+      try {
+        webhook = await sandbox.authenticate(args.clientSecret, args.completed);
+      } catch (error) {
+        if (error instanceof InvalidProcessorRequest || error instanceof InvalidChargeState || error instanceof ChargeNotFound) throw new ValidationFailed(`clientSecret: ${error.message}`);
+        throw error;
+      }
+      if (webhook) await applySandboxWebhook(ctx.prisma, ctx.temporal, sandbox, webhook);
+      return { status: args.completed ? 'succeeded' : 'failed' };
     },
   }),
 }));

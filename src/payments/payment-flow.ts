@@ -13,7 +13,8 @@ import { ValidationFailed } from '../core/errors.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { paymentWorkflow } from '../../workflows/payment.js';
-import { CardDeclined, chargeIdempotencyKey, type CardDetails, type PaymentProcessor } from './processors/processor.js';
+import { processorFor } from './processors/index.js';
+import { CardDeclined, chargeIdempotencyKey, type CardDetails, type NextAction, type PaymentProcessor } from './processors/processor.js';
 import { markPaymentFailed, recordCharge } from './transitions.js';
 
 export const paymentWorkflowId = (paymentId: string) => `payment-${paymentId}`;
@@ -99,4 +100,15 @@ export async function startPayment(prisma: PrismaClient, temporal: TemporalConne
     if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
   return workflowId;
+}
+
+/**
+ * The buyer's step a PENDING card payment waits for (3-D Secure), asked of the processor that made
+ * its charge each time (its client secret is never stored); null when there is none.
+ */
+export async function paymentNextAction(prisma: PrismaClient, configured: PaymentProcessor, paymentId: string): Promise<NextAction | null> {
+  const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true, methodType: true, processor: true, charges: { orderBy: { attempt: 'desc' }, take: 1 } } });
+  const chargeId = payment.charges[0]?.processorChargeId;
+  if (payment.status !== 'PENDING' || payment.methodType !== 'card' || !payment.processor || !chargeId) return null;
+  return (await processorFor(payment.processor, configured, { prisma })?.nextAction(chargeId)) ?? null;
 }

@@ -13,17 +13,23 @@ import type { TemporalConnection } from '../temporal/client.js';
 import { handleProcessorEvents } from './processor-callbacks.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './processors/index.js';
 import { SandboxProcessor } from './processors/sandbox.js';
+import type { SignedWebhook } from './processors/sandbox-events.js';
 
 const log = logger.child({ component: 'sandbox-webhook-relay' });
 
 /** SANDBOX_WEBHOOK_DELIVERY: `false` holds the sandbox's events in its outbox (tests that read it); delivered by default. */
 export const sandboxWebhookDeliveryFromEnv = (env: NodeJS.ProcessEnv = process.env) => env.SANDBOX_WEBHOOK_DELIVERY !== 'false';
 
+/** A signed sandbox webhook through the path of a real processor's: parseWebhook (signature checked), then handleProcessorEvents. */
+export async function applySandboxWebhook(prisma: PrismaClient, temporal: TemporalConnection, sandbox: SandboxProcessor, webhook: SignedWebhook): Promise<void> {
+  await handleProcessorEvents(prisma, temporal, await sandbox.parseWebhook(webhook.rawBody, webhook.headers));
+}
+
 /** One round: every pending event, oldest first; returns how many were applied. */
 export async function relaySandboxWebhooks(prisma: PrismaClient, temporal: TemporalConnection, sandbox: SandboxProcessor): Promise<number> {
   let applied = 0;
   for (const webhook of await sandbox.pendingWebhooks(100)) {
-    await handleProcessorEvents(prisma, temporal, await sandbox.parseWebhook(webhook.rawBody, webhook.headers));
+    await applySandboxWebhook(prisma, temporal, sandbox, webhook);
     await sandbox.acknowledgeWebhook(webhook.eventId);
     applied += 1;
   }

@@ -8,9 +8,9 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { NotFound, Unauthenticated, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import type { TemporalConnection } from '../temporal/client.js';
-import { handleProcessorEvents } from './processor-callbacks.js';
 import { InvalidChargeState, InvalidProcessorRequest } from './processors/processor.js';
 import { SandboxProcessor } from './processors/sandbox.js';
+import { applySandboxWebhook } from './sandbox-webhook-relay.js';
 
 export type TestHelperAction = 'settle' | 'fail' | 'dispute' | 'lose-dispute' | 'fail-dispute-check';
 
@@ -45,8 +45,7 @@ export async function runPaymentTestHelper(prisma: PrismaClient, temporal: Tempo
     if (error instanceof InvalidChargeState) throw new ValidationFailed(error.message);
     throw error;
   }
-  const events = await sandbox.parseWebhook(webhook.rawBody, webhook.headers);
-  await handleProcessorEvents(prisma, temporal, events);
+  await applySandboxWebhook(prisma, temporal, sandbox, webhook);
   if (action === 'lose-dispute') return;
   // The workflow applies settle/fail asynchronously: wait, bounded, for the payment to change.
   const changed = (p: { status: string; disputed: boolean }) => (action === 'dispute' ? p.disputed : p.status !== 'PENDING');

@@ -621,6 +621,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/authentications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The sandbox's 3-D Secure step for buyers' browsers (buyer route, no keys): completes or fails a pending card charge with its client secret
+         * @description The sandbox's 3-D Secure step, for buyers' browsers (as Stripe's test authentication page): with the nextAction's clientSecret, completed true pays the pending card charge (or saves the pending setup's card) and false fails it. 400 with another processor than the sandbox, an unknown secret, or a charge no longer pending
+         */
+        post: operations["authenticateSandboxCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/payments/{paymentId}/cancel": {
         parameters: {
             query?: never;
@@ -1428,7 +1448,7 @@ export interface paths {
         put?: never;
         /**
          * Save a new card for the session's subscription (the hosted page's buyer route, no keys)
-         * @description Saves the card (a zero-amount check at the processor) as the subscription's payment method and retires the session; a past_due or unpaid renewal is retried at once. 402 declined (the session stays open); 404 unknown token or another subscription's; 400 expired or used
+         * @description Saves the card (a zero-amount check at the processor) as the subscription's payment method and retires the session; a past_due or unpaid renewal is retried at once. A card that needs 3-D Secure answers nextAction (nothing saved yet); completing again without a card then continues that setup. 402 declined (the session stays open); 404 unknown token or another subscription's; 400 expired or used
          */
         post: operations["completePaymentMethodSession"];
         delete?: never;
@@ -1460,6 +1480,10 @@ export interface components {
             /** @description Required for countries whose addresses need one (e.g. US, DE) */
             postalCode?: string | null;
             state?: string | null;
+        };
+        /** @description A pending card payment waits for the buyer's authentication (3-D Secure). With Stripe, clientSecret is the PaymentIntent's, for stripe.handleNextAction; with the sandbox, it is sent to POST /sandbox/authentications. Not stored by us */
+        CardNextAction: {
+            clientSecret: string;
         };
         CartItem: {
             createdAt: components["schemas"]["Timestamp"];
@@ -1562,6 +1586,8 @@ export interface components {
         /** @enum {string} */
         CheckoutElementStatus: "ACTIVE" | "INACTIVE";
         CheckoutOrderPayload: {
+            /** @description Set while the card payment is PENDING for the buyer's authentication (3-D Secure): complete it in the browser, then repeat the request with the same Idempotency-Key for the outcome */
+            nextAction: components["schemas"]["CardNextAction"] | null;
             order: components["schemas"]["Order"];
             payment: components["schemas"]["Payment"];
         };
@@ -2341,7 +2367,10 @@ export interface components {
         };
         /** @description The subscription's status after the update (a past_due or unpaid one is active again when the retried renewal is paid) */
         PaymentMethodSessionCompletion: {
-            paymentMethod: components["schemas"]["SessionPaymentMethod"];
+            /** @description The card needs the buyer's authentication (3-D Secure) before it is saved: authenticate in the browser, then complete again with neither card nor paymentMethod */
+            nextAction: components["schemas"]["CardNextAction"] | null;
+            /** @description The saved card; null while nextAction is set */
+            paymentMethod: components["schemas"]["SessionPaymentMethod"] | null;
             status: string;
         };
         /** @enum {string} */
@@ -2566,6 +2595,10 @@ export interface components {
         };
         /** @enum {string} */
         SaleOrderBy: "createdAt" | "orderNumber" | "value";
+        SandboxAuthentication: {
+            /** @description succeeded or failed: the charge's outcome; the payment follows through the processor's webhook path */
+            status: string;
+        };
         SandboxPaymentMethod: {
             brand: string;
             last4: string;
@@ -4829,6 +4862,44 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    authenticateSandboxCharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    clientSecret: string;
+                    completed: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["SandboxAuthentication"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     cancelPayment: {
         parameters: {
             query?: never;
@@ -6573,7 +6644,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Or paymentMethod; refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set */
+                    /** @description Or paymentMethod (neither: continue the setup that answered nextAction); refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set */
                     card?: components["schemas"]["CheckoutCard"] | null;
                     /** @description In place of card: a payment method the buyer's browser tokenized (Stripe.js's pm_…, or the sandbox's POST /sandbox/payment-methods) */
                     paymentMethod?: string | null;

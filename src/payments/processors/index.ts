@@ -3,6 +3,7 @@ import type {
   ChargeRequest,
   ChargeResult,
   DisputeInfo,
+  NextAction,
   PaymentProcessor,
   ProcessorCapabilities,
   ProcessorEvent,
@@ -85,6 +86,14 @@ class LazyStripeProcessor implements PaymentProcessor {
 
   async setupPaymentMethod(request: SetupRequest): Promise<SetupResult> {
     return (await this.processor()).setupPaymentMethod(request);
+  }
+
+  async nextAction(chargeId: string): Promise<NextAction | null> {
+    return (await this.processor()).nextAction(chargeId);
+  }
+
+  async setupState(setupId: string): Promise<SetupResult> {
+    return (await this.processor()).setupState(setupId);
   }
 
   async cancelCharge(chargeId: string): Promise<void> {

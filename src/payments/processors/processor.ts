@@ -50,10 +50,19 @@ export interface SetupRequest {
   email: string;
   livemode: boolean;
   metadata?: Record<string, string>;
+  /** The buyer is on a page and can authenticate now: a card that needs 3-D Secure answers requires_action instead of failing. */
+  buyerPresent?: boolean;
 }
 
-/** succeeded with the saved method's ref (usable as savedPaymentMethod), or failed with the decline. */
-export type SetupResult = { status: 'succeeded'; paymentMethod: PaymentMethodInfo } | { status: 'failed'; failureCode: string; failureMessage: string };
+/**
+ * succeeded with the saved method's ref (usable as savedPaymentMethod), failed with the decline,
+ * or (buyerPresent only) requires_action: the buyer authenticates with nextAction, then setupState
+ * tells the outcome.
+ */
+export type SetupResult =
+  | { status: 'succeeded'; paymentMethod: PaymentMethodInfo }
+  | { status: 'failed'; failureCode: string; failureMessage: string }
+  | { status: 'requires_action'; setupId: string; nextAction: NextAction };
 
 export interface PaymentMethodInfo {
   /** Opaque processor reference; reusable as savedPaymentMethod when it was saved. */
@@ -72,6 +81,15 @@ export interface ChargeResult {
   failureCode?: string;
   failureMessage?: string;
   paymentMethod?: PaymentMethodInfo;
+}
+
+/**
+ * What the buyer's browser needs to authenticate a pending card charge (3-D Secure): Stripe's
+ * PaymentIntent client secret (stripe.handleNextAction), or the sandbox's own. Not a secret of
+ * ours, but it lets its holder complete the charge: answered to the buyer, never stored or logged.
+ */
+export interface NextAction {
+  clientSecret: string;
 }
 
 export interface RefundRequest {
@@ -152,6 +170,10 @@ export interface PaymentProcessor {
   createCharge(request: ChargeRequest): Promise<ChargeResult>;
   /** Saves a card for off-session charges with a zero-amount check instead of a charge (a trial's card). */
   setupPaymentMethod(request: SetupRequest): Promise<SetupResult>;
+  /** A setup as it is now (one that answered requires_action: after the buyer's authentication). */
+  setupState(setupId: string): Promise<SetupResult>;
+  /** The buyer's step a pending card charge waits for (3-D Secure); null when it waits for none. */
+  nextAction(chargeId: string): Promise<NextAction | null>;
   /** Asks to cancel a pending charge; the confirmation arrives later as a charge.cancelled event. */
   cancelCharge(chargeId: string): Promise<void>;
   refund(request: RefundRequest): Promise<RefundResult>;

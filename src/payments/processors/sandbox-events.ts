@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Prisma, PrismaClient, SandboxCharge } from '../../generated/prisma/client.js';
 import { InvalidProcessorSignature, type ProcessorEvent, type ProcessorEventBase } from './processor.js';
 import { SANDBOX_SIGNATURE_HEADER, signSandboxPayload, verifySandboxSignature } from './sandbox-signature.js';
@@ -50,6 +50,9 @@ export async function recordEvent(tx: Prisma.TransactionClient, charge: SandboxC
   return event;
 }
 
+/** Between a charge's id and the rest of its client secret, as in Stripe's. */
+export const CLIENT_SECRET_SEPARATOR = '_secret_';
+
 export class SandboxWebhooks {
   private secretPromise: Promise<string> | undefined;
 
@@ -70,6 +73,11 @@ export class SandboxWebhooks {
       throw error;
     });
     return this.secretPromise;
+  }
+
+  /** A charge's client secret (NextAction): derived from the account's secret, so nothing more is stored. */
+  async clientSecret(chargeId: string): Promise<string> {
+    return `${chargeId}${CLIENT_SECRET_SEPARATOR}${createHmac('sha256', await this.secret()).update(`client-secret/${chargeId}`).digest('base64url').slice(0, 32)}`;
   }
 
   async sign(event: ProcessorEvent): Promise<SignedWebhook> {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 import { Prisma, type PrismaClient, type SandboxCharge } from '../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../db/client.js';
@@ -18,6 +18,7 @@ import {
   type ChargeResult,
   type DisputeInfo,
   type DisputeStatus,
+  type NextAction,
   type PaymentMethodInfo,
   type SetupRequest,
   type SetupResult,
@@ -29,7 +30,7 @@ import {
   type WebhookHeaders,
 } from './processor.js';
 import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
-import { SandboxWebhooks, recordEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
+import { CLIENT_SECRET_SEPARATOR, SandboxWebhooks, recordEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
 import { checkCard, DECLINE_MESSAGES, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour, type CheckedCard } from './test-cards.js';
 
 // The embedded default processor: a stateful simulation of a card processor whose books live in
@@ -44,6 +45,12 @@ export interface SandboxDeps {
   /** The clock for card expiry and signature timestamps. */
   now?: () => Date;
 }
+
+/** The ids of cards saved by a setup (setupPaymentMethod). */
+const SETUP_PREFIX = 'pm_sbx_setup_';
+
+/** Stripe's code for a 3-D Secure the cardholder did not complete. */
+const AUTHENTICATION_FAILED = 'payment_intent_authentication_failure';
 
 /** The ids of tokenized cards (tokenizeCard). */
 export const TOKEN_PREFIX = 'pm_sbx_tok_';
@@ -167,13 +174,23 @@ export class SandboxProcessor implements PaymentProcessor {
     checkSetupRequest(request);
     const card = request.paymentMethod ? await this.token(request.paymentMethod) : checkCard(request.card!, this.now());
     if (card.declineCode) return { status: 'failed', failureCode: card.declineCode, failureMessage: failureMessage(card.declineCode) };
-    const id = `pm_sbx_setup_${createHash('sha256').update(request.idempotencyKey).digest('hex').slice(0, 24)}`;
-    const saved = await this.prisma.sandboxPaymentMethod.upsert({
+    const id = `${SETUP_PREFIX}${createHash('sha256').update(request.idempotencyKey).digest('hex').slice(0, 24)}`;
+    // With the buyer there, the 3-D Secure card waits for the sandbox's authentication step (not reusable until then).
+    const waits = request.buyerPresent === true && card.behaviour === 'authenticate';
+    await this.prisma.sandboxPaymentMethod.upsert({
       where: { id },
-      create: { id, brand: card.brand, last4: card.last4, expMonth: card.expMonth, expYear: card.expYear, behaviour: card.behaviour, reusable: true },
+      create: { id, brand: card.brand, last4: card.last4, expMonth: card.expMonth, expYear: card.expYear, behaviour: card.behaviour, reusable: !waits },
       update: {},
     });
-    return { status: 'succeeded', paymentMethod: { ref: saved.id, brand: saved.brand, last4: saved.last4 } };
+    return this.setupState(id);
+  }
+
+  /** Saved (reusable), waiting for authentication (not yet), or gone: its authentication failed. */
+  async setupState(setupId: string): Promise<SetupResult> {
+    const saved = setupId.startsWith(SETUP_PREFIX) ? await this.prisma.sandboxPaymentMethod.findUnique({ where: { id: setupId } }) : null;
+    if (!saved) return { status: 'failed', failureCode: AUTHENTICATION_FAILED, failureMessage: failureMessage(AUTHENTICATION_FAILED) };
+    if (saved.reusable) return { status: 'succeeded', paymentMethod: { ref: saved.id, brand: saved.brand, last4: saved.last4 } };
+    return { status: 'requires_action', setupId, nextAction: { clientSecret: await this.webhooks.clientSecret(setupId) } };
   }
 
   /**
@@ -212,6 +229,40 @@ export class SandboxProcessor implements PaymentProcessor {
       data: { id: sandboxId('pm'), brand: card.brand, last4: digits.slice(-4), expMonth: 12, expYear: this.now().getUTCFullYear() + 5, behaviour: card.behaviour, reusable: true },
     });
     return { ref: saved.id, brand: saved.brand, last4: saved.last4 };
+  }
+
+  /** A pending card charge of a 3-D Secure test card waits for the sandbox's authentication step (authenticate). */
+  async nextAction(chargeId: string): Promise<NextAction | null> {
+    const charge = await this.prisma.sandboxCharge.findUnique({ where: { id: chargeId } });
+    if (charge?.method !== 'card' || charge.status !== 'pending' || charge.behaviour !== 'authenticate') return null;
+    return { clientSecret: await this.webhooks.clientSecret(charge.id) };
+  }
+
+  /**
+   * The sandbox's 3-D Secure step, which the buyer's browser takes with the charge's client secret
+   * (what Stripe's test authentication page is to Stripe): completed settles the charge, not
+   * completed fails it, each with its webhook as settle and fail give it; a pending setup's (a
+   * payment-method page) saves the card or drops it, with no webhook (null).
+   */
+  async authenticate(clientSecret: string, completed: boolean): Promise<SignedWebhook | null> {
+    const chargeId = clientSecret.split(CLIENT_SECRET_SEPARATOR)[0]!;
+    const expected = Buffer.from(await this.webhooks.clientSecret(chargeId));
+    const given = Buffer.from(clientSecret);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new InvalidProcessorRequest('invalid_client_secret', 'No sandbox charge with that client secret');
+    if (chargeId.startsWith(SETUP_PREFIX)) return this.authenticateSetup(chargeId, completed);
+    const charge = await this.prisma.sandboxCharge.findUnique({ where: { id: chargeId } });
+    if (charge?.behaviour !== 'authenticate') throw new InvalidChargeState('charge_not_pending', `Charge ${chargeId} waits for no authentication`);
+    return completed ? this.settle(chargeId) : this.fail(chargeId, AUTHENTICATION_FAILED);
+  }
+
+  /** A setup's authentication: the card is saved, or not kept at all (setupState then says failed). No event: setups have none. */
+  private async authenticateSetup(setupId: string, completed: boolean): Promise<null> {
+    const pending = { id: setupId, reusable: false, behaviour: 'authenticate' };
+    const { count } = completed
+      ? await this.prisma.sandboxPaymentMethod.updateMany({ where: pending, data: { reusable: true } })
+      : await this.prisma.sandboxPaymentMethod.deleteMany({ where: pending });
+    if (count === 0) throw new InvalidChargeState('charge_not_pending', `Setup ${setupId} waits for no authentication`);
+    return null;
   }
 
   async cancelCharge(chargeId: string): Promise<void> {

@@ -17,6 +17,7 @@ import {
   type ChargeRequest,
   type ChargeResult,
   type DisputeInfo,
+  type NextAction,
   type PaymentProcessor,
   type ProcessorCapabilities,
   type ProcessorEvent,
@@ -145,12 +146,26 @@ export class StripeProcessor implements PaymentProcessor {
         { customer: customer.id, payment_method: paymentMethod, allowed_payment_method_types: ['card'], usage: 'off_session', confirm: true, ...(request.metadata ? { metadata: request.metadata } : {}) },
         { idempotencyKey: key },
       );
-      const methodId = typeof intent.payment_method === 'string' ? intent.payment_method : intent.payment_method?.id;
-      if (intent.status !== 'succeeded' || !methodId) return { status: 'failed', ...failureOf(intent.last_setup_error as Stripe.PaymentIntent.LastPaymentError | null) };
-      return { status: 'succeeded', paymentMethod: { ref: `${customer.id}${REF_SEPARATOR}${methodId}` } };
+      return setupResult({ ...intent, customer: customer.id }, request.buyerPresent === true);
     } catch (error) {
       if (error instanceof Stripe.errors.StripeCardError) return { status: 'failed', failureCode: error.decline_code ?? error.code ?? 'card_declined', failureMessage: error.message };
       throw mapStripeError(error);
+    }
+  }
+
+  async setupState(setupId: string): Promise<SetupResult> {
+    try {
+      return setupResult(await this.stripe.setupIntents.retrieve(setupId), true);
+    } catch (error) {
+      throw mapStripeError(error);
+    }
+  }
+
+  async nextAction(chargeId: string): Promise<NextAction | null> {
+    try {
+      return nextActionOf(await this.stripe.paymentIntents.retrieve(chargeId));
+    } catch (error) {
+      throw mapStripeError(error, chargeId);
     }
   }
 
@@ -203,6 +218,21 @@ function parseRef(ref: string): [string, string] {
   const [customer, paymentMethod, ...rest] = ref.split(REF_SEPARATOR);
   if (!customer || !paymentMethod || rest.length > 0) throw new InvalidProcessorRequest('payment_method_not_found', 'Not a saved Stripe payment method');
   return [customer, paymentMethod];
+}
+
+/** A PaymentIntent or SetupIntent waiting for the cardholder (requires_action: 3-D Secure) gives its client secret for stripe.handleNextAction. */
+export function nextActionOf(intent: { status: string; client_secret: string | null }): NextAction | null {
+  return intent.status === 'requires_action' && intent.client_secret ? { clientSecret: intent.client_secret } : null;
+}
+
+/** A SetupIntent on ours: requires_action (its client secret) only when the buyer is there to authenticate, otherwise a failure. */
+export function setupResult(intent: Pick<Stripe.SetupIntent, 'id' | 'status' | 'client_secret' | 'payment_method' | 'customer' | 'last_setup_error'>, buyerPresent: boolean): SetupResult {
+  const methodId = typeof intent.payment_method === 'string' ? intent.payment_method : intent.payment_method?.id;
+  const customer = typeof intent.customer === 'string' ? intent.customer : intent.customer?.id;
+  if (intent.status === 'succeeded' && methodId && customer) return { status: 'succeeded', paymentMethod: { ref: `${customer}${REF_SEPARATOR}${methodId}` } };
+  const next = nextActionOf(intent);
+  if (buyerPresent && next) return { status: 'requires_action', setupId: intent.id, nextAction: next };
+  return { status: 'failed', ...failureOf(intent.last_setup_error as Stripe.PaymentIntent.LastPaymentError | null) };
 }
 
 function chargeResult(intent: Stripe.PaymentIntent): ChargeResult {

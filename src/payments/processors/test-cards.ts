@@ -49,6 +49,7 @@ export const DECLINE_MESSAGES: Readonly<Record<string, string>> = {
   expired_card: 'Your card has expired.',
   incorrect_cvc: "Your card's security code is incorrect.",
   authentication_required: 'Your card was declined: this transaction requires authentication.',
+  payment_intent_authentication_failure: 'The card could not be authenticated (3-D Secure was not completed).',
   test_mode_live_card: 'Your card was declined: the sandbox accepts only test cards.',
 };
 

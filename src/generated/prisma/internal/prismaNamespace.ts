@@ -3460,6 +3460,7 @@ export const PaymentMethodSessionScalarFieldEnum = {
   tokenHash: 'tokenHash',
   expiresAt: 'expiresAt',
   usedAt: 'usedAt',
+  pendingSetupId: 'pendingSetupId',
   createdAt: 'createdAt'
 } as const
 

@@ -32,6 +32,7 @@ export type PaymentMethodSessionMinAggregateOutputType = {
   tokenHash: string | null
   expiresAt: Date | null
   usedAt: Date | null
+  pendingSetupId: string | null
   createdAt: Date | null
 }
 
@@ -43,6 +44,7 @@ export type PaymentMethodSessionMaxAggregateOutputType = {
   tokenHash: string | null
   expiresAt: Date | null
   usedAt: Date | null
+  pendingSetupId: string | null
   createdAt: Date | null
 }
 
@@ -54,6 +56,7 @@ export type PaymentMethodSessionCountAggregateOutputType = {
   tokenHash: number
   expiresAt: number
   usedAt: number
+  pendingSetupId: number
   createdAt: number
   _all: number
 }
@@ -67,6 +70,7 @@ export type PaymentMethodSessionMinAggregateInputType = {
   tokenHash?: true
   expiresAt?: true
   usedAt?: true
+  pendingSetupId?: true
   createdAt?: true
 }
 
@@ -78,6 +82,7 @@ export type PaymentMethodSessionMaxAggregateInputType = {
   tokenHash?: true
   expiresAt?: true
   usedAt?: true
+  pendingSetupId?: true
   createdAt?: true
 }
 
@@ -89,6 +94,7 @@ export type PaymentMethodSessionCountAggregateInputType = {
   tokenHash?: true
   expiresAt?: true
   usedAt?: true
+  pendingSetupId?: true
   createdAt?: true
   _all?: true
 }
@@ -173,6 +179,7 @@ export type PaymentMethodSessionGroupByOutputType = {
   tokenHash: string
   expiresAt: Date
   usedAt: Date | null
+  pendingSetupId: string | null
   createdAt: Date
   _count: PaymentMethodSessionCountAggregateOutputType | null
   _min: PaymentMethodSessionMinAggregateOutputType | null
@@ -205,6 +212,7 @@ export type PaymentMethodSessionWhereInput = {
   tokenHash?: Prisma.StringFilter<"PaymentMethodSession"> | string
   expiresAt?: Prisma.DateTimeFilter<"PaymentMethodSession"> | Date | string
   usedAt?: Prisma.DateTimeNullableFilter<"PaymentMethodSession"> | Date | string | null
+  pendingSetupId?: Prisma.StringNullableFilter<"PaymentMethodSession"> | string | null
   createdAt?: Prisma.DateTimeFilter<"PaymentMethodSession"> | Date | string
 }
 
@@ -216,6 +224,7 @@ export type PaymentMethodSessionOrderByWithRelationInput = {
   tokenHash?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   usedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  pendingSetupId?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -230,6 +239,7 @@ export type PaymentMethodSessionWhereUniqueInput = Prisma.AtLeast<{
   subscriptionId?: Prisma.UuidFilter<"PaymentMethodSession"> | string
   expiresAt?: Prisma.DateTimeFilter<"PaymentMethodSession"> | Date | string
   usedAt?: Prisma.DateTimeNullableFilter<"PaymentMethodSession"> | Date | string | null
+  pendingSetupId?: Prisma.StringNullableFilter<"PaymentMethodSession"> | string | null
   createdAt?: Prisma.DateTimeFilter<"PaymentMethodSession"> | Date | string
 }, "id" | "tokenHash">
 
@@ -241,6 +251,7 @@ export type PaymentMethodSessionOrderByWithAggregationInput = {
   tokenHash?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   usedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  pendingSetupId?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   _count?: Prisma.PaymentMethodSessionCountOrderByAggregateInput
   _max?: Prisma.PaymentMethodSessionMaxOrderByAggregateInput
@@ -258,6 +269,7 @@ export type PaymentMethodSessionScalarWhereWithAggregatesInput = {
   tokenHash?: Prisma.StringWithAggregatesFilter<"PaymentMethodSession"> | string
   expiresAt?: Prisma.DateTimeWithAggregatesFilter<"PaymentMethodSession"> | Date | string
   usedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"PaymentMethodSession"> | Date | string | null
+  pendingSetupId?: Prisma.StringNullableWithAggregatesFilter<"PaymentMethodSession"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"PaymentMethodSession"> | Date | string
 }
 
@@ -269,6 +281,7 @@ export type PaymentMethodSessionCreateInput = {
   tokenHash: string
   expiresAt: Date | string
   usedAt?: Date | string | null
+  pendingSetupId?: string | null
   createdAt?: Date | string
 }
 
@@ -280,6 +293,7 @@ export type PaymentMethodSessionUncheckedCreateInput = {
   tokenHash: string
   expiresAt: Date | string
   usedAt?: Date | string | null
+  pendingSetupId?: string | null
   createdAt?: Date | string
 }
 
@@ -291,6 +305,7 @@ export type PaymentMethodSessionUpdateInput = {
   tokenHash?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pendingSetupId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -302,6 +317,7 @@ export type PaymentMethodSessionUncheckedUpdateInput = {
   tokenHash?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pendingSetupId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -313,6 +329,7 @@ export type PaymentMethodSessionCreateManyInput = {
   tokenHash: string
   expiresAt: Date | string
   usedAt?: Date | string | null
+  pendingSetupId?: string | null
   createdAt?: Date | string
 }
 
@@ -324,6 +341,7 @@ export type PaymentMethodSessionUpdateManyMutationInput = {
   tokenHash?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pendingSetupId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -335,6 +353,7 @@ export type PaymentMethodSessionUncheckedUpdateManyInput = {
   tokenHash?: Prisma.StringFieldUpdateOperationsInput | string
   expiresAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   usedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pendingSetupId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -346,6 +365,7 @@ export type PaymentMethodSessionCountOrderByAggregateInput = {
   tokenHash?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   usedAt?: Prisma.SortOrder
+  pendingSetupId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -357,6 +377,7 @@ export type PaymentMethodSessionMaxOrderByAggregateInput = {
   tokenHash?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   usedAt?: Prisma.SortOrder
+  pendingSetupId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -368,6 +389,7 @@ export type PaymentMethodSessionMinOrderByAggregateInput = {
   tokenHash?: Prisma.SortOrder
   expiresAt?: Prisma.SortOrder
   usedAt?: Prisma.SortOrder
+  pendingSetupId?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
 }
 
@@ -381,6 +403,7 @@ export type PaymentMethodSessionSelect<ExtArgs extends runtime.Types.Extensions.
   tokenHash?: boolean
   expiresAt?: boolean
   usedAt?: boolean
+  pendingSetupId?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["paymentMethodSession"]>
 
@@ -392,6 +415,7 @@ export type PaymentMethodSessionSelectCreateManyAndReturn<ExtArgs extends runtim
   tokenHash?: boolean
   expiresAt?: boolean
   usedAt?: boolean
+  pendingSetupId?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["paymentMethodSession"]>
 
@@ -403,6 +427,7 @@ export type PaymentMethodSessionSelectUpdateManyAndReturn<ExtArgs extends runtim
   tokenHash?: boolean
   expiresAt?: boolean
   usedAt?: boolean
+  pendingSetupId?: boolean
   createdAt?: boolean
 }, ExtArgs["result"]["paymentMethodSession"]>
 
@@ -414,10 +439,11 @@ export type PaymentMethodSessionSelectScalar = {
   tokenHash?: boolean
   expiresAt?: boolean
   usedAt?: boolean
+  pendingSetupId?: boolean
   createdAt?: boolean
 }
 
-export type PaymentMethodSessionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "subscriptionId" | "tokenHash" | "expiresAt" | "usedAt" | "createdAt", ExtArgs["result"]["paymentMethodSession"]>
+export type PaymentMethodSessionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "subscriptionId" | "tokenHash" | "expiresAt" | "usedAt" | "pendingSetupId" | "createdAt", ExtArgs["result"]["paymentMethodSession"]>
 
 export type $PaymentMethodSessionPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "PaymentMethodSession"
@@ -430,6 +456,7 @@ export type $PaymentMethodSessionPayload<ExtArgs extends runtime.Types.Extension
     tokenHash: string
     expiresAt: Date
     usedAt: Date | null
+    pendingSetupId: string | null
     createdAt: Date
   }, ExtArgs["result"]["paymentMethodSession"]>
   composites: {}
@@ -861,6 +888,7 @@ export interface PaymentMethodSessionFieldRefs {
   readonly tokenHash: Prisma.FieldRef<"PaymentMethodSession", 'String'>
   readonly expiresAt: Prisma.FieldRef<"PaymentMethodSession", 'DateTime'>
   readonly usedAt: Prisma.FieldRef<"PaymentMethodSession", 'DateTime'>
+  readonly pendingSetupId: Prisma.FieldRef<"PaymentMethodSession", 'String'>
   readonly createdAt: Prisma.FieldRef<"PaymentMethodSession", 'DateTime'>
 }
     

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "PaymentMethodSession" ADD COLUMN     "pendingSetupId" TEXT;
