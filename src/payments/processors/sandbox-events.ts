@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Prisma, PrismaClient, SandboxCharge } from '../../generated/prisma/client.js';
 import { InvalidProcessorSignature, type ProcessorEvent, type ProcessorEventBase } from './processor.js';
 import { SANDBOX_SIGNATURE_HEADER, signSandboxPayload, verifySandboxSignature } from './sandbox-signature.js';
@@ -53,6 +53,9 @@ export async function recordEvent(tx: Prisma.TransactionClient, charge: SandboxC
 /** Between a charge's id and the rest of its client secret, as in Stripe's. */
 export const CLIENT_SECRET_SEPARATOR = '_secret_';
 
+const clientSecretOf = (accountSecret: string, chargeId: string) =>
+  `${chargeId}${CLIENT_SECRET_SEPARATOR}${createHmac('sha256', accountSecret).update(`client-secret/${chargeId}`).digest('base64url').slice(0, 32)}`;
+
 export class SandboxWebhooks {
   private secretPromise: Promise<string> | undefined;
 
@@ -77,7 +80,20 @@ export class SandboxWebhooks {
 
   /** A charge's client secret (NextAction): derived from the account's secret, so nothing more is stored. */
   async clientSecret(chargeId: string): Promise<string> {
-    return `${chargeId}${CLIENT_SECRET_SEPARATOR}${createHmac('sha256', await this.secret()).update(`client-secret/${chargeId}`).digest('base64url').slice(0, 32)}`;
+    return clientSecretOf(await this.secret(), chargeId);
+  }
+
+  /**
+   * The charge (or setup) a client secret names, when the secret is genuine; null otherwise. Reads
+   * only: a made-up secret sent before any was minted creates no account row.
+   */
+  async chargeOfClientSecret(clientSecret: string): Promise<string | null> {
+    const chargeId = clientSecret.split(CLIENT_SECRET_SEPARATOR)[0]!;
+    const secret = this.secretPromise ? await this.secretPromise : (await this.prisma.sandboxAccount.findUnique({ where: { id: 1 } }))?.webhookSecret;
+    if (!secret) return null;
+    const expected = Buffer.from(clientSecretOf(secret, chargeId));
+    const given = Buffer.from(clientSecret);
+    return expected.length === given.length && timingSafeEqual(expected, given) ? chargeId : null;
   }
 
   async sign(event: ProcessorEvent): Promise<SignedWebhook> {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 import { Prisma, type PrismaClient, type SandboxCharge } from '../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../db/client.js';
@@ -30,7 +30,7 @@ import {
   type WebhookHeaders,
 } from './processor.js';
 import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
-import { CLIENT_SECRET_SEPARATOR, SandboxWebhooks, recordEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
+import { SandboxWebhooks, recordEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
 import { checkCard, DECLINE_MESSAGES, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour, type CheckedCard } from './test-cards.js';
 
 // The embedded default processor: a stateful simulation of a card processor whose books live in
@@ -245,10 +245,8 @@ export class SandboxProcessor implements PaymentProcessor {
    * payment-method page) saves the card or drops it, with no webhook (null).
    */
   async authenticate(clientSecret: string, completed: boolean): Promise<SignedWebhook | null> {
-    const chargeId = clientSecret.split(CLIENT_SECRET_SEPARATOR)[0]!;
-    const expected = Buffer.from(await this.webhooks.clientSecret(chargeId));
-    const given = Buffer.from(clientSecret);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new InvalidProcessorRequest('invalid_client_secret', 'No sandbox charge with that client secret');
+    const chargeId = await this.webhooks.chargeOfClientSecret(clientSecret);
+    if (!chargeId) throw new InvalidProcessorRequest('invalid_client_secret', 'No sandbox charge with that client secret');
     if (chargeId.startsWith(SETUP_PREFIX)) return this.authenticateSetup(chargeId, completed);
     const charge = await this.prisma.sandboxCharge.findUnique({ where: { id: chargeId } });
     if (charge?.behaviour !== 'authenticate') throw new InvalidChargeState('charge_not_pending', `Charge ${chargeId} waits for no authentication`);
