@@ -13,6 +13,6 @@ export default {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60_000,
   // Three: the suite waits on timers, Temporal and the database more than it computes (two workers
-  // kept about one core of two busy), and a third cut the run by a third on two cores.
+  // kept about one core of two busy; docs/decisions.md, "CI").
   maxWorkers: 3,
 };
