@@ -79,11 +79,17 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
     if (!outcome || !event.paymentId) continue;
     const { paymentId } = event;
     if (await routeChargeOutcome({ prisma, temporal }, paymentId, outcome)) continue;
-    try {
-      await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal<[ChargeOutcome]>(PROCESSOR_EVENT, outcome);
-      continue;
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    // Only a PENDING payment's workflow decides it. One that ended (EXPIRED) may still be open for
+    // a moment, and a signal then would be taken by a workflow that no longer reads it: late money
+    // would stay with the merchant. An ended payment's event is applied here, as for a closed workflow.
+    const current = await prisma.payment.findUnique({ where: { id: paymentId }, select: { status: true } });
+    if (current?.status === 'PENDING') {
+      try {
+        await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal<[ChargeOutcome]>(PROCESSOR_EVENT, outcome);
+        continue;
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+      }
     }
     try {
       if ((await applyChargeOutcome(prisma, paymentId, outcome)) === 'PAID') await notifyPaymentPaid({ prisma, temporal }, paymentId);
