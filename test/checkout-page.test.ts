@@ -7,7 +7,7 @@ import { baseUrl, newWorkspace, setWorkspace, type KeyChoice, type Workspace } f
 import { restClient } from './support/client.js';
 import { ok, useSuiteDatabase } from './support/responses.js';
 import { newCatalogue } from './support/sales.js';
-import { BROWSER_TIMEOUT_MS, launchChromium } from './support/chromium.js';
+import { BROWSER_TIMEOUT_MS, fillCard, launchChromium, submitCard } from './support/chromium.js';
 
 const TEST: KeyChoice = { mode: 'test' };
 const db = useSuiteDatabase();
@@ -252,8 +252,6 @@ async function openCheckout(watched: Watched, elementId: string, query = '') {
   await page.waitForSelector('#summary[data-quoted]');
 }
 
-const expiryYear = String(new Date().getUTCFullYear() + 3);
-
 async function fillBuyer(page: Page, email: string) {
   await page.fill('#email', email);
   await page.selectOption('#country', 'US');
@@ -261,27 +259,8 @@ async function fillBuyer(page: Page, email: string) {
   await page.fill('#state', 'CA');
 }
 
-async function fillCard(page: Page, number: string) {
-  await page.fill('#card-number', number);
-  await page.selectOption('#card-exp-month', '12');
-  await page.selectOption('#card-exp-year', expiryYear);
-  await page.fill('#card-cvc', '123');
-}
-
-/** Clicks Pay (then `authentication`'s button of the sandbox's 3-D Secure step, if given) and waits for the outcome to change; returns its kind and text. */
-async function pay(page: Page, authentication?: 'authenticate' | 'fail-authentication') {
-  const before = await page.evaluate(() => document.getElementById('outcome')!.textContent);
-  await page.click('#pay');
-  if (authentication) await page.click(`#sandbox-${authentication}`);
-  await page.waitForFunction((previous) => {
-    const outcome = document.getElementById('outcome')!;
-    return !outcome.hidden && outcome.dataset.outcome && outcome.textContent !== previous && !document.querySelector('#pay')!.textContent!.startsWith('Processing');
-  }, before);
-  return page.evaluate(() => {
-    const outcome = document.getElementById('outcome')!;
-    return { kind: outcome.dataset.outcome!, text: outcome.textContent! };
-  });
-}
+/** Clicks Pay (then `authentication`'s button of the sandbox's 3-D Secure step, if given) and waits for the outcome. */
+const pay = (page: Page, authentication?: 'authenticate' | 'fail-authentication') => submitCard(page, '#pay', 'Processing', authentication);
 
 async function ordersOf(ws: Workspace, checkoutId: string) {
   const { orders } = await ok(restClient(ws, { mode: 'test', write: false }).GET('/v0/orders/list', { params: { query: { checkoutIds: [checkoutId], orderBy: 'createdAt', orderDirection: 'ASC' } } }));

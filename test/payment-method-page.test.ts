@@ -6,7 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 
 import { baseUrl, newWorkspace, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
-import { BROWSER_TIMEOUT_MS, launchChromium } from './support/chromium.js';
+import { BROWSER_TIMEOUT_MS, fillCard, launchChromium, submitCard } from './support/chromium.js';
 import { ok } from './support/responses.js';
 import { salesDb } from './support/sales.js';
 import { advance, DECLINES_OFF_SESSION, paymentsOf, seconds, subscribe, subscriptionElement, TEST } from './support/subscriptions.js';
@@ -122,24 +122,8 @@ async function openPage(context: BrowserContext, url: string): Promise<Watched> 
   return watched;
 }
 
-async function fillCard(page: Page, number: string) {
-  await page.fill('#card-number', number);
-  await page.selectOption('#card-exp-month', '12');
-  await page.selectOption('#card-exp-year', String(new Date().getUTCFullYear() + 3));
-  await page.fill('#card-cvc', '123');
-}
-
-/** Clicks Save (then `authentication`'s button of the sandbox's 3-D Secure step, if given) and waits for the outcome to change; returns its kind and text. */
-async function save(page: Page, authentication?: 'authenticate' | 'fail-authentication') {
-  const before = await page.evaluate(() => document.getElementById('outcome')!.textContent);
-  await page.click('#save');
-  if (authentication) await page.click(`#sandbox-${authentication}`);
-  await page.waitForFunction((previous) => {
-    const outcome = document.getElementById('outcome')!;
-    return !outcome.hidden && outcome.dataset.outcome && outcome.textContent !== previous && !document.querySelector('#save')!.textContent!.startsWith('Saving');
-  }, before);
-  return page.evaluate(() => ({ kind: document.getElementById('outcome')!.dataset.outcome!, text: document.getElementById('outcome')!.textContent! }));
-}
+/** Clicks Save (then `authentication`'s button of the sandbox's 3-D Secure step, if given) and waits for the outcome. */
+const save = (page: Page, authentication?: 'authenticate' | 'fail-authentication') => submitCard(page, '#save', 'Saving', authentication);
 
 const savedRef = async (id: string) => (await salesDb().subscription.findUniqueOrThrow({ where: { id } })).paymentMethodRef;
 

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -38,3 +38,33 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
   };
 }
 
+
+/** Fills the hosted pages' sandbox card fields (expiry in three years, CVC 123). */
+export async function fillCard(page: Page, number: string) {
+  await page.fill('#card-number', number);
+  await page.selectOption('#card-exp-month', '12');
+  await page.selectOption('#card-exp-year', String(new Date().getUTCFullYear() + 3));
+  await page.fill('#card-cvc', '123');
+}
+
+/**
+ * Clicks a hosted page's submit button (then `authentication`'s button of the sandbox's 3-D
+ * Secure step, if given) and waits for #outcome to change while the button no longer says
+ * `busyLabel`; returns the outcome's kind and text.
+ */
+export async function submitCard(page: Page, button: string, busyLabel: string, authentication?: 'authenticate' | 'fail-authentication') {
+  const before = await page.evaluate(() => document.getElementById('outcome')!.textContent);
+  await page.click(button);
+  if (authentication) await page.click(`#sandbox-${authentication}`);
+  await page.waitForFunction(
+    ({ previous, button, busyLabel }) => {
+      const outcome = document.getElementById('outcome')!;
+      return !outcome.hidden && outcome.dataset.outcome && outcome.textContent !== previous && !document.querySelector(button)!.textContent!.startsWith(busyLabel);
+    },
+    { previous: before, button, busyLabel },
+  );
+  return page.evaluate(() => {
+    const outcome = document.getElementById('outcome')!;
+    return { kind: outcome.dataset.outcome!, text: outcome.textContent! };
+  });
+}
