@@ -4,7 +4,7 @@ import type { operations } from '../generated/openapi.js';
 import { SandboxProcessor } from '../../src/payments/processors/sandbox.js';
 import type { TemporalConnection } from '../../src/temporal/client.js';
 import { baseUrl, type KeyChoice, type Workspace } from './api.js';
-import { card, newCheckout, payCheckout, orderBody } from './checkout.js';
+import { card, eventually, newCheckout, payCheckout, orderBody } from './checkout.js';
 import { restClient } from './client.js';
 import { ok } from './responses.js';
 import { salesDb } from './sales.js';
@@ -24,11 +24,24 @@ export const refund = (ws: Workspace, orderIdOrNumber: string, body: RefundBody 
 /**
  * A succeeded refund with a fresh idempotency key (an identical body without one would replay the
  * first refund): of `items`' units, or of everything left without them. `key` picks the order's mode.
+ * Under load the answer may come pending after REFUND_WAIT_MS: as an integrator would, it then
+ * reads the order (its `refunds[]`) until the refund settles.
  */
 export async function refundUnits(ws: Workspace, orderIdOrNumber: string, items?: { id: string; quantity: number }[], key: KeyChoice = TEST) {
-  const result = await ok(refund(ws, orderIdOrNumber, { idempotencyKey: `refund-${randomUUID()}`, ...(items ? { items } : {}) }, key));
+  const first = await ok(refund(ws, orderIdOrNumber, { idempotencyKey: `refund-${randomUUID()}`, ...(items ? { items } : {}) }, key));
+  const result = first.status === 'pending' ? await settledRefund(ws, first, key) : first;
   if (result.status !== 'succeeded') throw new Error(`the refund is ${result.status}: ${JSON.stringify(result)}`);
   return result;
+}
+
+async function settledRefund(ws: Workspace, pending: { refundId: string; orderId: string }, key: KeyChoice) {
+  const order = await eventually(
+    () => getOrder(ws, pending.orderId, key),
+    (o) => o.refunds.some((r) => r.refundId === pending.refundId && r.status !== 'pending'),
+    60_000,
+    500,
+  );
+  return { ...order.refunds.find((r) => r.refundId === pending.refundId)!, orderStatus: order.status };
 }
 
 export const refundable = (ws: Workspace, orderIdOrNumber: string, key: KeyChoice = TEST) =>
