@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { config } from './config.js';
 import { createPrismaClient } from './db/client.js';
+import { createNotifications } from './db/notifications.js';
 import { connectDatabase } from './db/embedded.js';
 import { migrateDeploy } from './db/migrate.js';
 import { buildSchemas } from './graphql/schema.js';
@@ -55,6 +56,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
     connectTemporal(),
   ]);
   const prisma = createPrismaClient(database.url);
+  const notifications = createNotifications(database.url);
   const worker = workerModule && workflowBundle ? await (await workerModule).runWorker(prisma, temporal, await workflowBundle) : undefined;
   const processor = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
   const schemas = await buildSchemas();
@@ -64,6 +66,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
   const app = await createApp({
     prisma,
     temporal,
+    notifications,
     schema: schemas.client,
     subgraphSchema: schemas.subgraph,
     metrics: createMetrics(),
@@ -95,6 +98,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
       // Workers first (in-flight activities still use the database), then Temporal, then the database.
       await worker?.shutdown();
       await temporal.stop();
+      await notifications.close();
       await prisma.$disconnect();
       await rateLimitStore.close();
       await database.close();

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { startPayment } from '../src/payments/payment-flow.js';
 import { refundOrder } from '../src/refunds/flow.js';
 import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
+import { createNotifications, type Notifications } from '../src/db/notifications.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
 import { keyHeaders, newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
 import { eventually } from './support/checkout.js';
@@ -36,15 +37,18 @@ let ws: Workspace;
 let other: Workspace;
 let element: string;
 let temporal: TemporalConnection;
+let notifications: Notifications;
 
 beforeAll(async () => {
   [ws, other] = await Promise.all([newWorkspace('Refunds', ['testMode=true']), newWorkspace('Refunds elsewhere', ['testMode=true'])]);
   element = (await sellingElement(ws)).id;
   temporal = await suiteTemporal();
+  notifications = createNotifications(process.env.DATABASE_URL!);
 }, SLOW);
 
 afterAll(async () => {
   await temporal?.stop();
+  await notifications?.close();
 });
 
 const key = () => `refund-${randomUUID()}`;
@@ -249,7 +253,7 @@ describe('idempotency', () => {
   test('derived dedup with the injected clock: within 23 hours the first refund, after them a new one', async () => {
     const { order } = await paidOrder(element);
     const start = new Date();
-    const at = (ms: number) => ({ prisma: salesDb(), processor: new SandboxProcessor({ prisma: salesDb() }), temporal, now: () => new Date(start.getTime() + ms) });
+    const at = (ms: number) => ({ prisma: salesDb(), processor: new SandboxProcessor({ prisma: salesDb() }), temporal, notifications, now: () => new Date(start.getTime() + ms) });
     const scope = { workspaceId: ws.workspaceId, livemode: false };
     const body = { amount: 100, reason: 'clock' };
     const first = await refundOrder(at(0), scope, { refundsEnabled: true }, order.id, body);

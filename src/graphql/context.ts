@@ -2,6 +2,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { ApiError } from '../errors.js';
 import type { RateLimits } from '../core/rate-limits.js';
 import type { Access, Principal, Scope } from '../core/scope.js';
+import type { Notifications } from '../db/notifications.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { PaymentProcessor } from '../payments/processors/processor.js';
 
@@ -9,6 +10,8 @@ export interface Context {
   prisma: PrismaClient;
   /** For resolvers whose service starts or signals workflows. */
   temporal: TemporalConnection;
+  /** LISTEN/NOTIFY on the database: for services that wait on a commit of another process (a refund's bookkeeping). */
+  notifications: Notifications;
   /** The card processor (PAYMENT_PROCESSOR), for resolvers that charge (checkout). */
   processor: PaymentProcessor;
   /** Every domain's rate limits (their `rateLimits`), for services that spend a budget. */

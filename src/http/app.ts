@@ -3,6 +3,7 @@ import { createServerAdapter } from '@whatwg-node/server';
 import type { GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Notifications } from '../db/notifications.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { RateLimits } from '../core/rate-limits.js';
 import type { PaymentProcessor } from '../payments/processors/processor.js';
@@ -26,6 +27,8 @@ import type { RateLimiter } from './rate-limit.js';
 export interface AppDependencies {
   prisma: PrismaClient;
   temporal: TemporalConnection;
+  /** LISTEN/NOTIFY on the database, for resolvers that wait on another process's commit. */
+  notifications: Notifications;
   /** The client schema: what /v0 exposes. */
   schema: GraphQLSchema;
   /** The same schema as a federation subgraph: what /graphql serves. */
@@ -75,7 +78,7 @@ async function graphqlParams(request: Request, limits: BodyLimits): Promise<Grap
 
 /** The server's request handler; it derives each /v0 route's operation first (a fraction of a second). */
 export async function createApp(deps: AppDependencies) {
-  const { prisma, temporal, metrics, rateLimiter, rateLimits } = deps;
+  const { prisma, temporal, notifications, metrics, rateLimiter, rateLimits } = deps;
   const router = createRouter(deps.schema);
   const executeRoute = await createOperations(deps.schema);
   const { processor } = deps;
@@ -103,6 +106,7 @@ export async function createApp(deps: AppDependencies) {
         context: ({ request, requestId }) => ({
           prisma,
           temporal,
+          notifications,
           processor,
           rateLimits,
           requestId,
@@ -133,6 +137,7 @@ export async function createApp(deps: AppDependencies) {
       const context: Context = {
         prisma,
         temporal,
+        notifications,
         processor,
         rateLimits,
         requestId,

@@ -26,6 +26,9 @@ export interface PartOutcome {
   failureMessage?: string;
 }
 
+/** The NOTIFY channel a booked part is announced on, its refund's id as the payload. */
+export const REFUND_BOOKED_CHANNEL = 'refund_booked';
+
 const PAID_STATES: readonly PaymentStatus[] = ['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'];
 
 const paymentStatusFor = (succeeded: number, amount: number): PaymentStatus => (succeeded === 0 ? 'PAID' : succeeded >= amount ? 'REFUNDED' : 'PARTIALLY_REFUNDED');
@@ -33,8 +36,10 @@ const paymentStatusFor = (succeeded: number, amount: number): PaymentStatus => (
 /** Applies the answer; returns the refund as it is afterwards. */
 export async function applyPartOutcome(prisma: PrismaClient, partId: string, outcome: PartOutcome, rule: FeeRule = FEE_RULE, now = new Date()): Promise<RefundRow> {
   return prisma.$transaction(async (tx) => {
-    // The order's row, reached through the part: every refund of the order serialises on it.
-    await tx.$queryRaw`SELECT 1 FROM "Order" o JOIN "Refund" r ON r."orderId" = o.id JOIN "RefundPart" p ON p."refundId" = r.id WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
+    // The order's row, reached through the part: every refund of the order serialises on it. The
+    // same statement tells a request waiting for this refund (./flow.ts) to read it: NOTIFY is
+    // sent when this transaction commits, so it never reports a change that was rolled back.
+    await tx.$executeRaw`SELECT pg_notify(${REFUND_BOOKED_CHANNEL}, r.id::text) FROM "Order" o JOIN "Refund" r ON r."orderId" = o.id JOIN "RefundPart" p ON p."refundId" = r.id WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
     const part = await tx.refundPart.findUniqueOrThrow({ where: { id: partId } });
     const { refundId } = part;
     const processorRefundId = outcome.processorRefundId ?? part.processorRefundId;

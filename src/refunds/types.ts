@@ -123,7 +123,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, { orderIdOrNumber, ...body }, ctx) => {
       const principal = await ctx.principal('write');
-      const deps = { prisma: ctx.prisma, processor: ctx.processor, temporal: ctx.temporal, now: systemClock };
+      const deps = { prisma: ctx.prisma, processor: ctx.processor, temporal: ctx.temporal, notifications: ctx.notifications, now: systemClock };
       return refundOrder(deps, { workspaceId: principal.workspaceId, livemode: principal.livemode }, principal.settings, orderIdOrNumber, body);
     },
   }),
