@@ -87,10 +87,11 @@ function checkNewOrder(input: NewOrder) {
 
 /** The order as the events show it, read in the transaction that changed it. */
 export async function loadOrderForEvent(tx: Db, orderId: string) {
-  const [order, items] = await Promise.all([
-    tx.order.findUniqueOrThrow({ where: { id: orderId }, include: orderRowInclude }),
-    tx.orderItem.findMany({ where: { orderId }, orderBy: [{ position: 'asc' }, { id: 'asc' }], include: { licenseKeys: true } }),
-  ]);
+  // The items joined to the order's read: one statement (relationJoins).
+  const { items, ...order } = await tx.order.findUniqueOrThrow({
+    where: { id: orderId },
+    include: { ...orderRowInclude, items: { orderBy: [{ position: 'asc' }, { id: 'asc' }], include: { licenseKeys: true } } },
+  });
   return { order, items: items.map((item) => ({ ...item, deliveredKeys: deliveredKeys(order, item) })) };
 }
 
@@ -191,10 +192,10 @@ export async function listOrders(prisma: PrismaClient, scope: Scope, args: Order
 }
 
 /** The order an `orderIdOrNumber` names in the scope (its id, or its number with or without `#`). */
-export async function findOrder(prisma: Db, scope: Scope, orderIdOrNumber: string, query: Query = {}) {
+export async function findOrder<Q extends Query = object>(prisma: Db, scope: Scope, orderIdOrNumber: string, query?: Q): Promise<Prisma.OrderGetPayload<Q>> {
   const order = await prisma.order.findFirst({ ...query, where: { ...inScope(scope), ...parseOrderRef(orderIdOrNumber) } });
   if (!order) throw new NotFound('Order');
-  return order;
+  return order as Prisma.OrderGetPayload<Q>;
 }
 
 export type CatalogueItem = ReturnType<typeof orderItemResource> & { offer: Offer | null; product: Product | null };

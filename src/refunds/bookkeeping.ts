@@ -36,11 +36,15 @@ const paymentStatusFor = (succeeded: number, amount: number): PaymentStatus => (
 /** Applies the answer; returns the refund as it is afterwards. */
 export async function applyPartOutcome(prisma: PrismaClient, partId: string, outcome: PartOutcome, rule: FeeRule = FEE_RULE, now = new Date()): Promise<RefundRow> {
   return prisma.$transaction(async (tx) => {
-    // The order's row, reached through the part: every refund of the order serialises on it. The
+    // The part, read with its order's row locked: every refund of the order serialises on it. The
     // same statement tells a request waiting for this refund (./flow.ts) to read it: NOTIFY is
-    // sent when this transaction commits, so it never reports a change that was rolled back.
-    await tx.$executeRaw`SELECT pg_notify(${REFUND_BOOKED_CHANNEL}, r.id::text) FROM "Order" o JOIN "Refund" r ON r."orderId" = o.id JOIN "RefundPart" p ON p."refundId" = r.id WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
-    const part = await tx.refundPart.findUniqueOrThrow({ where: { id: partId } });
+    // sent when this transaction commits, so it never reports a change that was rolled back (in
+    // the select list, it runs for the one row read; void has no type of its own to read as).
+    const [part] = await tx.$queryRaw<Part[]>`
+      SELECT p.*, pg_notify(${REFUND_BOOKED_CHANNEL}, r.id::text)::text AS notice
+      FROM "RefundPart" p JOIN "Refund" r ON r.id = p."refundId" JOIN "Order" o ON o.id = r."orderId"
+      WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
+    if (!part) throw new Error(`No refund part ${partId}`);
     const { refundId } = part;
     const processorRefundId = outcome.processorRefundId ?? part.processorRefundId;
     const moves = part.status === 'pending' || (part.status === 'succeeded' && outcome.status === 'failed');

@@ -117,10 +117,10 @@ export interface RefundRequested {
 export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pick<WorkspaceSettings, 'refundsEnabled'>, orderIdOrNumber: string, body: RefundBody): Promise<RefundRequested> {
   if (!settings.refundsEnabled) throw new FeatureDisabled('Refunds are not enabled for this workspace');
   checkBody(body);
-  const order = await findOrder(deps.prisma, scope, orderIdOrNumber, { select: { id: true, currency: true } });
+  // With its disputed payments (one statement): only they need the live check, before the lock (it asks the processor).
+  const order = await findOrder(deps.prisma, scope, orderIdOrNumber, { select: { id: true, currency: true, payments: { where: { disputed: true } } } });
   const fingerprint = refundFingerprint(body);
-  // Only disputed payments need the live check (before the lock: it asks the processor).
-  const disputes = await disputeStates(deps, await deps.prisma.payment.findMany({ where: { orderId: order.id, disputed: true } }));
+  const disputes = await disputeStates(deps, order.payments);
   const now = deps.now();
   return deps.prisma.$transaction(async (tx) => {
     // Every refund of the order serialises here: the checks below see the refunds committed before.

@@ -278,8 +278,7 @@ export class SandboxProcessor implements PaymentProcessor {
     checkRefundRequest(request);
     try {
       return await this.prisma.$transaction(async (tx) => {
-        const charge = await lockCharge(tx, request.chargeId);
-        const earlier = await tx.sandboxRefund.findUnique({ where: { idempotencyKey: request.idempotencyKey } });
+        const { charge, earlier } = await lockChargeForRefund(tx, request.chargeId, request.idempotencyKey);
         if (earlier) return replayRefund(earlier, request);
         if (!this.capabilities.refunds[charge.method as ChargeRequest['method']]) {
           throw new OperationNotSupported(`A ${charge.method} payment cannot be refunded through the API`);
@@ -420,10 +419,23 @@ async function openDispute(tx: Prisma.TransactionClient, charge: SandboxCharge, 
 }
 
 /** Serialises every change of one charge (refunds cannot overshoot, settle and cancel cannot both win). */
+/** The charge, locked and read in one statement. */
 async function lockCharge(tx: Prisma.TransactionClient, chargeId: string): Promise<SandboxCharge> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM "SandboxCharge" WHERE id = ${chargeId} FOR UPDATE`;
-  if (rows.length === 0) throw new ChargeNotFound(chargeId);
-  return tx.sandboxCharge.findUniqueOrThrow({ where: { id: chargeId } });
+  const [charge] = await tx.$queryRaw<SandboxCharge[]>`SELECT * FROM "SandboxCharge" WHERE id = ${chargeId} FOR UPDATE`;
+  if (!charge) throw new ChargeNotFound(chargeId);
+  return charge;
+}
+
+type EarlierRefund = Pick<Prisma.SandboxRefundGetPayload<object>, 'id' | 'chargeId' | 'amount' | 'status'>;
+
+/** The charge locked and read, with the refund made earlier under the idempotency key if any (on whatever charge), in one statement. */
+async function lockChargeForRefund(tx: Prisma.TransactionClient, chargeId: string, idempotencyKey: string): Promise<{ charge: SandboxCharge; earlier: EarlierRefund | null }> {
+  const [row] = await tx.$queryRaw<(SandboxCharge & { earlier: EarlierRefund | null })[]>`
+    SELECT c.*, (SELECT json_build_object('id', r.id, 'chargeId', r."chargeId", 'amount', r.amount, 'status', r.status) FROM "SandboxRefund" r WHERE r."idempotencyKey" = ${idempotencyKey}) AS earlier
+    FROM "SandboxCharge" c WHERE c.id = ${chargeId} FOR UPDATE OF c`;
+  if (!row) throw new ChargeNotFound(chargeId);
+  const { earlier, ...charge } = row;
+  return { charge, earlier };
 }
 
 /** Same key, same request: the stored charge as it is now. Another request under the key is refused, as Stripe does. */
