@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createPrismaClient } from '../src/db/client.js';
 import type { PrismaClient } from '../src/generated/prisma/client.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from '../src/payments/processors/index.js';
@@ -239,6 +240,31 @@ describe('sandbox refunds', () => {
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
     expect(outcomes.filter((o) => o.status === 'rejected' && o.reason instanceof RefundExceedsCharge)).toHaveLength(15);
     expect(await prisma.sandboxCharge.findUniqueOrThrow({ where: { id: chargeId } })).toMatchObject({ amountRefunded: 5000 });
+  });
+
+  test.each([
+    ['in full', undefined],
+    ['in part', 1200],
+  ])('20 concurrent refunds %s under one key (a retried activity): one refund, the same answer to each, one event', async (_name, amount) => {
+    const { chargeId } = await sandbox.createCharge(request());
+    const key = randomUUID();
+    // The charge held locked while the calls start: all but the first then wait for the lock with a
+    // snapshot from before the first's refund committed.
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = prisma.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM "SandboxCharge" WHERE id = ${chargeId} FOR UPDATE`;
+      locked();
+      await sleep(500);
+    });
+    await lockTaken;
+    const calls = Array.from({ length: 20 }, () => sandbox.refund({ chargeId, idempotencyKey: key, ...(amount ? { amount } : {}) }));
+    await holder;
+    const answers = await Promise.all(calls);
+    expect(new Set(answers.map((a) => JSON.stringify(a)))).toEqual(new Set([JSON.stringify({ refundId: answers[0]!.refundId, status: 'succeeded', amount: amount ?? 5000 })]));
+    expect(await prisma.sandboxRefund.count({ where: { chargeId } })).toBe(1);
+    expect(await prisma.sandboxCharge.findUniqueOrThrow({ where: { id: chargeId } })).toMatchObject({ amountRefunded: amount ?? 5000 });
+    expect((await typesOf(chargeId)).filter((type) => type === 'charge.refunded')).toHaveLength(1);
   });
 
   test('4000000000005126: the refund is accepted as pending, then fails with a refund.failed event', async () => {

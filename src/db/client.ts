@@ -7,8 +7,10 @@ import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 /** The client or a transaction: what a service function that may run inside a caller's transaction takes. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
-/** Whether a write failed on a unique constraint (Prisma's P2002). */
-export const isUniqueViolation = (error: unknown): boolean => error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+/** Whether a write failed on a unique constraint: Prisma's P2002, or a raw statement's (P2010) that the driver adapter says was one. */
+export const isUniqueViolation = (error: unknown): boolean =>
+  error instanceof Prisma.PrismaClientKnownRequestError &&
+  (error.code === 'P2002' || (error.code === 'P2010' && (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause?.kind === 'UniqueConstraintViolation'));
 
 /**
  * Prisma's codes for a database too busy to serve the request now, with nothing written: no

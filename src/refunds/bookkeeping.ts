@@ -36,15 +36,13 @@ const paymentStatusFor = (succeeded: number, amount: number): PaymentStatus => (
 /** Applies the answer; returns the refund as it is afterwards. */
 export async function applyPartOutcome(prisma: PrismaClient, partId: string, outcome: PartOutcome, rule: FeeRule = FEE_RULE, now = new Date()): Promise<RefundRow> {
   return prisma.$transaction(async (tx) => {
-    // The part, read with its order's row locked: every refund of the order serialises on it. The
+    // The order's row, reached through the part: every refund of the order serialises on it. The
     // same statement tells a request waiting for this refund (./flow.ts) to read it: NOTIFY is
-    // sent when this transaction commits, so it never reports a change that was rolled back (in
-    // the select list, it runs for the one row read; void has no type of its own to read as).
-    const [part] = await tx.$queryRaw<Part[]>`
-      SELECT p.*, pg_notify(${REFUND_BOOKED_CHANNEL}, r.id::text)::text AS notice
-      FROM "RefundPart" p JOIN "Refund" r ON r.id = p."refundId" JOIN "Order" o ON o.id = r."orderId"
-      WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
-    if (!part) throw new Error(`No refund part ${partId}`);
+    // sent when this transaction commits, so it never reports a change that was rolled back. The
+    // part is read after the lock, by a statement of its own: this one's snapshot predates the wait
+    // and would show the part as it was before another booking of it (a webhook) committed.
+    await tx.$executeRaw`SELECT pg_notify(${REFUND_BOOKED_CHANNEL}, r.id::text) FROM "Order" o JOIN "Refund" r ON r."orderId" = o.id JOIN "RefundPart" p ON p."refundId" = r.id WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
+    const part = await tx.refundPart.findUniqueOrThrow({ where: { id: partId } });
     const { refundId } = part;
     const processorRefundId = outcome.processorRefundId ?? part.processorRefundId;
     const moves = part.status === 'pending' || (part.status === 'succeeded' && outcome.status === 'failed');
@@ -90,8 +88,7 @@ async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rul
   const status = paymentStatusFor(before.amount + part.amount, payment.amount);
   // The order and subscription numbers the event shows do not change: no read after the update.
   const updated = { ...payment, ...(await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status } })) };
-  const orderStatus = await orderStatusFromPayments(tx, payment.orderId);
-  await tx.order.update({ where: { id: payment.orderId }, data: { fee: { decrement: fee }, status: orderStatus } });
+  const orderStatus = await updateOrder(tx, payment.orderId, -fee, 'always');
   // Every unit is refunded once the whole order is (also when partial amounts got there).
   if (orderStatus === 'REFUNDED') await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = quantity WHERE "orderId" = ${payment.orderId}::uuid`;
   return updated;
@@ -111,17 +108,26 @@ async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promi
     },
     include: paymentRowInclude,
   });
-  await tx.order.update({ where: { id: payment.orderId }, data: { fee: { increment: part.feeRefunded } } });
   // Only restored from a refund status: an order set otherwise by PATCH update keeps that status.
-  const orderStatus = await orderStatusFromPayments(tx, payment.orderId);
-  await tx.order.updateMany({ where: { id: payment.orderId, status: { in: ['REFUNDED', 'PARTIALLY_REFUNDED'] } }, data: { status: orderStatus } });
+  await updateOrder(tx, payment.orderId, part.feeRefunded, 'from refund statuses');
   return updated;
 }
 
-/** The order's status from its paid payments: REFUNDED when all are, PARTIALLY_REFUNDED when some money came back, PAID otherwise. */
-async function orderStatusFromPayments(tx: Tx, orderId: string): Promise<OrderStatus> {
-  const payments = await tx.payment.findMany({ where: { orderId, status: { in: [...PAID_STATES] } }, select: { status: true } });
-  return payments.length > 0 && payments.every((p) => p.status === 'REFUNDED') ? 'REFUNDED' : payments.some((p) => p.status !== 'PAID') ? 'PARTIALLY_REFUNDED' : 'PAID';
+/**
+ * Moves the order's fee by `feeDelta` and sets its status from its paid payments (as they are in
+ * this transaction): REFUNDED when all are, PARTIALLY_REFUNDED when some money came back, PAID
+ * otherwise; with 'from refund statuses', only an order that is REFUNDED or PARTIALLY_REFUNDED
+ * now. One statement; returns the order's status after it.
+ */
+async function updateOrder(tx: Tx, orderId: string, feeDelta: number, statusChange: 'always' | 'from refund statuses'): Promise<OrderStatus> {
+  const [order] = await tx.$queryRaw<{ status: OrderStatus }[]>`
+    UPDATE "Order" o SET fee = o.fee + ${feeDelta}, "updatedAt" = ${new Date()},
+      status = CASE WHEN ${statusChange === 'from refund statuses'} AND o.status NOT IN ('REFUNDED', 'PARTIALLY_REFUNDED') THEN o.status ELSE (
+        SELECT CASE WHEN count(*) > 0 AND bool_and(p.status = 'REFUNDED') THEN 'REFUNDED' WHEN bool_or(p.status <> 'PAID') THEN 'PARTIALLY_REFUNDED' ELSE 'PAID' END::"OrderStatus"
+        FROM "Payment" p WHERE p."orderId" = o.id AND p.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED')) END
+    WHERE o.id = ${orderId}::uuid
+    RETURNING o.status::text AS status`;
+  return order!.status;
 }
 
 /**

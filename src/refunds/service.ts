@@ -3,6 +3,7 @@
 // payments, all under the order's row lock. The processor call and the bookkeeping after it run in
 // the refund's workflow (workflows/refund.ts, ./activities.ts, ./bookkeeping.ts).
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { OrderStatus } from '../generated/prisma/enums.js';
 import type { Db } from '../db/client.js';
 import { FeatureDisabled, TemporarilyUnavailable, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
@@ -124,7 +125,7 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
   const now = deps.now();
   return deps.prisma.$transaction(async (tx) => {
     // Every refund of the order serialises here: the checks below see the refunds committed before.
-    await tx.$queryRaw`SELECT 1 FROM "Order" WHERE id = ${order.id}::uuid FOR UPDATE`;
+    const [locked] = await tx.$queryRaw<{ status: OrderStatus }[]>`SELECT status::text AS status FROM "Order" WHERE id = ${order.id}::uuid FOR UPDATE`;
     const view = viewOf(deps, await orderState(tx, order.id), disputes);
     const earlier = await earlierRefund(tx, order.id, body, fingerprint, now);
     if (earlier) {
@@ -137,17 +138,19 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
       throw new ValidationFailed(`Refunds on this workspace are temporarily limited: ${settling} earlier refunds are still settling at the processor; retry once they settle`);
     }
     const key = body.idempotencyKey != null ? { idempotencyKey: body.idempotencyKey } : { fingerprint, at: now };
-    const refund = await tx.refund.create({
+    // The refund and its parts each written and returned by one statement: the row is not read back.
+    const created = await tx.refund.create({
       data: {
         ...inScope(scope), orderId: order.id, amount: plan.amount, currency: order.currency, reason: body.reason ?? null,
         metadata: (body.metadata ?? {}) as Prisma.InputJsonObject, items: plan.items, idempotencyKey: body.idempotencyKey ?? null, fingerprint,
         workflowId: refundWorkflowId(scope.workspaceId, order.id, key), createdAt: now,
-        parts: { create: plan.shares.map((share) => ({ paymentId: share.paymentId, processor: share.processor, processorChargeId: share.processorChargeId, amount: share.amount })) },
       },
-      include: refundRowInclude,
+    });
+    const parts = await tx.refundPart.createManyAndReturn({
+      data: plan.shares.map((share) => ({ refundId: created.id, paymentId: share.paymentId, processor: share.processor, processorChargeId: share.processorChargeId, amount: share.amount })),
     });
     await reserve(tx, plan.shares, plan.items);
-    return { refund, replayed: false };
+    return { refund: { ...created, parts, order: { status: locked!.status } }, replayed: false };
   });
 }
 

@@ -34,7 +34,8 @@ export function sandboxId(prefix: 'ch' | 're' | 'pm' | 'dp' | 'evt'): string {
   return `${prefix}_sbx_${randomBytes(12).toString('hex')}`;
 }
 
-export async function recordEvent(tx: Prisma.TransactionClient, charge: SandboxCharge, fields: EventFields, now: Date): Promise<ProcessorEvent> {
+/** A new event about the charge (not yet recorded). */
+export function sandboxEvent(charge: Pick<SandboxCharge, 'id' | 'paymentId' | 'livemode'>, fields: EventFields, now: Date): ProcessorEvent {
   const base: ProcessorEventBase = {
     id: sandboxId('evt'),
     processor: 'sandbox',
@@ -43,7 +44,11 @@ export async function recordEvent(tx: Prisma.TransactionClient, charge: SandboxC
     livemode: charge.livemode,
     createdAt: now.getTime(),
   };
-  const event = { ...base, ...fields } as ProcessorEvent;
+  return { ...base, ...fields } as ProcessorEvent;
+}
+
+export async function recordEvent(tx: Prisma.TransactionClient, charge: SandboxCharge, fields: EventFields, now: Date): Promise<ProcessorEvent> {
+  const event = sandboxEvent(charge, fields, now);
   await tx.sandboxEvent.create({
     data: { id: event.id, chargeId: charge.id, type: event.type, payload: event as unknown as Prisma.InputJsonValue, createdAt: now },
   });

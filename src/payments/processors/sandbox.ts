@@ -30,7 +30,7 @@ import {
   type WebhookHeaders,
 } from './processor.js';
 import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
-import { SandboxWebhooks, recordEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
+import { SandboxWebhooks, recordEvent, sandboxEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
 import { checkCard, DECLINE_MESSAGES, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour, type CheckedCard } from './test-cards.js';
 
 // The embedded default processor: a stateful simulation of a card processor whose books live in
@@ -287,34 +287,32 @@ export class SandboxProcessor implements PaymentProcessor {
         if (REFUND_BLOCKING_DISPUTES.has(charge.disputeStatus)) throw new InvalidChargeState('charge_disputed', `Charge ${charge.id} is disputed`);
         const refundable = charge.amount - charge.amountRefunded;
         const amount = request.amount ?? refundable;
-        if (amount > refundable || amount === 0) throw new RefundExceedsCharge(amount, refundable);
+        if (amount > refundable || amount === 0) {
+          // A refund under the same key committed while this one waited for the charge's lock is not
+          // in the lock statement's snapshot (taken before the wait): it is the answer, not a refusal.
+          const committed = await tx.sandboxRefund.findUnique({ where: { idempotencyKey: request.idempotencyKey } });
+          if (committed) return replayRefund(committed, request);
+          throw new RefundExceedsCharge(amount, refundable);
+        }
 
         const now = this.now();
+        // Accepted first, failed later (Stripe's 4000000000005126): the caller sees pending, the event says failed.
         const failed = charge.behaviour === 'refund_fail';
-        const refund = await tx.sandboxRefund.create({
-          data: {
-            id: sandboxId('re'),
-            idempotencyKey: request.idempotencyKey,
-            chargeId: charge.id,
-            amount,
-            status: failed ? 'failed' : 'succeeded',
-            failureCode: failed ? 'expired_or_canceled_card' : null,
-            createdAt: now,
-          },
-        });
-        if (failed) {
-          // Accepted first, failed later (Stripe's 4000000000005126): the caller sees pending, the event says failed.
-          await recordEvent(tx, charge, { type: 'refund.failed', refundId: refund.id, amount, failureCode: refund.failureCode! }, now);
-          return { refundId: refund.id, status: 'pending', amount };
-        }
-        const updated = await tx.sandboxCharge.update({ where: { id: charge.id }, data: { amountRefunded: { increment: amount } } });
-        await recordEvent(
-          tx,
-          updated,
-          { type: 'charge.refunded', refundId: refund.id, amountRefunded: updated.amountRefunded, fullyRefunded: updated.amountRefunded === updated.amount },
-          now,
-        );
-        return { refundId: refund.id, status: 'succeeded', amount };
+        const refund = { id: sandboxId('re'), amount, status: failed ? 'failed' : 'succeeded', failureCode: failed ? 'expired_or_canceled_card' : null };
+        const amountRefunded = charge.amountRefunded + (failed ? 0 : amount);
+        const event = failed
+          ? sandboxEvent(charge, { type: 'refund.failed', refundId: refund.id, amount, failureCode: refund.failureCode! }, now)
+          : sandboxEvent(charge, { type: 'charge.refunded', refundId: refund.id, amountRefunded, fullyRefunded: amountRefunded === charge.amount }, now);
+        // The refund, the charge's refunded amount (the charge is locked) and the event in one statement.
+        await tx.$executeRaw`
+          WITH refund AS (
+            INSERT INTO "SandboxRefund" (id, "idempotencyKey", "chargeId", amount, status, "failureCode", "createdAt")
+            VALUES (${refund.id}, ${request.idempotencyKey}, ${charge.id}, ${amount}, ${refund.status}, ${refund.failureCode}, ${now})
+          ), charge AS (
+            UPDATE "SandboxCharge" SET "amountRefunded" = ${amountRefunded}, "updatedAt" = ${new Date()} WHERE id = ${charge.id} AND ${!failed}
+          )
+          INSERT INTO "SandboxEvent" (id, "chargeId", type, payload, "createdAt") VALUES (${event.id}, ${charge.id}, ${event.type}, ${JSON.stringify(event)}::jsonb, ${now})`;
+        return { refundId: refund.id, status: failed ? 'pending' : 'succeeded', amount };
       });
     } catch (error) {
       // The same key on another charge, inserted concurrently: compare with that refund.
@@ -428,7 +426,11 @@ async function lockCharge(tx: Prisma.TransactionClient, chargeId: string): Promi
 
 type EarlierRefund = Pick<Prisma.SandboxRefundGetPayload<object>, 'id' | 'chargeId' | 'amount' | 'status'>;
 
-/** The charge locked and read, with the refund made earlier under the idempotency key if any (on whatever charge), in one statement. */
+/**
+ * The charge locked and read (its latest version), with the refund made earlier under the
+ * idempotency key if any (on whatever charge), in one statement. That refund is as of the
+ * statement's snapshot, taken before any wait for the lock: see the refundable check.
+ */
 async function lockChargeForRefund(tx: Prisma.TransactionClient, chargeId: string, idempotencyKey: string): Promise<{ charge: SandboxCharge; earlier: EarlierRefund | null }> {
   const [row] = await tx.$queryRaw<(SandboxCharge & { earlier: EarlierRefund | null })[]>`
     SELECT c.*, (SELECT json_build_object('id', r.id, 'chargeId', r."chargeId", 'amount', r.amount, 'status', r.status) FROM "SandboxRefund" r WHERE r."idempotencyKey" = ${idempotencyKey}) AS earlier
