@@ -39,21 +39,22 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
     // The order's row, reached through the part: every refund of the order serialises on it. The
     // same statement tells a request waiting for this refund (./flow.ts) to read it: NOTIFY is
     // sent when this transaction commits, so it never reports a change that was rolled back. The
-    // part is read after the lock, by a statement of its own: this one's snapshot predates the wait
-    // and would show the part as it was before another booking of it (a webhook) committed.
+    // refund is read after the lock, by a statement of its own: this one's snapshot predates the
+    // wait and would show the part as it was before another booking of it (a webhook) committed.
     await tx.$executeRaw`SELECT pg_notify(${REFUND_BOOKED_CHANNEL}, r.id::text) FROM "Order" o JOIN "Refund" r ON r."orderId" = o.id JOIN "RefundPart" p ON p."refundId" = r.id WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
-    const part = await tx.refundPart.findUniqueOrThrow({ where: { id: partId } });
-    const { refundId } = part;
+    // The part's refund with all its parts: their only read (settleRefund works on it).
+    const before = await tx.refund.findFirstOrThrow({ where: { parts: { some: { id: partId } } }, include: refundRowInclude });
+    const part = before.parts.find((p) => p.id === partId)!;
     const processorRefundId = outcome.processorRefundId ?? part.processorRefundId;
     const moves = part.status === 'pending' || (part.status === 'succeeded' && outcome.status === 'failed');
-    if (!moves || (part.status === outcome.status && part.processorRefundId === processorRefundId)) return tx.refund.findUniqueOrThrow({ where: { id: refundId }, include: refundRowInclude });
+    if (!moves || (part.status === outcome.status && part.processorRefundId === processorRefundId)) return before;
     if (outcome.status === 'pending') {
-      await tx.refundPart.update({ where: { id: partId }, data: { processorRefundId } });
-      await tx.refund.updateMany({ where: { id: refundId, settlingSince: null }, data: { settlingSince: now } });
-      return settleRefund(tx, refundId, outcome);
+      const pending = await tx.refundPart.update({ where: { id: partId }, data: { processorRefundId } });
+      await tx.refund.updateMany({ where: { id: before.id, settlingSince: null }, data: { settlingSince: now } });
+      return settleRefund(tx, before, { part: pending, orderStatus: before.order.status }, outcome);
     }
-    const payment = outcome.status === 'succeeded' ? await succeed(tx, part, processorRefundId, rule) : await fail(tx, part, processorRefundId);
-    const refund = await settleRefund(tx, refundId, outcome);
+    const { payment, ...booked } = outcome.status === 'succeeded' ? await succeed(tx, part, processorRefundId, rule) : await fail(tx, part, processorRefundId);
+    const refund = await settleRefund(tx, before, { part: booked.part, orderStatus: booked.orderStatus ?? before.order.status }, outcome);
     // After the refund's own status, so the event shows the refund as it now is.
     const { order, items } = await loadOrderForEvent(tx, payment.orderId);
     const data = { ...paymentEventData(payment, order, items), refund: refundResource(refund) };
@@ -70,8 +71,15 @@ async function succeededOnPayment(tx: Tx, paymentId: string): Promise<number> {
   return _sum.amount ?? 0;
 }
 
-/** Books a succeeded part; returns its payment as the event shows it. */
-async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rule: FeeRule): Promise<PaymentRow> {
+/** What booking a part changed: the part, its payment as the event shows it, the order's status (null: unchanged). */
+interface Booked {
+  part: Part;
+  payment: PaymentRow;
+  orderStatus: OrderStatus | null;
+}
+
+/** Books a succeeded part. */
+async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rule: FeeRule): Promise<Booked> {
   // With what its succeeded refund parts have given back so far (joined: one statement).
   const { refundParts, ...payment } = await tx.payment.findUniqueOrThrow({
     where: { id: part.paymentId },
@@ -79,25 +87,24 @@ async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rul
   });
   // Money that came after its payment ended (source expired_payment) was never on the books: only the part changes.
   if (!PAID_STATES.includes(payment.status)) {
-    await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } });
-    return payment;
+    return { part: await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } }), payment, orderStatus: null };
   }
   const before = refundParts.reduce((total, p) => ({ amount: total.amount + p.amount, feeRefunded: total.feeRefunded + p.feeRefunded }), { amount: 0, feeRefunded: 0 });
   const fee = feeReturned({ ...payment, feeRefunded: before.feeRefunded }, before.amount, before.amount + part.amount, rule);
-  await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId, feeRefunded: fee } });
+  const booked = await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId, feeRefunded: fee } });
   const status = paymentStatusFor(before.amount + part.amount, payment.amount);
   // The order and subscription numbers the event shows do not change: no read after the update.
   const updated = { ...payment, ...(await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status } })) };
   const orderStatus = await updateOrder(tx, payment.orderId, -fee, 'always');
   // Every unit is refunded once the whole order is (also when partial amounts got there).
   if (orderStatus === 'REFUNDED') await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = quantity WHERE "orderId" = ${payment.orderId}::uuid`;
-  return updated;
+  return { part: booked, payment: updated, orderStatus };
 }
 
-/** Books a failed part (its money back on the books); returns its payment as the event shows it. */
-async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promise<PaymentRow> {
+/** Books a failed part (its money back on the books). */
+async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promise<Booked> {
   const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId } });
-  await tx.refundPart.update({ where: { id: part.id }, data: { status: 'failed', processorRefundId, feeRefunded: 0 } });
+  const booked = await tx.refundPart.update({ where: { id: part.id }, data: { status: 'failed', processorRefundId, feeRefunded: 0 } });
   const succeeded = await succeededOnPayment(tx, part.paymentId);
   const updated = await tx.payment.update({
     where: { id: payment.id },
@@ -109,8 +116,7 @@ async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promi
     include: paymentRowInclude,
   });
   // Only restored from a refund status: an order set otherwise by PATCH update keeps that status.
-  await updateOrder(tx, payment.orderId, part.feeRefunded, 'from refund statuses');
-  return updated;
+  return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, part.feeRefunded, 'from refund statuses') };
 }
 
 /**
@@ -135,10 +141,9 @@ async function updateOrder(tx: Tx, orderId: string, feeDelta: number, statusChan
  * while one is, partially_failed when some failed and the others succeeded (never "succeeded"
  * for less money than its amount), succeeded otherwise; the fee given back is the parts' sum.
  */
-async function settleRefund(tx: Tx, refundId: string, outcome: PartOutcome): Promise<RefundRow> {
-  // Read after every other change of this transaction (its parts, the order's status): the refund's
-  // row after the update below is all that changes.
-  const refund = await tx.refund.findUniqueOrThrow({ where: { id: refundId }, include: refundRowInclude });
+async function settleRefund(tx: Tx, before: RefundRow, changed: { part: Part; orderStatus: OrderStatus }, outcome: PartOutcome): Promise<RefundRow> {
+  // The refund as read at the start with what this transaction changed since: its part and the order's status.
+  const refund = { ...before, parts: before.parts.map((p) => (p.id === changed.part.id ? changed.part : p)), order: { status: changed.orderStatus } };
   const statuses = refund.parts.map((p) => p.status);
   const status: RefundStatus = statuses.every((s) => s === 'failed')
     ? 'failed'
@@ -148,7 +153,7 @@ async function settleRefund(tx: Tx, refundId: string, outcome: PartOutcome): Pro
         ? 'partially_failed'
         : 'succeeded';
   const failure = outcome.status === 'failed' ? { failureCode: outcome.failureCode ?? 'refund_failed', failureMessage: outcome.failureMessage ?? 'The processor failed the refund' } : {};
-  const settled = { ...refund, ...(await tx.refund.update({ where: { id: refundId }, data: { status, feeRefunded: refund.parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure } })) };
+  const settled = { ...refund, ...(await tx.refund.update({ where: { id: refund.id }, data: { status, feeRefunded: refund.parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure } })) };
   if (status === 'failed' && refund.status !== 'failed') {
     for (const item of refund.items as Array<{ id: string; quantity: number }>) {
       await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = GREATEST("refundedQuantity" - ${item.quantity}, 0) WHERE id = ${item.id}::uuid`;

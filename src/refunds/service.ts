@@ -52,11 +52,15 @@ export function settlingLimitFromEnv(env: NodeJS.ProcessEnv = process.env): numb
 const SETTLING_LIMIT = settlingLimitFromEnv();
 
 async function orderState(db: Db, orderId: string): Promise<{ payments: PaymentState[]; items: ItemState[] }> {
-  const [payments, items] = await Promise.all([
-    // With each payment, the fee its succeeded refund parts have given back so far (one statement: relationJoins).
-    db.payment.findMany({ where: { orderId }, orderBy: { sequence: 'asc' }, include: { refundParts: { where: { status: 'succeeded' }, select: { feeRefunded: true } } } }),
-    db.orderItem.findMany({ where: { orderId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] }),
-  ]);
+  // The payments, each with the fee its succeeded refund parts have given back so far, and the
+  // items, joined to one read of the order (one statement: relationJoins).
+  const { payments, items } = await db.order.findUniqueOrThrow({
+    where: { id: orderId },
+    select: {
+      payments: { orderBy: { sequence: 'asc' }, include: { refundParts: { where: { status: 'succeeded' }, select: { feeRefunded: true } } } },
+      items: { orderBy: [{ position: 'asc' }, { id: 'asc' }] },
+    },
+  });
   return { payments: payments.map(({ refundParts, ...p }) => ({ ...p, feeRefunded: refundParts.reduce((sum, part) => sum + part.feeRefunded, 0) })), items };
 }
 
@@ -125,7 +129,13 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
   const now = deps.now();
   return deps.prisma.$transaction(async (tx) => {
     // Every refund of the order serialises here: the checks below see the refunds committed before.
-    const [locked] = await tx.$queryRaw<{ status: OrderStatus }[]>`SELECT status::text AS status FROM "Order" WHERE id = ${order.id}::uuid FOR UPDATE`;
+    // The same statement counts the workspace's refunds settling at the processor (the limit below)
+    // as of its snapshot, taken before any wait for the lock: a limit on the whole workspace, which
+    // refunds of its other orders pass concurrently anyway, not a count to the unit.
+    const [locked] = await tx.$queryRaw<{ status: OrderStatus; settling: number }[]>`
+      SELECT status::text AS status,
+        (SELECT count(*)::int FROM "Refund" WHERE "workspaceId" = ${scope.workspaceId}::uuid AND livemode = ${scope.livemode} AND status = 'pending' AND "settlingSince" IS NOT NULL) AS settling
+      FROM "Order" WHERE id = ${order.id}::uuid FOR UPDATE`;
     const view = viewOf(deps, await orderState(tx, order.id), disputes);
     const earlier = await earlierRefund(tx, order.id, body, fingerprint, now);
     if (earlier) {
@@ -133,7 +143,7 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
       return { refund: earlier, replayed: true };
     }
     const plan = planRefund(view, body);
-    const settling = await tx.refund.count({ where: { ...inScope(scope), status: 'pending', settlingSince: { not: null } } });
+    const { settling } = locked!;
     if (settling >= SETTLING_LIMIT) {
       throw new ValidationFailed(`Refunds on this workspace are temporarily limited: ${settling} earlier refunds are still settling at the processor; retry once they settle`);
     }
