@@ -1,12 +1,12 @@
 import { proxyLocalActivities } from '@temporalio/workflow';
 
-import type { RefundActivities } from '../src/refunds/activities.js';
+import type { PartToRefund, RefundActivities } from '../src/refunds/activities.js';
 import type { RefundResource } from '../src/refunds/resource.js';
 
 export interface RefundInput {
   refundId: string;
   /** Its parts the processor has not answered yet, one per payment (known when the refund is created). */
-  partIds: string[];
+  parts: PartToRefund[];
 }
 
 /**
@@ -26,6 +26,6 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundResource
   // idempotent.
   const { refundPart } = proxyLocalActivities<RefundActivities>({ startToCloseTimeout: '1 minute', retry });
   let refund: RefundResource | undefined;
-  for (const partId of input.partIds) refund = await refundPart(partId);
+  for (const part of input.parts) refund = await refundPart(part);
   return refund!;
 }

@@ -6,7 +6,7 @@
 // again, which answers with the same refund.
 import type { ActivityDependencies } from '../domain-module.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv, processorFor } from '../payments/processors/index.js';
-import { ProcessorError, type PaymentProcessor } from '../payments/processors/processor.js';
+import { ProcessorError, type PaymentProcessor, type ProcessorName } from '../payments/processors/processor.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { applyPartOutcome, type PartOutcome } from './bookkeeping.js';
 import { refundResource, type RefundResource } from './resource.js';
@@ -14,13 +14,22 @@ import { refundResource, type RefundResource } from './resource.js';
 /** The processor's idempotency key of a refund's share of one payment. */
 export const refundIdempotencyKey = (refundId: string, paymentId: string) => `refund/${refundId}/${paymentId}`;
 
+/** What the processor is asked for one part of a refund (the workflow's input carries it: no read of the part before the call). */
+export interface PartToRefund {
+  partId: string;
+  refundId: string;
+  paymentId: string;
+  processor: ProcessorName;
+  processorChargeId: string;
+  amount: number;
+}
+
 /**
  * Refunds one part at the payment's own processor. An error that retrying cannot fix (a refused
  * request, a charge that cannot be refunded, a processor not configured here) is the answer
  * `failed` with its reason; a transient one is thrown (the activity is retried).
  */
-async function refundAtProcessor(prisma: PrismaClient, configured: PaymentProcessor, partId: string): Promise<PartOutcome> {
-  const part = await prisma.refundPart.findUniqueOrThrow({ where: { id: partId } });
+async function refundAtProcessor(prisma: PrismaClient, configured: PaymentProcessor, part: PartToRefund): Promise<PartOutcome> {
   const processor = processorFor(part.processor, configured, { prisma });
   if (!processor) return { processorRefundId: null, status: 'failed', failureCode: 'processor_not_configured', failureMessage: `The ${part.processor} processor is not configured here` };
   try {
@@ -42,9 +51,9 @@ export function createRefundActivities({ prisma }: ActivityDependencies) {
 
   return {
     /** One part refunded at its processor and its answer booked: the refund as it is afterwards. */
-    async refundPart(partId: string): Promise<RefundResource> {
-      const outcome = await refundAtProcessor(prisma, configured, partId);
-      return refundResource(await applyPartOutcome(prisma, partId, outcome));
+    async refundPart(part: PartToRefund): Promise<RefundResource> {
+      const outcome = await refundAtProcessor(prisma, configured, part);
+      return refundResource(await applyPartOutcome(prisma, part.partId, outcome));
     },
   };
 }

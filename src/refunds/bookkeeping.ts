@@ -95,10 +95,7 @@ async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rul
   const status = paymentStatusFor(before.amount + part.amount, payment.amount);
   // The order and subscription numbers the event shows do not change: no read after the update.
   const updated = { ...payment, ...(await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status } })) };
-  const orderStatus = await updateOrder(tx, payment.orderId, -fee, 'always');
-  // Every unit is refunded once the whole order is (also when partial amounts got there).
-  if (orderStatus === 'REFUNDED') await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = quantity WHERE "orderId" = ${payment.orderId}::uuid`;
-  return { part: booked, payment: updated, orderStatus };
+  return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, -fee, 'refunded') };
 }
 
 /** Books a failed part (its money back on the books). */
@@ -116,21 +113,29 @@ async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promi
     include: paymentRowInclude,
   });
   // Only restored from a refund status: an order set otherwise by PATCH update keeps that status.
-  return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, part.feeRefunded, 'from refund statuses') };
+  return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, part.feeRefunded, 'refund failed') };
 }
 
 /**
- * Moves the order's fee by `feeDelta` and sets its status from its paid payments (as they are in
- * this transaction): REFUNDED when all are, PARTIALLY_REFUNDED when some money came back, PAID
- * otherwise; with 'from refund statuses', only an order that is REFUNDED or PARTIALLY_REFUNDED
- * now. One statement; returns the order's status after it.
+ * After a part is booked, one statement: the order's fee moves by `feeDelta` and its status
+ * follows its paid payments (as this transaction left them): REFUNDED when all are,
+ * PARTIALLY_REFUNDED when some money came back, PAID otherwise. After a refund, every unit of the
+ * order is refunded once the whole order is (also when partial amounts got there). After a failed
+ * one, only an order that is REFUNDED or PARTIALLY_REFUNDED now changes status: one set otherwise
+ * by PATCH update keeps it. Returns the order's status after it.
  */
-async function updateOrder(tx: Tx, orderId: string, feeDelta: number, statusChange: 'always' | 'from refund statuses'): Promise<OrderStatus> {
+async function updateOrder(tx: Tx, orderId: string, feeDelta: number, after: 'refunded' | 'refund failed'): Promise<OrderStatus> {
+  const refunded = after === 'refunded';
   const [order] = await tx.$queryRaw<{ status: OrderStatus }[]>`
+    WITH paid AS (
+      SELECT CASE WHEN count(*) > 0 AND bool_and(p.status = 'REFUNDED') THEN 'REFUNDED' WHEN bool_or(p.status <> 'PAID') THEN 'PARTIALLY_REFUNDED' ELSE 'PAID' END::"OrderStatus" AS status
+      FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid AND p.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED')
+    ), units AS (
+      UPDATE "OrderItem" SET "refundedQuantity" = quantity
+      WHERE "orderId" = ${orderId}::uuid AND ${refunded} AND (SELECT status FROM paid) = 'REFUNDED'
+    )
     UPDATE "Order" o SET fee = o.fee + ${feeDelta}, "updatedAt" = ${new Date()},
-      status = CASE WHEN ${statusChange === 'from refund statuses'} AND o.status NOT IN ('REFUNDED', 'PARTIALLY_REFUNDED') THEN o.status ELSE (
-        SELECT CASE WHEN count(*) > 0 AND bool_and(p.status = 'REFUNDED') THEN 'REFUNDED' WHEN bool_or(p.status <> 'PAID') THEN 'PARTIALLY_REFUNDED' ELSE 'PAID' END::"OrderStatus"
-        FROM "Payment" p WHERE p."orderId" = o.id AND p.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED')) END
+      status = CASE WHEN ${refunded} OR o.status IN ('REFUNDED', 'PARTIALLY_REFUNDED') THEN (SELECT status FROM paid) ELSE o.status END
     WHERE o.id = ${orderId}::uuid
     RETURNING o.status::text AS status`;
   return order!.status;

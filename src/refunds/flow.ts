@@ -10,6 +10,7 @@ import type { Notifications, Subscription } from '../db/notifications.js';
 import type { WorkspaceSettings } from '../core/workspace-settings.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { refundWorkflow } from '../../workflows/refund.js';
+import type { PartToRefund } from './activities.js';
 import type { RefundBody } from './plan.js';
 import { REFUND_BOOKED_CHANNEL } from './bookkeeping.js';
 import { refundResource, type RefundResource } from './resource.js';
@@ -27,8 +28,12 @@ export function refundWaitMsFromEnv(env: NodeJS.ProcessEnv = process.env): numbe
 const WAIT_MS = refundWaitMsFromEnv();
 
 /** The parts the processor has not answered yet: a refund with some needs its workflow (also after a crash between the row and the start). */
-const unanswered = (refund: Pick<RefundRow, 'status' | 'parts'>) =>
-  refund.status === 'pending' ? refund.parts.filter((p) => p.status === 'pending' && p.processorRefundId === null).map((p) => p.id) : [];
+const unanswered = (refund: Pick<RefundRow, 'status' | 'parts'>): PartToRefund[] =>
+  refund.status === 'pending'
+    ? refund.parts
+        .filter((p) => p.status === 'pending' && p.processorRefundId === null)
+        .map((p) => ({ partId: p.id, refundId: p.refundId, paymentId: p.paymentId, processor: p.processor, processorChargeId: p.processorChargeId, amount: p.amount }))
+    : [];
 
 /** Starts the refund's workflow, or joins the one running under its id; null when the processor answered every part. */
 export async function startRefundWorkflow(temporal: TemporalConnection, refund: Pick<RefundRow, 'id' | 'workflowId' | 'status' | 'parts'>) {
@@ -37,7 +42,7 @@ export async function startRefundWorkflow(temporal: TemporalConnection, refund: 
     taskQueue: temporal.taskQueue,
     workflowId: refund.workflowId,
     workflowIdConflictPolicy: 'USE_EXISTING',
-    args: [{ refundId: refund.id, partIds: unanswered(refund) }],
+    args: [{ refundId: refund.id, parts: unanswered(refund) }],
   });
 }
 
