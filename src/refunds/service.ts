@@ -51,16 +51,13 @@ export function settlingLimitFromEnv(env: NodeJS.ProcessEnv = process.env): numb
 }
 const SETTLING_LIMIT = settlingLimitFromEnv();
 
-async function orderState(db: Db, orderId: string): Promise<{ payments: PaymentState[]; items: ItemState[] }> {
-  // The payments, each with the fee its succeeded refund parts have given back so far, and the
-  // items, joined to one read of the order (one statement: relationJoins).
-  const { payments, items } = await db.order.findUniqueOrThrow({
-    where: { id: orderId },
-    select: {
-      payments: { orderBy: { sequence: 'asc' }, include: { refundParts: { where: { status: 'succeeded' }, select: { feeRefunded: true } } } },
-      items: { orderBy: [{ position: 'asc' }, { id: 'asc' }] },
-    },
-  });
+/** What a refund of the order draws on: its payments, each with the fee its succeeded refund parts have given back so far, and its items. */
+const orderStateSelect = {
+  payments: { orderBy: { sequence: 'asc' }, include: { refundParts: { where: { status: 'succeeded' }, select: { feeRefunded: true } } } },
+  items: { orderBy: [{ position: 'asc' }, { id: 'asc' }] },
+} satisfies Prisma.OrderSelect;
+
+function orderState({ payments, items }: Prisma.OrderGetPayload<{ select: typeof orderStateSelect }>): { payments: PaymentState[]; items: ItemState[] } {
   return { payments: payments.map(({ refundParts, ...p }) => ({ ...p, feeRefunded: refundParts.reduce((sum, part) => sum + part.feeRefunded, 0) })), items };
 }
 
@@ -99,7 +96,8 @@ function viewOf(deps: RefundDeps, state: { payments: PaymentState[]; items: Item
 /** GET /v0/orders/{orderIdOrNumber}/refundable: what a refund could take now, by the refund's own rules. */
 export async function refundableOf(deps: RefundDeps, scope: Scope, orderIdOrNumber: string) {
   const order = await findOrder(deps.prisma, scope, orderIdOrNumber, { select: { id: true, currency: true } });
-  const state = await orderState(deps.prisma, order.id);
+  // Joined to one read of the order (one statement: relationJoins).
+  const state = orderState(await deps.prisma.order.findUniqueOrThrow({ where: { id: order.id }, select: orderStateSelect }));
   return { order, view: viewOf(deps, state, await disputeStates(deps, state.payments)) };
 }
 
@@ -136,8 +134,13 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
       SELECT status::text AS status,
         (SELECT count(*)::int FROM "Refund" WHERE "workspaceId" = ${scope.workspaceId}::uuid AND livemode = ${scope.livemode} AND status = 'pending' AND "settlingSince" IS NOT NULL) AS settling
       FROM "Order" WHERE id = ${order.id}::uuid FOR UPDATE`;
-    const view = viewOf(deps, await orderState(tx, order.id), disputes);
-    const earlier = await earlierRefund(tx, order.id, body, fingerprint, now);
+    // The order's state and the earlier refund joined to one read of the order (one statement: relationJoins).
+    const { refunds, ...state } = await tx.order.findUniqueOrThrow({
+      where: { id: order.id },
+      select: { ...orderStateSelect, refunds: { where: earlierRefund(body, fingerprint, now), orderBy: { createdAt: 'asc' }, take: 1, include: { parts: refundRowInclude.parts } } },
+    });
+    const view = viewOf(deps, orderState(state), disputes);
+    const earlier = refunds[0] ? { ...refunds[0], order: { status: locked!.status } } : null;
     if (earlier) {
       if (body.idempotencyKey != null) checkKeyReplay(earlier, fingerprint, body, view);
       return { refund: earlier, replayed: true };
@@ -164,16 +167,10 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
   });
 }
 
-/** The same key's refund, or without a key the same body's refund of the last 23 hours. */
-async function earlierRefund(tx: Tx, orderId: string, body: RefundBody, fingerprint: string, now: Date): Promise<RefundRow | null> {
-  if (body.idempotencyKey != null) {
-    return tx.refund.findUnique({ where: { orderId_idempotencyKey: { orderId, idempotencyKey: body.idempotencyKey } }, include: refundRowInclude });
-  }
-  return tx.refund.findFirst({
-    where: { orderId, idempotencyKey: null, source: 'api', fingerprint, createdAt: { gt: new Date(now.getTime() - DERIVED_DEDUP_WINDOW_MS) } },
-    orderBy: { createdAt: 'asc' },
-    include: refundRowInclude,
-  });
+/** Which of the order's refunds the request repeats: the same key's, or without a key the same body's of the last 23 hours (the oldest). */
+function earlierRefund(body: RefundBody, fingerprint: string, now: Date): Prisma.RefundWhereInput {
+  if (body.idempotencyKey != null) return { idempotencyKey: body.idempotencyKey };
+  return { idempotencyKey: null, source: 'api', fingerprint, createdAt: { gt: new Date(now.getTime() - DERIVED_DEDUP_WINDOW_MS) } };
 }
 
 /**
