@@ -42,12 +42,12 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
     // refund is read after the lock, by a statement of its own: this one's snapshot predates the
     // wait and would show the part as it was before another booking of it (a webhook) committed.
     await tx.$executeRaw`SELECT pg_notify(${REFUND_BOOKED_CHANNEL}, r.id::text) FROM "Order" o JOIN "Refund" r ON r."orderId" = o.id JOIN "RefundPart" p ON p."refundId" = r.id WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
-    // The part's refund with all its parts: their only read (settleRefund works on it).
-    const before = await tx.refund.findFirstOrThrow({ where: { parts: { some: { id: partId } } }, include: refundRowInclude });
+    // The part's refund with all its parts and their payments: their only read (settleRefund works on it).
+    const before = await tx.refund.findFirstOrThrow({ where: { parts: { some: { id: partId } } }, include: bookingInclude });
     const part = before.parts.find((p) => p.id === partId)!;
     const processorRefundId = outcome.processorRefundId ?? part.processorRefundId;
     const moves = part.status === 'pending' || (part.status === 'succeeded' && outcome.status === 'failed');
-    if (!moves || (part.status === outcome.status && part.processorRefundId === processorRefundId)) return before;
+    if (!moves || (part.status === outcome.status && part.processorRefundId === processorRefundId)) return asRefundRow(before);
     if (outcome.status === 'pending') {
       const pending = await tx.refundPart.update({ where: { id: partId }, data: { processorRefundId } });
       await tx.refund.updateMany({ where: { id: before.id, settlingSince: null }, data: { settlingSince: now } });
@@ -65,6 +65,19 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
 
 type Part = Prisma.RefundPartGetPayload<object>;
 
+/** A refund as booking reads it: each part with its payment, as the event shows it, and what that payment's succeeded parts gave back. */
+const bookingInclude = {
+  ...refundRowInclude,
+  parts: {
+    ...refundRowInclude.parts,
+    include: { payment: { include: { ...paymentRowInclude, refundParts: { where: { status: 'succeeded' }, select: { amount: true, feeRefunded: true } } } } },
+  },
+} satisfies Prisma.RefundInclude;
+type PartToBook = Prisma.RefundGetPayload<{ include: typeof bookingInclude }>['parts'][number];
+
+/** The refund without the payments booking read with its parts. */
+const asRefundRow = (refund: Omit<RefundRow, 'parts'> & { parts: Array<Part & { payment?: unknown }> }): RefundRow => ({ ...refund, parts: refund.parts.map(({ payment: _payment, ...part }) => part) });
+
 /** The money the payment's succeeded refund parts have given back so far. */
 async function succeededOnPayment(tx: Tx, paymentId: string): Promise<number> {
   const { _sum } = await tx.refundPart.aggregate({ where: { paymentId, status: 'succeeded' }, _sum: { amount: true } });
@@ -79,12 +92,8 @@ interface Booked {
 }
 
 /** Books a succeeded part. */
-async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rule: FeeRule): Promise<Booked> {
-  // With what its succeeded refund parts have given back so far (joined: one statement).
-  const { refundParts, ...payment } = await tx.payment.findUniqueOrThrow({
-    where: { id: part.paymentId },
-    include: { ...paymentRowInclude, refundParts: { where: { status: 'succeeded' }, select: { amount: true, feeRefunded: true } } },
-  });
+async function succeed(tx: Tx, part: PartToBook, processorRefundId: string | null, rule: FeeRule): Promise<Booked> {
+  const { refundParts, ...payment } = part.payment;
   // Money that came after its payment ended (source expired_payment) was never on the books: only the part changes.
   if (!PAID_STATES.includes(payment.status)) {
     return { part: await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } }), payment, orderStatus: null };
@@ -99,8 +108,8 @@ async function succeed(tx: Tx, part: Part, processorRefundId: string | null, rul
 }
 
 /** Books a failed part (its money back on the books). */
-async function fail(tx: Tx, part: Part, processorRefundId: string | null): Promise<Booked> {
-  const payment = await tx.payment.findUniqueOrThrow({ where: { id: part.paymentId } });
+async function fail(tx: Tx, part: PartToBook, processorRefundId: string | null): Promise<Booked> {
+  const { payment } = part;
   const booked = await tx.refundPart.update({ where: { id: part.id }, data: { status: 'failed', processorRefundId, feeRefunded: 0 } });
   const succeeded = await succeededOnPayment(tx, part.paymentId);
   const updated = await tx.payment.update({
@@ -148,7 +157,8 @@ async function updateOrder(tx: Tx, orderId: string, feeDelta: number, after: 're
  */
 async function settleRefund(tx: Tx, before: RefundRow, changed: { part: Part; orderStatus: OrderStatus }, outcome: PartOutcome): Promise<RefundRow> {
   // The refund as read at the start with what this transaction changed since: its part and the order's status.
-  const refund = { ...before, parts: before.parts.map((p) => (p.id === changed.part.id ? changed.part : p)), order: { status: changed.orderStatus } };
+  const read = asRefundRow(before);
+  const refund = { ...read, parts: read.parts.map((p) => (p.id === changed.part.id ? changed.part : p)), order: { status: changed.orderStatus } };
   const statuses = refund.parts.map((p) => p.status);
   const status: RefundStatus = statuses.every((s) => s === 'failed')
     ? 'failed'
