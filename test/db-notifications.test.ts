@@ -19,8 +19,8 @@ afterAll(async () => {
 
 const notify = (payload: string, channel = CHANNEL) => salesDb().$executeRaw`SELECT pg_notify(${channel}, ${payload})`;
 
-/** Whether the subscription hears a notice within `ms`. */
-const hears = (subscription: Subscription, ms = 1500) => Promise.race([subscription.next().then(() => true), sleep(ms).then(() => false)]);
+/** Whether the subscription hears a notice within `ms` (a later one stays for the next call). */
+const hears = (subscription: Subscription, ms = 5000) => subscription.next(AbortSignal.timeout(ms)).then(() => true, () => false);
 
 test('a committed NOTIFY of the payload wakes its subscription; another payload or channel does not', async () => {
   const payload = randomUUID();
@@ -54,16 +54,17 @@ test('a NOTIFY in a rolled-back transaction is never heard; one that commits is 
   subscription.close();
 });
 
-test('notices that came before next() are counted, one per call; close() rejects a waiting next()', async () => {
+test('notices that came before next() are counted, one per call; next() waits once at a time; close() rejects a waiting next()', async () => {
   const payload = randomUUID();
   const subscription = await notifications.subscribe(CHANNEL, payload);
   await notify(payload);
   await notify(payload);
-  await sleep(300);
-  expect(await hears(subscription, 100)).toBe(true);
-  expect(await hears(subscription, 100)).toBe(true);
-  expect(await hears(subscription, 300)).toBe(false);
+  await sleep(500);
+  expect(await hears(subscription)).toBe(true);
+  expect(await hears(subscription)).toBe(true);
+  expect(await hears(subscription, 500)).toBe(false);
   const waiting = subscription.next();
+  await expect(subscription.next()).rejects.toThrow('already waiting');
   subscription.close();
   await expect(waiting).rejects.toThrow('closed');
   await expect(subscription.next()).rejects.toThrow('closed');

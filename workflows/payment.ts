@@ -83,7 +83,12 @@ export async function paymentWorkflow(input: PaymentInput): Promise<string> {
       continue;
     }
     const expired = await atProcessor.expirePayment(paymentId, attempt);
-    if (expired !== 'PENDING') return expired;
+    if (expired !== 'PENDING') {
+      // The processor's word signalled while the expiry ran was not read above: a success means
+      // the money moved for an expired payment, and it goes back.
+      if (outcome) await bookkeeping.applyLateChargeOutcome(paymentId, outcome);
+      return expired;
+    }
     // The charge settled as we gave up: its event decides the payment.
     deadline = undefined;
   }

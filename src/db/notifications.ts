@@ -15,8 +15,12 @@ const log = logger.child({ component: 'notifications' });
 export const LISTENER_NAME = 'commerce-api listen';
 
 export interface Subscription {
-  /** Resolves on the next notice since the last call (a notice that came in between counts); rejects once closed. */
-  next(): Promise<void>;
+  /**
+   * Resolves on the next notice since the last call (a notice that came in between counts); one
+   * call at a time. Rejects once closed, or when `signal` aborts (a notice after that is kept for
+   * the next call, not lost with this one).
+   */
+  next(signal?: AbortSignal): Promise<void>;
   /** Stops listening for this payload; a pending next() rejects. */
   close(): void;
 }
@@ -53,13 +57,29 @@ class Waiter implements Subscription {
     } else this.notices += 1;
   }
 
-  next(): Promise<void> {
+  next(signal?: AbortSignal): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the subscription is closed'));
+    if (this.wake) return Promise.reject(new Error('next() is already waiting'));
     if (this.notices > 0) {
       this.notices -= 1;
       return Promise.resolve();
     }
-    return new Promise((resolve, reject) => (this.wake = { resolve, reject }));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const abandon = () => {
+        if (this.wake === wake) this.wake = undefined;
+        reject(signal!.reason);
+      };
+      const wake = {
+        resolve: () => {
+          signal?.removeEventListener('abort', abandon);
+          resolve();
+        },
+        reject,
+      };
+      signal?.addEventListener('abort', abandon, { once: true });
+      this.wake = wake;
+    });
   }
 
   close(): void {

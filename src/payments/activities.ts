@@ -9,6 +9,7 @@ import { applyChargeOutcome, applyRecordedCharge, type ChargeOutcome } from './c
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './processors/index.js';
 import { InvalidChargeState, ProcessorError } from './processors/processor.js';
 import { notifyPaymentPaid } from './payment-hooks.js';
+import { applyOutcomeWithoutWorkflow } from './ended-payments.js';
 import { markPaymentExpired } from './transitions.js';
 
 export function createPaymentActivities({ prisma, temporal }: ActivityDependencies) {
@@ -35,6 +36,15 @@ export function createPaymentActivities({ prisma, temporal }: ActivityDependenci
       const status = await applyChargeOutcome(prisma, paymentId, outcome);
       if (status === 'PAID') await notifyPaymentPaid({ prisma, temporal }, paymentId);
       return status;
+    },
+
+    /**
+     * An outcome signalled while the expiry ran (the signal found the payment still PENDING): the
+     * payment expired all the same, so it is applied as to an ended payment, and a success's money,
+     * which moved, goes back (processor-callbacks.ts).
+     */
+    async applyLateChargeOutcome(paymentId: string, outcome: ChargeOutcome): Promise<void> {
+      await applyOutcomeWithoutWorkflow({ prisma, temporal }, paymentId, outcome);
     },
 
     /**

@@ -5,15 +5,13 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { logger } from '../logger.js';
 import type { TemporalConnection } from '../temporal/client.js';
-import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
+import type { ChargeOutcome } from './charge-outcomes.js';
+import { applyOutcomeWithoutWorkflow, ENDED_OTHERWISE } from './ended-payments.js';
 import { paymentWorkflowId } from './payment-flow.js';
-import { notifyPaymentPaid, routeChargeOutcome } from './payment-hooks.js';
+import { routeChargeOutcome } from './payment-hooks.js';
 import type { ProcessorEvent } from './processors/processor.js';
-import { markPaymentDisputed, PaymentTransitionRefused } from './transitions.js';
-
-const log = logger.child({ component: 'processor-callbacks' });
+import { markPaymentDisputed } from './transitions.js';
 
 // The signals of workflows/payment.ts, by name: the compiled service cannot load workflow modules
 // (only the worker's bundle holds them).
@@ -35,20 +33,6 @@ const refundEventHandlers: RefundEventHandler[] = [];
 /** Refund events (charge.refunded, refund.failed) go to the handlers registered here. */
 export function onProcessorRefundEvents(handler: RefundEventHandler): void {
   refundEventHandlers.push(handler);
-}
-
-/** Money the processor took for a payment that had already ended otherwise (EXPIRED, CANCELLED, FAILED). */
-export interface StrandedCharge {
-  paymentId: string;
-  chargeId: string;
-  amount: number;
-}
-export type StrandedChargeHandler = (prisma: PrismaClient, temporal: TemporalConnection, charge: StrandedCharge) => Promise<void>;
-const strandedChargeHandlers: StrandedChargeHandler[] = [];
-
-/** A late success (a PayPal approval after expiry, a charge whose answer was lost) goes to the handlers registered here (the refunds give it back). */
-export function onStrandedCharge(handler: StrandedChargeHandler): void {
-  strandedChargeHandlers.push(handler);
 }
 
 /**
@@ -86,22 +70,16 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
     if (current?.status === 'PENDING') {
       try {
         await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal<[ChargeOutcome]>(PROCESSOR_EVENT, outcome);
-        continue;
+        // The payment may have ended otherwise (expired) between the read and the signal, its
+        // workflow closing without reading it: then it is applied here too (a success's refund is
+        // made once). Otherwise the workflow reads it (also when its expiry ends its wait) or did.
+        const after = await prisma.payment.findUnique({ where: { id: paymentId }, select: { status: true } });
+        if (!after || !ENDED_OTHERWISE.includes(after.status)) continue;
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
       }
     }
-    try {
-      if ((await applyChargeOutcome(prisma, paymentId, outcome)) === 'PAID') await notifyPaymentPaid({ prisma, temporal }, paymentId);
-    } catch (error) {
-      // The payment already ended otherwise (a cancelled charge of an EXPIRED payment): nothing to change.
-      if (!(error instanceof PaymentTransitionRefused)) throw error;
-      log.warn({ paymentId, chargeId: event.chargeId, eventId: event.id, type: event.type }, 'processor event for a payment that already ended otherwise');
-      // Money moved all the same: it must go back.
-      if (event.type === 'charge.succeeded') {
-        for (const handler of strandedChargeHandlers) await handler(prisma, temporal, { paymentId, chargeId: event.chargeId, amount: event.amount });
-      }
-    }
+    await applyOutcomeWithoutWorkflow({ prisma, temporal }, paymentId, outcome, { amount: event.type === 'charge.succeeded' ? event.amount : undefined, eventId: event.id });
   }
 }
 

@@ -2,7 +2,8 @@
 import type { DomainModule } from '../domain-module.js';
 import { createRefundActivities } from './activities.js';
 import { events } from './events.js';
-import { onProcessorRefundEvents, onStrandedCharge } from '../payments/processor-callbacks.js';
+import { onStrandedCharge } from '../payments/ended-payments.js';
+import { onProcessorRefundEvents } from '../payments/processor-callbacks.js';
 import { handleRefundEvent } from './processor-events.js';
 import { routes } from './routes.js';
 import { refundStrandedCharge } from './stranded.js';

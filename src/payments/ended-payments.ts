@@ -1,0 +1,65 @@
+// A charge's outcome for a payment whose workflow no longer decides it, and the money a payment
+// took after it ended otherwise (stranded): the webhook path (./processor-callbacks.ts) and the
+// payment workflow's last activity (./activities.ts) apply it the same way. The refunds domain
+// registers the handler that gives stranded money back.
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { PaymentStatus } from '../generated/prisma/enums.js';
+import { logger } from '../logger.js';
+import type { TemporalConnection } from '../temporal/client.js';
+import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
+import { notifyPaymentPaid } from './payment-hooks.js';
+import { PaymentTransitionRefused } from './transitions.js';
+
+const log = logger.child({ component: 'ended-payments' });
+
+/** A payment's end without its money: a success for it is money stranded. */
+export const ENDED_OTHERWISE: readonly PaymentStatus[] = ['EXPIRED', 'CANCELLED', 'FAILED'];
+
+/** Money the processor took for a payment that had already ended otherwise (EXPIRED, CANCELLED, FAILED). */
+export interface StrandedCharge {
+  paymentId: string;
+  chargeId: string;
+  amount: number;
+}
+export type StrandedChargeHandler = (prisma: PrismaClient, temporal: TemporalConnection, charge: StrandedCharge) => Promise<void>;
+const strandedChargeHandlers: StrandedChargeHandler[] = [];
+
+/** A late success (a PayPal approval after expiry, a charge whose answer was lost) goes to the handlers registered here (the refunds give it back). */
+export function onStrandedCharge(handler: StrandedChargeHandler): void {
+  strandedChargeHandlers.push(handler);
+}
+
+/**
+ * A charge's outcome applied without the payment's workflow deciding it: the workflow is gone, the
+ * payment has ended, or the workflow heard of it only as it expired the payment. For a payment that
+ * ended otherwise the transition is refused; a success's money moved all the same and goes back
+ * (the stranded-charge handlers: the refunds, once per payment and charge). `amount` is what the
+ * processor took when its event says; else the recorded charge's, else the payment's.
+ */
+export async function applyOutcomeWithoutWorkflow(
+  deps: { prisma: PrismaClient; temporal: TemporalConnection },
+  paymentId: string,
+  outcome: ChargeOutcome,
+  late: { amount?: number; eventId?: string } = {},
+): Promise<void> {
+  const { prisma, temporal } = deps;
+  try {
+    if ((await applyChargeOutcome(prisma, paymentId, outcome)) === 'PAID') await notifyPaymentPaid(deps, paymentId);
+  } catch (error) {
+    // The payment already ended otherwise (a cancelled charge of an EXPIRED payment): nothing to change.
+    if (!(error instanceof PaymentTransitionRefused)) throw error;
+    log.warn({ paymentId, chargeId: outcome.chargeId, eventId: late.eventId, type: outcome.type }, 'processor event for a payment that already ended otherwise');
+    // Money moved all the same: it must go back.
+    if (outcome.type === 'charge.succeeded') {
+      const amount = late.amount ?? (await chargedAmount(prisma, paymentId, outcome.chargeId));
+      for (const handler of strandedChargeHandlers) await handler(prisma, temporal, { paymentId, chargeId: outcome.chargeId, amount });
+    }
+  }
+}
+
+/** What the processor took for a charge whose event did not say: the recorded charge's amount, else the payment's. */
+async function chargedAmount(prisma: PrismaClient, paymentId: string, processorChargeId: string): Promise<number> {
+  const charge = await prisma.charge.findFirst({ where: { paymentId, processorChargeId }, select: { amount: true } });
+  return charge?.amount ?? (await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { amount: true } })).amount;
+}
+
