@@ -1,16 +1,11 @@
-import { randomUUID } from 'node:crypto';
-
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-
 import { createPaymentActivities } from '../src/payments/activities.js';
 import { recordCharge } from '../src/payments/transitions.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
-import { bundleWorkflows } from '../src/temporal/worker.js';
 import { signalCancelRequested } from '../src/payments/processor-callbacks.js';
 import { newWorkspace } from './support/api.js';
 import { salesDb, seedOrder } from './support/sales.js';
 import { STRIPE_MOCK_PROVISION_TIMEOUT_MS, findOrProvisionStripeMock, startStripeMock, type StripeMock } from './support/stripe-mock.js';
+import { ownQueueWorker } from './support/temporal-worker.js';
 
 // A cancel that Stripe refuses for good (our key refused: 401/403) is not retried forever: the
 // payment workflow's cancel fails once, non-retryable, and the payment still expires on time
@@ -22,34 +17,25 @@ const executable = await findOrProvisionStripeMock().catch(() => undefined);
 const describeWithMock = executable ? describe : describe.skip;
 
 let mock: StripeMock | undefined;
-let connection: Connection | undefined;
-let workerConnection: NativeConnection | undefined;
-let worker: Worker | undefined;
-let running: Promise<void> | undefined;
+let worker: Awaited<ReturnType<typeof ownQueueWorker>> | undefined;
 let temporal: TemporalConnection;
 
 beforeAll(async () => {
   if (!executable) return;
   mock = await startStripeMock(executable);
-  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const client = new Client({ connection });
-  const taskQueue = `payment-cancel-refused-${randomUUID()}`;
-  temporal = { client, namespace: 'default', address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, connectionOptions: { address: process.env.TEST_TEMPORAL_ADDRESS! }, failure: new Promise<never>(() => undefined), stop: () => connection!.close() };
-  // The activities read their processor from the environment, as a worker process does.
-  const saved = { ...process.env };
-  Object.assign(process.env, { PAYMENT_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_live_not_a_test_key', STRIPE_WEBHOOK_SECRET: 'whsec_refused', STRIPE_API_BASE: mock.url });
-  const activities = createPaymentActivities({ prisma: salesDb(), temporal });
-  process.env = saved;
-  workerConnection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  worker = await Worker.create({ connection: workerConnection, taskQueue, workflowBundle: await bundleWorkflows(), activities });
-  running = worker.run();
+  worker = await ownQueueWorker('payment-cancel-refused', (own) => {
+    // The activities read their processor from the environment, as a worker process does.
+    const saved = { ...process.env };
+    Object.assign(process.env, { PAYMENT_PROCESSOR: 'stripe', STRIPE_SECRET_KEY: 'sk_live_not_a_test_key', STRIPE_WEBHOOK_SECRET: 'whsec_refused', STRIPE_API_BASE: mock!.url });
+    const activities = createPaymentActivities({ prisma: salesDb(), temporal: own });
+    process.env = saved;
+    return activities;
+  });
+  temporal = worker.temporal;
 }, STRIPE_MOCK_PROVISION_TIMEOUT_MS);
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await workerConnection?.close();
-  await connection?.close();
+  await worker?.stop();
   await mock?.stop();
 });
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 
 import { createPaymentActivities } from '../src/payments/activities.js';
 import { startPayment } from '../src/payments/payment-flow.js';
@@ -13,11 +12,11 @@ import { createRefundActivities } from '../src/refunds/activities.js';
 // The refunds domain registers, when loaded, the handler that gives stranded money back.
 import '../src/refunds/module.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
-import { bundleWorkflows } from '../src/temporal/worker.js';
 import { newWorkspace, type Workspace } from './support/api.js';
 import { eventually } from './support/checkout.js';
 import { TEST } from './support/refunds.js';
 import { salesDb, seedOrder } from './support/sales.js';
+import { ownQueueWorker } from './support/temporal-worker.js';
 
 // A PayPal payment (the sandbox cannot cancel it) whose approval comes just as it expires: the
 // money moved for a payment that is EXPIRED, so it must go back (an `expired_payment` refund). Two
@@ -32,10 +31,7 @@ import { salesDb, seedOrder } from './support/sales.js';
 
 const SLOW = 120_000;
 
-let connection: Connection;
-let workerConnection: NativeConnection;
-let worker: Worker;
-let running: Promise<void>;
+let worker: Awaited<ReturnType<typeof ownQueueWorker>>;
 let temporal: TemporalConnection;
 let ws: Workspace;
 const sandbox = () => new SandboxProcessor({ prisma: salesDb() });
@@ -51,28 +47,22 @@ async function approveAtProcessor(paymentId: string): Promise<void> {
 
 beforeAll(async () => {
   ws = await newWorkspace('Late PayPal approvals', ['testMode=true']);
-  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  const taskQueue = `payment-expiry-late-success-${randomUUID()}`;
-  temporal = { client: new Client({ connection }), namespace: 'default', address: process.env.TEST_TEMPORAL_ADDRESS!, taskQueue, connectionOptions: { address: process.env.TEST_TEMPORAL_ADDRESS! }, failure: new Promise<never>(() => undefined), stop: () => connection.close() };
-  const payments = createPaymentActivities({ prisma: salesDb(), temporal });
-  const activities = {
-    ...payments,
-    ...createRefundActivities({ prisma: salesDb(), temporal }),
-    async expirePayment(paymentId: string, attempt: number) {
-      if (approveDuringExpiry.has(paymentId)) await approveAtProcessor(paymentId);
-      return payments.expirePayment(paymentId, attempt);
-    },
-  };
-  workerConnection = await NativeConnection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-  worker = await Worker.create({ connection: workerConnection, taskQueue, workflowBundle: await bundleWorkflows(), activities });
-  running = worker.run();
+  worker = await ownQueueWorker('payment-expiry-late-success', (own) => {
+    const payments = createPaymentActivities({ prisma: salesDb(), temporal: own });
+    return {
+      ...payments,
+      ...createRefundActivities({ prisma: salesDb(), temporal: own }),
+      async expirePayment(paymentId: string, attempt: number) {
+        if (approveDuringExpiry.has(paymentId)) await approveAtProcessor(paymentId);
+        return payments.expirePayment(paymentId, attempt);
+      },
+    };
+  });
+  temporal = worker.temporal;
 }, SLOW);
 
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await workerConnection?.close();
-  await connection?.close();
+  await worker?.stop();
 });
 
 /** The payment's money went back: one succeeded expired_payment refund of it, at the processor too; the payment stays EXPIRED. */
