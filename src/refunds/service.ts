@@ -37,7 +37,10 @@ export interface RefundDeps {
   feeRule?: FeeRule;
 }
 
-export const refundRowInclude = { parts: { orderBy: { createdAt: 'asc' } }, order: { select: { status: true } } } satisfies Prisma.RefundInclude;
+// A refund's parts are created together (equal createdAt): their ids break the tie, so that every
+// read, and the parts as created (partOrder), list them alike.
+export const refundRowInclude = { parts: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }, order: { select: { status: true } } } satisfies Prisma.RefundInclude;
+const partOrder = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 export type RefundRow = Prisma.RefundGetPayload<{ include: typeof refundRowInclude }>;
 
 const DEFAULT_SETTLING_LIMIT = 10;
@@ -163,7 +166,7 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
       data: plan.shares.map((share) => ({ refundId: created.id, paymentId: share.paymentId, processor: share.processor, processorChargeId: share.processorChargeId, amount: share.amount })),
     });
     await reserve(tx, plan.shares, plan.items);
-    return { refund: { ...created, parts, order: { status: locked!.status } }, replayed: false };
+    return { refund: { ...created, parts: parts.sort(partOrder), order: { status: locked!.status } }, replayed: false };
   });
 }
 
