@@ -108,10 +108,13 @@ async function answer(db: Prisma.TransactionClient | PrismaClient, productId: st
   const expiresAt = policy?.validForDays ? new Date(item.order.paidAt!.getTime() + policy.validForDays * DAY_MS) : null;
   const [delivered] = deliveredKeys(item.order, { ...item, licenseKeys: [row] });
   const status: KeyValidity = delivered?.status === 'revoked' ? 'revoked' : expiresAt && expiresAt <= now ? 'expired' : 'granted';
-  const [activations, activated] = await Promise.all([
-    db.licenseKeyActivation.count({ where: { licenseKeyId: row.id } }),
-    instance ? db.licenseKeyActivation.findUnique({ where: { licenseKeyId_instance: { licenseKeyId: row.id, instance } }, select: { id: true } }) : null,
-  ]);
+  // The count and the instance's own activation in one statement: `db` may be a transaction, whose one connection takes one query at a time.
+  const counted = await db.licenseKey.findUniqueOrThrow({
+    where: { id: row.id },
+    select: { _count: { select: { activations: true } }, activations: { where: { instance: instance ?? undefined }, select: { id: true }, take: instance ? 1 : 0 } },
+  });
+  const activations = counted._count.activations;
+  const activated = counted.activations[0] ?? null;
   return {
     object: 'license_key_validation',
     valid: status === 'granted',

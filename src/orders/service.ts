@@ -162,10 +162,8 @@ export async function releaseOrderReservations(tx: Prisma.TransactionClient, ord
   const { count } = await tx.order.updateMany({ where: { id: orderId, reservedAt: { not: null }, releasedAt: null }, data: { releasedAt: new Date() } });
   if (count === 0) return false;
   await releaseLicenseKeys(tx, orderId);
-  const [order, items] = await Promise.all([
-    tx.order.findUniqueOrThrow({ where: { id: orderId }, select: { discountId: true } }),
-    tx.orderItem.findMany({ where: { orderId }, select: { offerId: true, quantity: true } }),
-  ]);
+  // One statement: a transaction's one connection takes one query at a time.
+  const { items, ...order } = await tx.order.findUniqueOrThrow({ where: { id: orderId }, select: { discountId: true, items: { select: { offerId: true, quantity: true } } } });
   const units = new Map<string, number>();
   for (const item of items) units.set(item.offerId, (units.get(item.offerId) ?? 0) + item.quantity);
   for (const offerId of [...units.keys()].sort()) {
