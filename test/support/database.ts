@@ -82,8 +82,10 @@ export async function databaseText(url: string): Promise<string> {
   await client.connect();
   try {
     const tables = await client.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`);
-    const rows = await Promise.all(tables.rows.map(({ table_name: table }) => client.query<{ row: string }>(`SELECT t::text AS row FROM "${table}" t`)));
-    return rows.flatMap((result) => result.rows.map((r) => r.row)).join('\n');
+    // One table after the other: a client runs one query at a time (pg deprecates queueing them).
+    const rows: string[] = [];
+    for (const { table_name: table } of tables.rows) rows.push(...(await client.query<{ row: string }>(`SELECT t::text AS row FROM "${table}" t`)).rows.map((r) => r.row));
+    return rows.join('\n');
   } finally {
     await client.end();
   }
