@@ -111,10 +111,10 @@ async function answer(db: Prisma.TransactionClient | PrismaClient, productId: st
   // The count and the instance's own activation in one statement: `db` may be a transaction, whose one connection takes one query at a time.
   const counted = await db.licenseKey.findUniqueOrThrow({
     where: { id: row.id },
-    select: { _count: { select: { activations: true } }, activations: { where: { instance: instance ?? undefined }, select: { id: true }, take: instance ? 1 : 0 } },
+    select: { _count: { select: { activations: true } }, activations: instance ? { where: { instance }, select: { id: true } } : false },
   });
   const activations = counted._count.activations;
-  const activated = counted.activations[0] ?? null;
+  const activated = counted.activations?.[0] ?? null;
   return {
     object: 'license_key_validation',
     valid: status === 'granted',

@@ -41,7 +41,7 @@ export function createPaymentActivities({ prisma, temporal }: ActivityDependenci
     /**
      * An outcome signalled while the expiry ran (the signal found the payment still PENDING): the
      * payment expired all the same, so it is applied as to an ended payment, and a success's money,
-     * which moved, goes back (processor-callbacks.ts).
+     * which moved, goes back (./ended-payments.ts).
      */
     async applyLateChargeOutcome(paymentId: string, outcome: ChargeOutcome): Promise<void> {
       await applyOutcomeWithoutWorkflow({ prisma, temporal }, paymentId, outcome);

@@ -416,8 +416,7 @@ async function openDispute(tx: Prisma.TransactionClient, charge: SandboxCharge, 
   return { charge: disputed, event };
 }
 
-/** Serialises every change of one charge (refunds cannot overshoot, settle and cancel cannot both win). */
-/** The charge, locked and read in one statement. */
+/** The charge, locked and read in one statement: serialises every change of one charge (refunds cannot overshoot, settle and cancel cannot both win). */
 async function lockCharge(tx: Prisma.TransactionClient, chargeId: string): Promise<SandboxCharge> {
   const [charge] = await tx.$queryRaw<SandboxCharge[]>`SELECT * FROM "SandboxCharge" WHERE id = ${chargeId} FOR UPDATE`;
   if (!charge) throw new ChargeNotFound(chargeId);
