@@ -5,11 +5,15 @@
 // 2. a test-mode key: 401;  3. the portal disabled: 401;
 // 4. an unknown type: 400;  5. an orderNumber not in the workspace: 404 (a subscription link to an
 //    order that started none: 400); offerId and cartOfferId pass through unchecked.
+// Asked with the secret key too (from the integrator's back end), a link to an order also signs
+// its buyer in (`signin`: signed, expiring, bound to the buyer and the workspace); the public key
+// alone, which browsers hold, never gets one.
 import { NotFound, Unauthenticated, ValidationFailed } from '../core/errors.js';
 import type { Principal } from '../core/scope.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { findOrder } from '../orders/service.js';
-import { PORTAL_BASE_URL } from './base-url.js';
+import { findOrder } from './domain-calls.js';
+import { portalBaseUrl } from './base-url.js';
+import { linkGrant } from './tokens.js';
 
 /** Link type -> its path under the workspace in the portal; `order` types need an orderNumber, `subscription` types one that started a subscription. */
 export const PORTAL_TYPES = {
@@ -34,7 +38,7 @@ export interface PortalLinkRequest {
 
 const isPortalType = (type: string): type is PortalType => Object.hasOwn(PORTAL_TYPES, type);
 
-export async function portalUrl(prisma: PrismaClient, principal: Principal, request: PortalLinkRequest, baseUrl = PORTAL_BASE_URL): Promise<{ url: string }> {
+export async function portalUrl(prisma: PrismaClient, principal: Principal, request: PortalLinkRequest, origin: string, now = new Date()): Promise<{ url: string }> {
   const type = request.type?.trim() ?? '';
   const custom = principal.settings.customSubscriptionManagementUrl;
   if (type.startsWith('subscriptions-') && custom) return { url: custom };
@@ -44,17 +48,20 @@ export async function portalUrl(prisma: PrismaClient, principal: Principal, requ
   const { path, needs } = PORTAL_TYPES[type];
   const reference = request.orderNumber?.trim() || null;
   let number: string | null = null;
+  let buyer: string | null = null;
   if (reference !== null) {
     // Any value that names no order of the workspace is 404, one that could not be a number too.
-    const order = await findOrder(prisma, principal, reference, { select: { number: true, subscriptionId: true } }).catch((error: unknown) => {
+    const order = await findOrder(prisma, principal, reference, { select: { number: true, subscriptionId: true, userId: true } }).catch((error: unknown) => {
       throw error instanceof ValidationFailed ? new NotFound('Order') : error;
     });
     if (needs === 'subscription' && !order.subscriptionId) throw new ValidationFailed(`order ${order.number} did not start a subscription`);
     number = order.number;
+    buyer = order.userId;
   }
   if (needs !== null && number === null) throw new ValidationFailed(`type ${type} needs an orderNumber`);
-  const url = new URL(`${baseUrl}/${principal.workspaceId}/${path.replace('{number}', encodeURIComponent(number ?? ''))}`);
+  const url = new URL(`${portalBaseUrl(origin)}/${principal.workspaceId}/${path.replace('{number}', encodeURIComponent(number ?? ''))}`);
   if (request.offerId) url.searchParams.set('offerId', request.offerId);
   if (request.cartOfferId) url.searchParams.set('cartOfferId', request.cartOfferId);
+  if (principal.canWrite && buyer) url.searchParams.set('signin', linkGrant(principal.workspaceId, buyer, now));
   return { url: url.href };
 }

@@ -10,7 +10,8 @@ builder.queryFields((t) => ({
   portalUrl: t.field({
     type: PortalUrl,
     description:
-      'The deep link into the buyer portal for a link type. Only computes where the buyer lands: no authentication of the buyer, no token. ' +
+      'The deep link into the buyer portal for a link type. Only computes where the buyer lands. Called with the secret key too (from a back end), a link to an order also signs ' +
+      "that order's buyer in to the portal (a signed `signin` parameter, valid for an hour); the public key alone never gets one. " +
       '401 for a test-mode key and while the portal is disabled, except that subscriptions-* types return the custom subscription-management URL when one is set, before any other rule',
     args: {
       // Required, but checked by the service after the two 401 rules (the contract's order), so not required here.
@@ -19,6 +20,6 @@ builder.queryFields((t) => ({
       cartOfferId: t.arg.string({ description: 'Passed into the link as is, not checked' }),
       offerId: t.arg.string({ description: 'Passed into the link as is, not checked' }),
     },
-    resolve: async (_root, args, ctx) => portalUrl(ctx.prisma, await ctx.principal('read'), args),
+    resolve: async (_root, args, ctx) => portalUrl(ctx.prisma, await ctx.principal('read'), args, ctx.origin),
   }),
 }));

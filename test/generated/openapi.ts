@@ -1406,7 +1406,7 @@ export interface paths {
         };
         /**
          * Resolve a customer-portal deep link
-         * @description The deep link into the buyer portal for a link type. Only computes where the buyer lands: no authentication of the buyer, no token. 401 for a test-mode key and while the portal is disabled, except that subscriptions-* types return the custom subscription-management URL when one is set, before any other rule
+         * @description The deep link into the buyer portal for a link type. Only computes where the buyer lands. Called with the secret key too (from a back end), a link to an order also signs that order's buyer in to the portal (a signed `signin` parameter, valid for an hour); the public key alone never gets one. 401 for a test-mode key and while the portal is disabled, except that subscriptions-* types return the custom subscription-management URL when one is set, before any other rule
          */
         get: operations["portalUrl"];
         put?: never;
