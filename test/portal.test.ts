@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { portalBaseUrlFromEnv } from '../src/portal/base-url.js';
+import { portalBaseUrl, portalBaseUrlFromEnv } from '../src/portal/base-url.js';
 import { newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { ERROR, failure, ok } from './support/responses.js';
-import { seedOrder } from './support/sales.js';
+import { newBuyer, seedOrder } from './support/sales.js';
 
 // GET /v0/portal/url through the real HTTP surface, its rules in the contract's order: the custom
 // subscription-management URL first, then 401 for a test-mode key, 401 with the portal disabled,
 // 400 for an unknown type, 404 for an unknown orderNumber; offerId and cartOfferId unchecked.
-// The suite's server runs without PORTAL_BASE_URL: links are under its own /portal.
+// The suite's server runs without PORTAL_BASE_URL: links are under its own /portal (the origin asked).
 
 type Query = { type: string; orderNumber?: string; offerId?: string; cartOfferId?: string };
 const link = (ws: Workspace, query: Query, key: KeyChoice = {}) => restClient(ws, { write: false, ...key }).GET('/v0/portal/url', { params: { query } });
@@ -60,6 +60,19 @@ describe('GET /v0/portal/url', () => {
     }
   });
 
+  test("asked with the secret key too, a link to an order carries the sign-in grant of the order's buyer; the public key alone, or a link naming no buyer, never does", async () => {
+    const buyer = await newBuyer(ws);
+    const owned = (await seedOrder(ws, { userId: buyer.id })).order;
+    const signed = await urlOf(ws, { type: 'orders-view', orderNumber: owned.number }, { write: true });
+    expect(signed.searchParams.get('signin')).toMatch(new RegExp(`^${buyer.id}\\.\\d+\\.[A-Za-z0-9_-]{43}$`));
+    const expires = Number(signed.searchParams.get('signin')!.split('.')[1]);
+    expect(expires - Date.now() / 1000).toBeGreaterThan(3500);
+    expect(expires - Date.now() / 1000).toBeLessThanOrEqual(3600);
+    expect((await urlOf(ws, { type: 'orders-view', orderNumber: owned.number })).searchParams.has('signin')).toBe(false);
+    expect((await urlOf(ws, { type: 'orders-list' }, { write: true })).searchParams.has('signin')).toBe(false);
+    expect((await urlOf(ws, { type: 'orders-view', orderNumber: oneTime.number }, { write: true })).searchParams.has('signin')).toBe(false);
+  });
+
   test('R: the public key alone is enough; no key or a wrong one is 401', async () => {
     expect((await raw('GET', '/v0/portal/url', { query: 'type=orders-list' })).status).toBe(401);
     expect((await raw('GET', '/v0/portal/url', { query: 'type=orders-list', headers: { 'x-svc-public-key': 'pk_live_nope' } })).status).toBe(401);
@@ -107,10 +120,10 @@ describe('GET /v0/portal/url', () => {
 });
 
 describe('PORTAL_BASE_URL', () => {
-  test('the portal base URL: the variable (trailing slashes dropped), else this service under /portal; anything but an http(s) URL without query stops the start', () => {
+  test('the portal base URL: the variable (trailing slashes dropped), else this service under /portal (where the request came in); anything but an http(s) URL without query stops the start', () => {
     expect(portalBaseUrlFromEnv({ PORTAL_BASE_URL: 'https://portal.example.com/shop/' })).toBe('https://portal.example.com/shop');
-    expect(portalBaseUrlFromEnv({ HOST: '0.0.0.0', PORT: '8080' })).toBe('http://0.0.0.0:8080/portal');
-    expect(portalBaseUrlFromEnv({})).toBe('http://127.0.0.1:3000/portal');
+    expect(portalBaseUrlFromEnv({ HOST: '0.0.0.0', PORT: '8080' })).toBeUndefined();
+    expect(portalBaseUrl('http://127.0.0.1:41234')).toBe('http://127.0.0.1:41234/portal');
     for (const bad of ['ftp://x.example', 'not a url', 'https://x.example/?a=1']) expect(() => portalBaseUrlFromEnv({ PORTAL_BASE_URL: bad })).toThrow(/PORTAL_BASE_URL/);
   });
 });

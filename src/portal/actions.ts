@@ -51,23 +51,28 @@ export async function changeSubscription(deps: ActionDeps, workspace: PortalWork
 }
 
 /** An offer the workspace lets this subscription switch to (400 otherwise), with the quantity kept. */
-async function switchTarget(deps: ActionDeps, workspace: PortalWorkspace, buyer: Buyer, number: string, offerId: string) {
-  const details = await buyerSubscription(deps.prisma, workspace, buyer, number);
+function switchTarget(details: Awaited<ReturnType<typeof buyerSubscription>>, offerId: string) {
   const offer = details.switchTo.find((o) => o.id === offerId.toLowerCase());
   if (!offer) throw new ValidationFailed('This plan cannot be chosen for your subscription');
-  return { details, offer, items: [{ offerId: offer.id, quantity: details.quantity }] };
+  return { offer, items: [{ offerId: offer.id, quantity: details.quantity }] };
 }
 
 /** What the switch costs now (the proration the change would book), shown before the buyer confirms. */
 export async function previewSwitch(deps: ActionDeps, workspace: PortalWorkspace, buyer: Buyer, number: string, offerId: string) {
-  const { details, offer, items } = await switchTarget(deps, workspace, buyer, number, offerId);
+  const details = await buyerSubscription(deps.prisma, workspace, buyer, number);
+  const { offer, items } = switchTarget(details, offerId);
   const { net, tax, periodAmount } = await previewSubscriptionUpdate(deps, scopeOf(buyer), details.subscription.number, items);
   return { subscription: details.subscription, preview: { offer, net, tax, periodAmount } };
 }
 
-/** The confirmed switch: the API's plan change under the preview's key (answered once, charged once). */
+/**
+ * The confirmed switch: the API's plan change under the preview's key (answered once, charged
+ * once). Already on that offer, it is a repeat whose first answer applied the change: done.
+ */
 export async function switchPlan(deps: ActionDeps, workspace: PortalWorkspace, buyer: Buyer, number: string, offerId: string, key: string) {
-  const { details, items } = await switchTarget(deps, workspace, buyer, number, offerId);
+  const details = await buyerSubscription(deps.prisma, workspace, buyer, number);
+  if (details.items.length === 1 && details.items[0]!.offerId === offerId.toLowerCase()) return { subscription: details.subscription, payment: null };
+  const { items } = switchTarget(details, offerId);
   return updateSubscription(deps, scopeOf(buyer), details.subscription.number, items, key);
 }
 
