@@ -2,7 +2,8 @@ import nodemailer, { type Transporter } from 'nodemailer';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
 
-// Operational emails (for now the webhooks domain's notices, src/webhooks/emails.ts). With
+// Operational emails (the webhooks domain's notices, src/webhooks/emails.ts; the buyer portal's
+// sign-in links, src/portal/actions.ts). With
 // SMTP_URL set they go out over SMTP and are recorded as sent; without it they wait in the Email
 // table (sentAt null) for an operator, and only their recipient and subject are logged.
 

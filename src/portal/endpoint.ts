@@ -7,7 +7,7 @@ import { ApiError, asApiError } from '../errors.js';
 import { isUuid } from '../core/uuid.js';
 import { logger } from '../logger.js';
 import { emailSignInLinks } from './actions.js';
-import { actionAddressBudget, signInAddressBudget, signInEmailBudget } from './budgets.js';
+import { actionAddressBudget, actionBuyerBudget, signInAddressBudget, signInEmailBudget } from './budgets.js';
 import { routeBuyer } from './buyer-routes.js';
 import { normalizeEmail } from './domain-calls.js';
 import { portalPath } from './pages/layout.js';
@@ -150,6 +150,7 @@ async function confirmSignIn(visit: Visit, token: string): Promise<Response> {
   if (!fields) return visit.page(csrfRefusedPage(workspace, null));
   const link = await lookUpSignInLink(endpoint.prisma, workspace, token, visit.now);
   if (link.state !== 'open') return visit.page(signInLinkRefusedPage(workspace, link.state));
+  await endpoint.rateLimits.spend(actionBuyerBudget, link.userId);
   if (!(await claimSignInLink(endpoint.prisma, link.id, visit.now))) return visit.page(signInLinkRefusedPage(workspace, 'used'));
   const session = await startSession(endpoint.prisma, workspace, link.userId, visit.now);
   if (!session) return visit.page(signInLinkRefusedPage(workspace, 'unknown'));
@@ -180,7 +181,10 @@ async function signOut(visit: Visit): Promise<Response> {
   const fields = await visit.form([{ rule: actionAddressBudget, key: endpoint.client }]);
   const buyer = await visit.buyer();
   if (!fields) return visit.page(csrfRefusedPage(workspace, buyer));
-  if (buyer) await endSession(endpoint.prisma, buyer.sessionId, visit.now);
+  if (buyer) {
+    await endpoint.rateLimits.spend(actionBuyerBudget, buyer.userId);
+    await endSession(endpoint.prisma, buyer.sessionId, visit.now);
+  }
   visit.signOut();
   return visit.redirect(signInPath(workspace.id, null, 'signed-out'));
 }

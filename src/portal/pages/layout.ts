@@ -98,10 +98,11 @@ export function textOn(hex: string): string {
 
 /** The workspace's colours as custom properties (a stylesheet of its own, allowed by its hash). */
 function themeCss(workspace: PortalWorkspace): string {
-  const rules = [
-    workspace.brandColor ? `--brand: ${workspace.brandColor}; --brand-text: ${textOn(workspace.brandColor)};` : '',
-    workspace.accentColor ? `--accent: ${workspace.accentColor}; --accent-text: ${textOn(workspace.accentColor)};` : '',
-  ].join(' ');
+  // The settings take #rrggbb only; anything else in the column is not written into a stylesheet.
+  const colour = (value: string | null) => (value && /^#[0-9a-f]{6}$/i.test(value) ? value : null);
+  const brand = colour(workspace.brandColor);
+  const accent = colour(workspace.accentColor);
+  const rules = [brand ? `--brand: ${brand}; --brand-text: ${textOn(brand)};` : '', accent ? `--accent: ${accent}; --accent-text: ${textOn(accent)};` : ''].join(' ');
   return `:root { ${rules} }`;
 }
 

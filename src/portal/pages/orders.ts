@@ -113,7 +113,7 @@ function keysList(workspace: PortalWorkspace, order: BuyerOrder['order'], item: 
       const value =
         key.id === shown
           ? `<code class="key" id="key-${key.id}">${escapeHtml(key.key)}</code>`
-          : `<form method="get" action="${portalPath(workspace.id, `orders/${order.number}`)}#key-${key.id}"><input type="hidden" name="key" value="${key.id}"><button type="submit" id="show-key-${key.id}" aria-label="Show ${escapeHtml(label.toLowerCase())} of ${escapeHtml(item.name)}">Show key</button></form>`;
+          : `<form method="get" action="${portalPath(workspace.id, `orders/${order.number}`)}#key-${key.id}"><input type="hidden" name="key" value="${key.id}"><button type="submit" id="show-key-${key.id}" aria-label="Show key: ${escapeHtml(label.toLowerCase())} of ${escapeHtml(item.name)}">Show key</button></form>`;
       return `<li><div class="row-head"><span>${label}${status}</span>${value}</div></li>`;
     })
     .join('\n');
