@@ -8,6 +8,7 @@ import { restClient } from './support/client.js';
 import { buy, csrfOf, fileShop, keyShop, PortalClient, signInByLink } from './support/portal.js';
 import { ok } from './support/responses.js';
 import { newCatalogue, salesDb } from './support/sales.js';
+import { refundUnits } from './support/refunds.js';
 import { subscriptionEvents } from './support/subscriptions.js';
 
 const SLOW = 180_000;
@@ -159,4 +160,17 @@ test('switch to an allowed offer: the proration shown before confirming is what 
   const stranger = await subscriptionOffer(ws, 2000);
   const refused = await client.get(at(`/subscriptions/${order.number}/switch?offerId=${stranger.offerId}`));
   expect(refused.status).toBe(400);
+}, SLOW);
+
+test('a refunded order shows its refund and status, and delivers nothing any more', async () => {
+  const file = await fileShop(ws, Buffer.from('refunded bytes'), 'gone.txt');
+  const order = await buy(ws, file.elementId, email());
+  const client = await signInByLink(baseUrl(), ws, order.number);
+  expect((await client.get(at(`/orders/${order.number}`))).html).toContain('id="download-');
+  await refundUnits(ws, order.number, undefined, {});
+  const page = await client.get(at(`/orders/${order.number}`));
+  expect(page.html).toContain('id="refunds"');
+  expect(page.html).toMatch(/<span class="status good">Refunded<\/span><\/td><td data-label="Amount" class="amount">\$12\.00<\/td>/);
+  expect(page.html).toContain('<dt>Status</dt><dd><span class="status">Refunded</span></dd>');
+  expect(page.html).not.toContain('id="download-');
 }, SLOW);
