@@ -12,7 +12,7 @@ import type { Buyer, PortalWorkspace } from './sessions.js';
 
 export const scopeOf = (buyer: Buyer): Scope => ({ workspaceId: buyer.workspaceId, livemode: buyer.livemode });
 
-export const ORDERS_PER_PAGE = 20;
+const ORDERS_PER_PAGE = 20;
 
 /** A page of the buyer's orders, newest first, with their items' product names. */
 export async function buyerOrders(prisma: PrismaClient, buyer: Buyer, page: number) {
@@ -92,7 +92,9 @@ async function switchOffers(prisma: PrismaClient, workspace: PortalWorkspace, bu
   const offers = await prisma.offer.findMany({
     where: {
       ...scopeOf(buyer), id: { in: allowed.filter((id) => id !== currentOfferId) }, status: 'ACTIVE', archivedAt: null, product: { archivedAt: null },
-      currency: subscription.currency, recurringInterval: subscription.recurringInterval, recurringIntervalCount: subscription.recurringIntervalCount,
+      currency: subscription.currency, recurringInterval: subscription.recurringInterval,
+      // An offer without a count bills every one interval.
+      OR: [{ recurringIntervalCount: subscription.recurringIntervalCount }, ...(subscription.recurringIntervalCount === 1 ? [{ recurringIntervalCount: null }] : [])],
     },
     include: { product: { select: { name: true } } },
     orderBy: { price: 'asc' },

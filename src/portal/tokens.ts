@@ -28,7 +28,7 @@ export const isToken = (prefix: string, token: string) => new RegExp(`^${prefix}
 export const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** How long the sign-in grant of a link from GET /v0/portal/url works. */
-export const LINK_GRANT_SECONDS = 60 * 60;
+const LINK_GRANT_SECONDS = 60 * 60;
 
 /** The `signin` value of a portal link: the buyer and the expiry, signed with the workspace. */
 export function linkGrant(workspaceId: string, userId: string, now: Date): string {

@@ -91,7 +91,7 @@ function luminance(hex: string): number {
 }
 
 /** White or near-black, whichever contrasts more with the colour: at least 4.5:1 for any colour. */
-export function textOn(hex: string): string {
+function textOn(hex: string): string {
   const l = luminance(hex);
   return (1.05) / (l + 0.05) >= (l + 0.05) / (luminance('#111111') + 0.05) ? '#ffffff' : '#111111';
 }
@@ -114,7 +114,7 @@ const formTargets = () => {
   return base ? `'self' ${new URL(base).origin}` : "'self'";
 };
 
-export function portalHeaders(styles: readonly string[]): Record<string, string> {
+function portalHeaders(styles: readonly string[]): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': [

@@ -19,7 +19,7 @@ ${back ? `<p><a href="${escapeHtml(back.href)}">${escapeHtml(back.text)}</a></p>
 }
 
 /** An unknown or offline workspace: nothing of it is shown. */
-export const UNKNOWN_WORKSPACE: PortalWorkspace = {
+const UNKNOWN_WORKSPACE: PortalWorkspace = {
   id: '', name: 'Customer portal', testMode: false, portalEnabled: true, customSubscriptionManagementUrl: null, brandColor: null, accentColor: null, portalPauseEnabled: false, portalSwitchOfferIds: null,
 };
 
