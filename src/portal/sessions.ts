@@ -46,6 +46,8 @@ export async function startSession(prisma: PrismaClient, workspace: PortalWorksp
   const user = await signableUser(prisma, workspace, userId);
   if (!user) return null;
   const token = newToken('pps');
+  // The user's ended and expired sessions go as a new one starts: the table holds live sessions, not history.
+  await prisma.portalSession.deleteMany({ where: { userId: user.id, OR: [{ expiresAt: { lte: now } }, { endedAt: { not: null } }] } });
   await prisma.portalSession.create({
     data: { workspaceId: workspace.id, livemode: user.livemode, userId: user.id, tokenHash: hashToken(token), expiresAt: later(now, SESSION_SECONDS) },
   });
@@ -81,6 +83,7 @@ export async function createSignInLinks(prisma: PrismaClient, workspace: PortalW
   const links: { token: string; livemode: boolean; email: string }[] = [];
   for (const user of users) {
     const token = newToken('psl');
+    await prisma.portalSignInLink.deleteMany({ where: { userId: user.id, expiresAt: { lte: now } } });
     await prisma.portalSignInLink.create({
       data: { workspaceId: workspace.id, livemode: user.livemode, userId: user.id, tokenHash: hashToken(token), next, expiresAt: later(now, SIGN_IN_LINK_SECONDS) },
     });
