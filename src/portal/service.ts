@@ -1,5 +1,5 @@
 // GET /v0/portal/url: where a buyer lands in the self-service portal for a link type. It only
-// computes the link; it neither authenticates the buyer nor mints a token. The rules, in the
+// computes the link; it authenticates no buyer and stores nothing. The rules, in the
 // contract's order (docs/decisions.md "Customer portal"):
 // 1. a subscriptions-* type with the workspace's customSubscriptionManagementUrl set: that URL;
 // 2. a test-mode key: 401;  3. the portal disabled: 401;
