@@ -1,7 +1,8 @@
 // The buyer portal in headless Chromium (Debian's chromium + playwright-core), on a server of its
 // own whose email goes to an SMTP receiver in the test: sign-in by the emailed link, an order's
-// key and download, cancel at the period end and undo, the card update on the hosted page, every
-// portal-link type; axe-core checks each page (injected from npm), and the orders and
+// key and download, cancel at the period end and undo, the card update on the hosted page, a
+// portal link followed without a session (sign-in, then its page), every portal-link type through
+// a portal session's sign-in URL; axe-core checks each page (injected from npm), and the orders and
 // subscription pages are kept as screenshots at desktop and phone widths (.tmp/portal-screenshots,
 // CI artefacts).
 import { randomUUID } from 'node:crypto';
@@ -12,7 +13,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 
 import { newWorkspace, type Workspace } from './support/api.js';
 import { BROWSER_TIMEOUT_MS, fillCard, launchChromium, submitCard } from './support/chromium.js';
-import { buy, fileShop, keyShop, portalLink, signInLinks, startPortalServer, type PortalServer } from './support/portal.js';
+import { buy, fileShop, keyShop, portalLink, portalSession, signInLinks, startPortalServer, type PortalServer } from './support/portal.js';
 import { salesDb } from './support/sales.js';
 import { subscriptionElement } from './support/subscriptions.js';
 
@@ -184,12 +185,37 @@ test(
 );
 
 test(
-  'every portal-link type, signed in by the link itself in a browser without a session, opens on its page',
+  "a portal link in a browser without a session: the sign-in page, the emailed link, then the link's page",
   async () => {
     await browser!.context.clearCookies();
     const { page, problems } = await tab();
+    const landing = `/portal/${ws.workspaceId}/subscriptions/${subscriptionOrder.number}/cancel`;
+    await page.goto(await portalLink(server.url, ws, { type: 'subscriptions-cancel', orderNumber: subscriptionOrder.number }));
+    await page.waitForSelector('#sign-in-form');
+    expect(new URL(page.url()).pathname).toBe(`/portal/${ws.workspaceId}/sign-in`);
+    const seen = server.mails.filter((mail) => mail.to.includes(buyer)).length;
+    await page.fill('#email', buyer);
+    await page.click('#send-link');
+    await page.waitForSelector('#check-email');
+    const [link] = signInLinks(await server.mailTo(buyer, seen));
+    await page.goto(link!);
+    await page.click('#confirm-sign-in');
+    await page.waitForSelector('#confirm-cancel');
+    expect(new URL(page.url()).pathname).toBe(landing);
+    expect(problems).toEqual([]);
+    await page.close();
+  },
+  BROWSER_TIMEOUT_MS,
+);
+
+test(
+  'every portal-link type, signed in by a portal session (POST /v0/portal/sessions) in a browser without a session, opens on its page',
+  async () => {
+    const { page, problems } = await tab();
+    // orders-list names its buyer by userId; the others by their order.
+    const buyerId = (await salesDb().user.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, emailNormalized: buyer, livemode: true } })).id;
     const landings: [string, string | undefined, string, string][] = [
-      ['orders-list', keyOrder.number, '/orders', '#orders'],
+      ['orders-list', undefined, '/orders', '#orders'],
       ['orders-view', keyOrder.number, `/orders/${keyOrder.number}`, '#order-number'],
       ['orders-downloads', fileOrder.number, `/orders/${fileOrder.number}/downloads`, '#delivery'],
       ['subscriptions-list', subscriptionOrder.number, '/subscriptions', '#subscriptions'],
@@ -198,11 +224,13 @@ test(
       ['subscriptions-cancel', subscriptionOrder.number, `/subscriptions/${subscriptionOrder.number}/cancel`, '#confirm-cancel'],
     ];
     for (const [type, orderNumber, landing, marker] of landings) {
+      await browser!.context.clearCookies();
       const link = await portalLink(server.url, ws, { type, ...(orderNumber ? { orderNumber } : {}) });
-      await page.goto(link);
+      await page.goto(await portalSession(server.url, ws, { type, ...(orderNumber ? { orderNumber } : { userId: buyerId }) }));
       await page.waitForSelector(marker);
       const url = new URL(page.url());
-      expect([type, url.pathname, url.searchParams.has('signin')]).toEqual([type, `/portal/${ws.workspaceId}${landing}`, false]);
+      expect([type, `${url.pathname}${url.search}`]).toEqual([type, `/portal/${ws.workspaceId}${landing}`]);
+      expect([type, url.href]).toEqual([type, link]);
       expect([type, await accessibilityProblems(page)]).toEqual([type, []]);
     }
     expect(problems).toEqual([]);

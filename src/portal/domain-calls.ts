@@ -12,6 +12,6 @@ export { mintDownloadUrl, undeliverable } from '../delivery/download-links.js';
 export { fileOfItem } from '../delivery/files.js';
 export { KEYED_PRODUCT_TYPES } from '../delivery/license-keys.js';
 export { dataDirSecret } from '../delivery/secrets.js';
-export { normalizeEmail } from '../users/service.js';
+export { findUser, normalizeEmail } from '../users/service.js';
 export { sendEmail } from '../email/mailer.js';
 export { escapeHtml, formatMoney, plural } from '../checkout/page-format.js';

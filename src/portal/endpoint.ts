@@ -1,7 +1,9 @@
 // GET and POST /portal/{workspaceId}/…: the buyer portal. The workspace first: unknown or offline
 // is 404; its subscription pages send buyers to its custom subscription-management URL when it has
 // one (before anything else, as GET /v0/portal/url does); the portal turned off answers a page
-// saying so. Then sign-in and sign-out, and the signed-in buyer's pages (./buyer-routes.ts).
+// saying so. Then sign-in (the emailed link's form, a portal session's URL) and sign-out, and the
+// signed-in buyer's pages (./buyer-routes.ts); without a session those send the buyer to sign in
+// first and then on to the page asked for.
 import type { EndpointRequest } from '../http/endpoint.js';
 import { ApiError, asApiError } from '../errors.js';
 import { isUuid } from '../core/uuid.js';
@@ -14,7 +16,6 @@ import { portalPath } from './pages/layout.js';
 import { csrfRefusedPage, disabledPage, messagePage, methodNotAllowedPage, notFoundPage, rateLimitedPage, refusedPage, unknownPortalPage } from './pages/messages.js';
 import { checkEmailPage, confirmSignInPage, signInLinkRefusedPage, signInPage } from './pages/sign-in.js';
 import { claimSignInLink, endSession, lookUpSignInLink, startSession, type PortalWorkspace } from './sessions.js';
-import { readLinkGrant } from './tokens.js';
 import { safeNext, Visit } from './visit.js';
 
 const log = logger.child({ component: 'portal' });
@@ -87,8 +88,7 @@ async function route(visit: Visit, rest: string[]): Promise<Response> {
     return method === 'POST' ? confirmSignIn(visit, ref) : confirmForm(visit, ref);
   }
   if (section === 'sign-out' && ref === undefined) return method === 'POST' ? signOut(visit) : visit.page(methodNotAllowedPage(workspace, await visit.buyer()));
-  const grant = visit.url.searchParams.get('signin');
-  if (grant !== null && method === 'GET') return signInWithGrant(visit, grant);
+  if (section === 'session' && ref !== undefined && more.length === 0) return method === 'GET' ? signInWithSession(visit, ref) : visit.page(methodNotAllowedPage(workspace, await visit.buyer()));
   const buyer = await visit.buyer();
   if (!buyer) return visit.redirect(signInPath(workspace.id, method === 'GET' ? `${visit.url.pathname}${visit.url.search}` : portalPath(workspace.id, section)));
   return (await routeBuyer(visit, buyer, rest)) ?? visit.page(notFoundPage(workspace, buyer));
@@ -106,6 +106,7 @@ const signInPath = (workspaceId: string, next: string | null, notice?: string) =
 const NOTICES: Record<string, string> = {
   'link-expired': 'That link has expired. Enter your email to get a new one.',
   'link-invalid': 'That link is not valid. Enter your email to get a new one.',
+  'link-used': 'That link was used already. Enter your email to get a new one.',
   'signed-out': 'You are signed out.',
 };
 
@@ -138,7 +139,7 @@ async function requestSignIn(visit: Visit): Promise<Response> {
 }
 
 async function confirmForm(visit: Visit, token: string): Promise<Response> {
-  const link = await lookUpSignInLink(visit.endpoint.prisma, visit.workspace, token, visit.now);
+  const link = await lookUpSignInLink(visit.endpoint.prisma, visit.workspace, 'email', token, visit.now);
   if (link.state !== 'open') return visit.page(signInLinkRefusedPage(visit.workspace, link.state));
   return visit.page(confirmSignInPage(visit.workspace, token, visit.anonymousCsrf(), link.livemode));
 }
@@ -148,7 +149,7 @@ async function confirmSignIn(visit: Visit, token: string): Promise<Response> {
   const { workspace, endpoint } = visit;
   const fields = await visit.form([{ rule: actionAddressBudget, key: endpoint.client }]);
   if (!fields) return visit.page(csrfRefusedPage(workspace, null));
-  const link = await lookUpSignInLink(endpoint.prisma, workspace, token, visit.now);
+  const link = await lookUpSignInLink(endpoint.prisma, workspace, 'email', token, visit.now);
   if (link.state !== 'open') return visit.page(signInLinkRefusedPage(workspace, link.state));
   await endpoint.rateLimits.spend(actionBuyerBudget, link.userId);
   if (!(await claimSignInLink(endpoint.prisma, link.id, visit.now))) return visit.page(signInLinkRefusedPage(workspace, 'used'));
@@ -158,22 +159,23 @@ async function confirmSignIn(visit: Visit, token: string): Promise<Response> {
   return visit.redirect(safeNext(workspace.id, link.next) ?? portalPath(workspace.id, 'orders'));
 }
 
-/** A portal link's signed grant: a session for its buyer, then the same page without the grant in its address. */
-async function signInWithGrant(visit: Visit, grant: string): Promise<Response> {
-  const { workspace, endpoint, url } = visit;
-  const clean = new URL(url);
-  clean.searchParams.delete('signin');
-  const target = `${clean.pathname}${clean.search}`;
-  const read = readLinkGrant(workspace.id, grant, visit.now);
-  if (read === null || read === 'expired') return visit.redirect(signInPath(workspace.id, target, read === null ? 'link-invalid' : 'link-expired'));
+/**
+ * A portal session's URL (POST /v0/portal/sessions): opening it uses it once, signs its buyer in
+ * (in place of whoever was signed in) and lands on its page. Used, expired or unknown, the
+ * sign-in page says so and keeps the page it led to.
+ */
+async function signInWithSession(visit: Visit, token: string): Promise<Response> {
+  const { workspace, endpoint } = visit;
+  const link = await lookUpSignInLink(endpoint.prisma, workspace, 'session', token, visit.now);
+  if (link.state === 'unknown') return visit.redirect(signInPath(workspace.id, null, 'link-invalid'));
+  if (link.state !== 'open') return visit.redirect(signInPath(workspace.id, link.next, `link-${link.state}`));
+  if (!(await claimSignInLink(endpoint.prisma, link.id, visit.now))) return visit.redirect(signInPath(workspace.id, link.next, 'link-used'));
+  const session = await startSession(endpoint.prisma, workspace, link.userId, visit.now);
+  if (!session) return visit.redirect(signInPath(workspace.id, link.next, 'link-invalid'));
   const current = await visit.buyer();
-  if (current?.userId !== read.userId) {
-    const session = await startSession(endpoint.prisma, workspace, read.userId, visit.now);
-    if (!session) return visit.redirect(signInPath(workspace.id, target, 'link-invalid'));
-    if (current) await endSession(endpoint.prisma, current.sessionId, visit.now);
-    visit.signIn(session);
-  }
-  return visit.redirect(target);
+  if (current) await endSession(endpoint.prisma, current.sessionId, visit.now);
+  visit.signIn(session);
+  return visit.redirect(safeNext(workspace.id, link.next) ?? portalPath(workspace.id, 'orders'));
 }
 
 async function signOut(visit: Visit): Promise<Response> {

@@ -29,7 +29,7 @@ function parseCookies(header: string | null): Map<string, string> {
 export function safeNext(workspaceId: string, raw: string | null | undefined): string | null {
   if (!raw || raw.length > 1000) return null;
   const prefix = `${portalPath(workspaceId)}/`;
-  return raw.startsWith(prefix) && !/[\\\s]|\/\/|\/\.\.?(\/|$|\?)/.test(raw) && !raw.includes('signin=') ? raw : null;
+  return raw.startsWith(prefix) && !/[\\\s]|\/\/|\/\.\.?(\/|$|\?)/.test(raw) ? raw : null;
 }
 
 export class Visit {

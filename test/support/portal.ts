@@ -87,23 +87,34 @@ export async function startPortalServer(env: Record<string, string> = {}): Promi
 export const signInLinks = (mail: Mail) => [...mail.text.matchAll(/https?:\/\/\S+\/sign-in\/psl_[A-Za-z0-9_-]{43}/g)].map((m) => m[0]);
 
 /**
- * GET /v0/portal/url on `serverUrl`, with the secret key too (`signIn`) or the public key alone.
- * The link's origin is the server's (the suite's server listens on a port of its choosing, which
- * its default portal base cannot name).
+ * GET /v0/portal/url on `serverUrl` (the public key is enough). The link's origin is the server's
+ * (the suite's server listens on a port of its choosing, which its default portal base cannot name).
  */
-export async function portalLink(serverUrl: string, ws: Workspace, query: Record<string, string>, signIn = true): Promise<string> {
-  const response = await fetch(`${serverUrl}/v0/portal/url?${new URLSearchParams(query)}`, { headers: keyHeaders(ws, { write: signIn }) });
+export async function portalLink(serverUrl: string, ws: Workspace, query: Record<string, string>): Promise<string> {
+  const response = await fetch(`${serverUrl}/v0/portal/url?${new URLSearchParams(query)}`, { headers: keyHeaders(ws, { write: false }) });
   const body = (await response.json()) as { data?: { url: string } };
   if (response.status !== 200) throw new Error(`portal/url answered ${response.status}: ${JSON.stringify(body)}`);
-  const url = new URL(body.data!.url);
-  return new URL(`${url.pathname}${url.search}`, serverUrl).href;
+  return onServer(serverUrl, body.data!.url);
 }
 
-/** A client signed in as the buyer of `orderNumber` through a portal link (the secret key's signed one). */
+const onServer = (serverUrl: string, link: string) => {
+  const url = new URL(link);
+  return new URL(`${url.pathname}${url.search}`, serverUrl).href;
+};
+
+/** POST /v0/portal/sessions on `serverUrl` (both keys): the sign-in URL, on that server. */
+export async function portalSession(serverUrl: string, ws: Workspace, body: Record<string, string>): Promise<string> {
+  const response = await fetch(`${serverUrl}/v0/portal/sessions`, { method: 'POST', headers: { ...keyHeaders(ws), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = (await response.json()) as { data?: { url: string } };
+  if (response.status !== 200) throw new Error(`portal/sessions answered ${response.status}: ${JSON.stringify(answer)}`);
+  return onServer(serverUrl, answer.data!.url);
+}
+
+/** A client signed in as the buyer of `orderNumber` through a portal session's sign-in URL. */
 export async function signInByLink(serverUrl: string, ws: Workspace, orderNumber: string): Promise<PortalClient> {
   const client = new PortalClient(serverUrl);
-  const landed = await client.follow(await portalLink(serverUrl, ws, { type: 'orders-view', orderNumber }));
-  if (landed.status !== 200) throw new Error(`the portal link answered ${landed.status}`);
+  const landed = await client.follow(await portalSession(serverUrl, ws, { type: 'orders-view', orderNumber }));
+  if (landed.status !== 200) throw new Error(`the portal session's URL answered ${landed.status}`);
   return client;
 }
 
@@ -163,6 +174,13 @@ export function csrfOf(html: string, action?: string): string {
   const token = form ? /name="csrf" value="([^"]*)"/.exec(form[2]!)?.[1] : undefined;
   if (!token) throw new Error(`no form${action ? ` posting to …${action}` : ''} with a CSRF token`);
   return token;
+}
+
+/** A hidden field's value in the page (as a browser sends it: its HTML entities read). */
+export function hiddenField(html: string, name: string): string {
+  const value = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html)?.[1];
+  if (value === undefined) throw new Error(`no hidden field ${name}`);
+  return value.replace(/&(amp|lt|gt|quot|#39);/g, (_, entity: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[entity]!);
 }
 
 /** Signs a buyer in by email through the portal's own forms; returns the client holding the session. */
