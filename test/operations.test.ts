@@ -15,6 +15,10 @@ const SETTINGS = {
   customSubscriptionManagementUrl: 'https://billing.example.com/manage',
   pricesIncludeTax: true,
   contactEmail: 'ops@example.com',
+  brandColor: '#1a2b3c',
+  accentColor: '#ffb000',
+  portalPauseEnabled: true,
+  portalSwitchOfferIds: '0195f8a2-0000-7000-8000-000000000001,0195f8a2-0000-7000-8000-000000000002',
 };
 
 describe('admin CLI', () => {
@@ -61,6 +65,9 @@ describe('admin CLI', () => {
       ['workspace', 'set', ws.workspaceId, 'productLimit=1.5'],
       ['workspace', 'set', ws.workspaceId, 'customSubscriptionManagementUrl=ftp://example.com'],
       ['workspace', 'set', ws.workspaceId, 'contactEmail=not-an-email'],
+      ['workspace', 'set', ws.workspaceId, 'brandColor=blue'],
+      ['workspace', 'set', ws.workspaceId, 'accentColor=#fff'],
+      ['workspace', 'set', ws.workspaceId, 'portalSwitchOfferIds=one,two'],
       ['workspace', 'set', ws.workspaceId, 'testMode'],
       ['workspace', 'set', ws.workspaceId, 'testMode=true', 'offline=maybe'],
       ['workspace', 'set', ws.workspaceId],

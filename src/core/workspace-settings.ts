@@ -15,6 +15,10 @@ export const WORKSPACE_SETTINGS = {
   pricesIncludeTax: 'boolean',
   contactEmail: 'string',
   name: 'string',
+  brandColor: 'string',
+  accentColor: 'string',
+  portalPauseEnabled: 'boolean',
+  portalSwitchOfferIds: 'string',
 } as const satisfies Record<string, SettingKind>;
 
 export type SettingName = keyof typeof WORKSPACE_SETTINGS;

@@ -82,7 +82,9 @@ export const ModelName = {
   Refund: 'Refund',
   RefundPart: 'RefundPart',
   SandboxEvent: 'SandboxEvent',
-  PaymentMethodSession: 'PaymentMethodSession'
+  PaymentMethodSession: 'PaymentMethodSession',
+  PortalSession: 'PortalSession',
+  PortalSignInLink: 'PortalSignInLink'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -113,6 +115,10 @@ export const WorkspaceScalarFieldEnum = {
   customSubscriptionManagementUrl: 'customSubscriptionManagementUrl',
   contactEmail: 'contactEmail',
   pricesIncludeTax: 'pricesIncludeTax',
+  brandColor: 'brandColor',
+  accentColor: 'accentColor',
+  portalPauseEnabled: 'portalPauseEnabled',
+  portalSwitchOfferIds: 'portalSwitchOfferIds',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -711,6 +717,35 @@ export const PaymentMethodSessionScalarFieldEnum = {
 } as const
 
 export type PaymentMethodSessionScalarFieldEnum = (typeof PaymentMethodSessionScalarFieldEnum)[keyof typeof PaymentMethodSessionScalarFieldEnum]
+
+
+export const PortalSessionScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  userId: 'userId',
+  tokenHash: 'tokenHash',
+  expiresAt: 'expiresAt',
+  endedAt: 'endedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PortalSessionScalarFieldEnum = (typeof PortalSessionScalarFieldEnum)[keyof typeof PortalSessionScalarFieldEnum]
+
+
+export const PortalSignInLinkScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  userId: 'userId',
+  tokenHash: 'tokenHash',
+  next: 'next',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PortalSignInLinkScalarFieldEnum = (typeof PortalSignInLinkScalarFieldEnum)[keyof typeof PortalSignInLinkScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -46,6 +46,10 @@ export type WorkspaceMinAggregateOutputType = {
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
   pricesIncludeTax: boolean | null
+  brandColor: string | null
+  accentColor: string | null
+  portalPauseEnabled: boolean | null
+  portalSwitchOfferIds: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -62,6 +66,10 @@ export type WorkspaceMaxAggregateOutputType = {
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
   pricesIncludeTax: boolean | null
+  brandColor: string | null
+  accentColor: string | null
+  portalPauseEnabled: boolean | null
+  portalSwitchOfferIds: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -78,6 +86,10 @@ export type WorkspaceCountAggregateOutputType = {
   customSubscriptionManagementUrl: number
   contactEmail: number
   pricesIncludeTax: number
+  brandColor: number
+  accentColor: number
+  portalPauseEnabled: number
+  portalSwitchOfferIds: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -104,6 +116,10 @@ export type WorkspaceMinAggregateInputType = {
   customSubscriptionManagementUrl?: true
   contactEmail?: true
   pricesIncludeTax?: true
+  brandColor?: true
+  accentColor?: true
+  portalPauseEnabled?: true
+  portalSwitchOfferIds?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -120,6 +136,10 @@ export type WorkspaceMaxAggregateInputType = {
   customSubscriptionManagementUrl?: true
   contactEmail?: true
   pricesIncludeTax?: true
+  brandColor?: true
+  accentColor?: true
+  portalPauseEnabled?: true
+  portalSwitchOfferIds?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -136,6 +156,10 @@ export type WorkspaceCountAggregateInputType = {
   customSubscriptionManagementUrl?: true
   contactEmail?: true
   pricesIncludeTax?: true
+  brandColor?: true
+  accentColor?: true
+  portalPauseEnabled?: true
+  portalSwitchOfferIds?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -239,6 +263,10 @@ export type WorkspaceGroupByOutputType = {
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
   pricesIncludeTax: boolean
+  brandColor: string | null
+  accentColor: string | null
+  portalPauseEnabled: boolean
+  portalSwitchOfferIds: string | null
   createdAt: Date
   updatedAt: Date
   _count: WorkspaceCountAggregateOutputType | null
@@ -278,6 +306,10 @@ export type WorkspaceWhereInput = {
   customSubscriptionManagementUrl?: Prisma.StringNullableFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableFilter<"Workspace"> | string | null
   pricesIncludeTax?: Prisma.BoolFilter<"Workspace"> | boolean
+  brandColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  accentColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  portalPauseEnabled?: Prisma.BoolFilter<"Workspace"> | boolean
+  portalSwitchOfferIds?: Prisma.StringNullableFilter<"Workspace"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   projects?: Prisma.ProjectListRelationFilter
@@ -296,6 +328,10 @@ export type WorkspaceOrderByWithRelationInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   contactEmail?: Prisma.SortOrderInput | Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  brandColor?: Prisma.SortOrderInput | Prisma.SortOrder
+  accentColor?: Prisma.SortOrderInput | Prisma.SortOrder
+  portalPauseEnabled?: Prisma.SortOrder
+  portalSwitchOfferIds?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   projects?: Prisma.ProjectOrderByRelationAggregateInput
@@ -317,6 +353,10 @@ export type WorkspaceWhereUniqueInput = Prisma.AtLeast<{
   customSubscriptionManagementUrl?: Prisma.StringNullableFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableFilter<"Workspace"> | string | null
   pricesIncludeTax?: Prisma.BoolFilter<"Workspace"> | boolean
+  brandColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  accentColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  portalPauseEnabled?: Prisma.BoolFilter<"Workspace"> | boolean
+  portalSwitchOfferIds?: Prisma.StringNullableFilter<"Workspace"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   projects?: Prisma.ProjectListRelationFilter
@@ -335,6 +375,10 @@ export type WorkspaceOrderByWithAggregationInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   contactEmail?: Prisma.SortOrderInput | Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  brandColor?: Prisma.SortOrderInput | Prisma.SortOrder
+  accentColor?: Prisma.SortOrderInput | Prisma.SortOrder
+  portalPauseEnabled?: Prisma.SortOrder
+  portalSwitchOfferIds?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.WorkspaceCountOrderByAggregateInput
@@ -359,6 +403,10 @@ export type WorkspaceScalarWhereWithAggregatesInput = {
   customSubscriptionManagementUrl?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   pricesIncludeTax?: Prisma.BoolWithAggregatesFilter<"Workspace"> | boolean
+  brandColor?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
+  accentColor?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
+  portalPauseEnabled?: Prisma.BoolWithAggregatesFilter<"Workspace"> | boolean
+  portalSwitchOfferIds?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Workspace"> | Date | string
 }
@@ -375,6 +423,10 @@ export type WorkspaceCreateInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectCreateNestedManyWithoutWorkspaceInput
@@ -393,6 +445,10 @@ export type WorkspaceUncheckedCreateInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -411,6 +467,10 @@ export type WorkspaceUpdateInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUpdateManyWithoutWorkspaceNestedInput
@@ -429,6 +489,10 @@ export type WorkspaceUncheckedUpdateInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -447,6 +511,10 @@ export type WorkspaceCreateManyInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -463,6 +531,10 @@ export type WorkspaceUpdateManyMutationInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -479,6 +551,10 @@ export type WorkspaceUncheckedUpdateManyInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -495,6 +571,10 @@ export type WorkspaceCountOrderByAggregateInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  brandColor?: Prisma.SortOrder
+  accentColor?: Prisma.SortOrder
+  portalPauseEnabled?: Prisma.SortOrder
+  portalSwitchOfferIds?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -515,6 +595,10 @@ export type WorkspaceMaxOrderByAggregateInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  brandColor?: Prisma.SortOrder
+  accentColor?: Prisma.SortOrder
+  portalPauseEnabled?: Prisma.SortOrder
+  portalSwitchOfferIds?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -531,6 +615,10 @@ export type WorkspaceMinOrderByAggregateInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  brandColor?: Prisma.SortOrder
+  accentColor?: Prisma.SortOrder
+  portalPauseEnabled?: Prisma.SortOrder
+  portalSwitchOfferIds?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -608,6 +696,10 @@ export type WorkspaceCreateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
@@ -625,6 +717,10 @@ export type WorkspaceUncheckedCreateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -658,6 +754,10 @@ export type WorkspaceUpdateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
@@ -675,6 +775,10 @@ export type WorkspaceUncheckedUpdateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -692,6 +796,10 @@ export type WorkspaceCreateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectCreateNestedManyWithoutWorkspaceInput
@@ -709,6 +817,10 @@ export type WorkspaceUncheckedCreateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -742,6 +854,10 @@ export type WorkspaceUpdateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUpdateManyWithoutWorkspaceNestedInput
@@ -759,6 +875,10 @@ export type WorkspaceUncheckedUpdateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -816,6 +936,10 @@ export type WorkspaceSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  brandColor?: boolean
+  accentColor?: boolean
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
@@ -835,6 +959,10 @@ export type WorkspaceSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  brandColor?: boolean
+  accentColor?: boolean
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["workspace"]>
@@ -851,6 +979,10 @@ export type WorkspaceSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  brandColor?: boolean
+  accentColor?: boolean
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["workspace"]>
@@ -867,11 +999,15 @@ export type WorkspaceSelectScalar = {
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  brandColor?: boolean
+  accentColor?: boolean
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
+export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "brandColor" | "accentColor" | "portalPauseEnabled" | "portalSwitchOfferIds" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
 export type WorkspaceInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
   apiKeys?: boolean | Prisma.Workspace$apiKeysArgs<ExtArgs>
@@ -898,6 +1034,10 @@ export type $WorkspacePayload<ExtArgs extends runtime.Types.Extensions.InternalA
     customSubscriptionManagementUrl: string | null
     contactEmail: string | null
     pricesIncludeTax: boolean
+    brandColor: string | null
+    accentColor: string | null
+    portalPauseEnabled: boolean
+    portalSwitchOfferIds: string | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["workspace"]>
@@ -1336,6 +1476,10 @@ export interface WorkspaceFieldRefs {
   readonly customSubscriptionManagementUrl: Prisma.FieldRef<"Workspace", 'String'>
   readonly contactEmail: Prisma.FieldRef<"Workspace", 'String'>
   readonly pricesIncludeTax: Prisma.FieldRef<"Workspace", 'Boolean'>
+  readonly brandColor: Prisma.FieldRef<"Workspace", 'String'>
+  readonly accentColor: Prisma.FieldRef<"Workspace", 'String'>
+  readonly portalPauseEnabled: Prisma.FieldRef<"Workspace", 'Boolean'>
+  readonly portalSwitchOfferIds: Prisma.FieldRef<"Workspace", 'String'>
   readonly createdAt: Prisma.FieldRef<"Workspace", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Workspace", 'DateTime'>
 }
