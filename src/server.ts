@@ -72,7 +72,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
     metrics: createMetrics(),
     rateLimiter: createRateLimiter(rateLimitStore, config.rateLimit),
     rateLimits: createRateLimits(rateLimitStore, rateLimitRules, config.rateLimit.keyPrefix),
-    trustProxy: config.trustProxy,
+    trustedProxies: config.trustedProxies,
     maxBodyBytes: config.maxBodyBytes,
     processor,
     documents: { openApi: () => openApiDocument(schemas.client), docsHtml: () => docsHtml() },
@@ -85,7 +85,8 @@ export async function startServer(options: { port?: number; host?: string } = {}
     server.listen(options.port ?? config.port, options.host ?? config.host, resolve);
   });
   const { port } = server.address() as AddressInfo;
-  const url = `http://${options.host ?? config.host}:${port}`;
+  const host = options.host ?? config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     url,
     temporal: { address: temporal.address, namespace: temporal.namespace, taskQueue: temporal.taskQueue, uiUrl: temporal.uiUrl, worker: Boolean(worker) },

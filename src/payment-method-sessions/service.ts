@@ -56,7 +56,7 @@ export async function mintSession({ prisma, rateLimits }: MintDeps, principal: P
   await prisma.paymentMethodSession.create({
     data: { workspaceId: principal.workspaceId, livemode: principal.livemode, subscriptionId: subscription.id, tokenHash: hashToken(sessionToken), expiresAt },
   });
-  const base = config.downloads.publicBaseUrl ?? request.origin;
+  const base = config.publicBaseUrl ?? request.origin;
   return { sessionToken, expiresAt: Math.floor(expiresAt.getTime() / 1000), url: `${base}${PAGE_PATH}/${subscription.id}/${sessionToken}` };
 }
 

@@ -9,7 +9,7 @@ import { NotFound, Unauthenticated, ValidationFailed } from '../core/errors.js';
 import type { Principal } from '../core/scope.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { findOrder } from '../orders/service.js';
-import { PORTAL_BASE_URL } from './base-url.js';
+import { config } from '../config.js';
 
 /** Link type -> its path under the workspace in the portal; `order` types need an orderNumber, `subscription` types one that started a subscription. */
 export const PORTAL_TYPES = {
@@ -34,7 +34,13 @@ export interface PortalLinkRequest {
 
 const isPortalType = (type: string): type is PortalType => Object.hasOwn(PORTAL_TYPES, type);
 
-export async function portalUrl(prisma: PrismaClient, principal: Principal, request: PortalLinkRequest, baseUrl = PORTAL_BASE_URL): Promise<{ url: string }> {
+/**
+ * Where the portal lives: PORTAL_BASE_URL, else `/portal` of this service's public address
+ * (PUBLIC_BASE_URL, else the origin the request came to). Production requires PORTAL_BASE_URL.
+ */
+const portalBaseUrl = (origin: string) => config.portalBaseUrl ?? `${config.publicBaseUrl ?? origin}/portal`;
+
+export async function portalUrl(prisma: PrismaClient, principal: Principal, request: PortalLinkRequest, origin: string): Promise<{ url: string }> {
   const type = request.type?.trim() ?? '';
   const custom = principal.settings.customSubscriptionManagementUrl;
   if (type.startsWith('subscriptions-') && custom) return { url: custom };
@@ -53,7 +59,7 @@ export async function portalUrl(prisma: PrismaClient, principal: Principal, requ
     number = order.number;
   }
   if (needs !== null && number === null) throw new ValidationFailed(`type ${type} needs an orderNumber`);
-  const url = new URL(`${baseUrl}/${principal.workspaceId}/${path.replace('{number}', encodeURIComponent(number ?? ''))}`);
+  const url = new URL(`${portalBaseUrl(origin)}/${principal.workspaceId}/${path.replace('{number}', encodeURIComponent(number ?? ''))}`);
   if (request.offerId) url.searchParams.set('offerId', request.offerId);
   if (request.cartOfferId) url.searchParams.set('cartOfferId', request.cartOfferId);
   return { url: url.href };

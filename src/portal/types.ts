@@ -19,6 +19,6 @@ builder.queryFields((t) => ({
       cartOfferId: t.arg.string({ description: 'Passed into the link as is, not checked' }),
       offerId: t.arg.string({ description: 'Passed into the link as is, not checked' }),
     },
-    resolve: async (_root, args, ctx) => portalUrl(ctx.prisma, await ctx.principal('read'), args),
+    resolve: async (_root, args, ctx) => portalUrl(ctx.prisma, await ctx.principal('read'), args, ctx.origin),
   }),
 }));

@@ -44,9 +44,10 @@ export default async function globalSetup() {
     // The server processes run the compiled code, as `npm start` does.
     const [temporalAddress, , databaseUrl] = await Promise.all([startTemporal(dataDir), buildDist(), database()]);
     process.env.TEST_TEMPORAL_ADDRESS = temporalAddress;
-    // Generous edge limit for the suite; the rate-limit test starts its own server.
+    // Generous edge and per-address limits for the suite (every test calls from loopback); the
+    // rate-limit and license-key budget tests start servers of their own.
     // The sandbox's outbox stays undelivered: tests read it (test/sandbox-webhook-relay.test.ts runs the relay).
-    const server = await startServerProcess({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RATE_LIMIT_POINTS: '1000000', SANDBOX_WEBHOOK_DELIVERY: 'false' });
+    const server = await startServerProcess({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RATE_LIMIT_POINTS: '1000000', LICENSE_KEY_VALIDATIONS_PER_ADDRESS_PER_MINUTE: '1000000', SANDBOX_WEBHOOK_DELIVERY: 'false' });
     globalThis.__commerceServer = server;
     process.env.TEST_BASE_URL = server.url;
   } catch (error) {
