@@ -49,14 +49,14 @@ export async function startServer(options: { port?: number; host?: string } = {}
   // Both may start a server process (the embedded PostgreSQL, the Temporal dev server): start them side by side.
   const [database, temporal] = await Promise.all([
     connectDatabase().then(async (db) => {
-      const applied = await migrateDeploy(db.url);
+      const applied = await migrateDeploy(db.directUrl);
       if (applied.length) logger.info({ applied }, 'migrations applied');
       return db;
     }),
     connectTemporal(),
   ]);
   const prisma = createPrismaClient(database.url);
-  const notifications = createNotifications(database.url);
+  const notifications = createNotifications(database.directUrl);
   const worker = workerModule && workflowBundle ? await (await workerModule).runWorker(prisma, temporal, await workflowBundle) : undefined;
   const processor = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
   const schemas = await buildSchemas();

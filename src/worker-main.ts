@@ -17,7 +17,7 @@ refuseIncompleteProduction();
 webhookAllowHostsFromEnv();
 const shutdown = shutdownHandler();
 const [workflowBundle, database, temporal] = await Promise.all([bundleWorkflows(), connectDatabase(), connectTemporal()]);
-await migrateDeploy(database.url);
+await migrateDeploy(database.directUrl);
 const prisma = createPrismaClient(database.url);
 // Its dispatcher also hands over what was left pending while no worker ran.
 const worker = await runWorker(prisma, temporal, workflowBundle);
