@@ -30,6 +30,10 @@ export interface PgBouncerOptions {
 export interface PgBouncer {
   /** Every database of the upstream is reachable on it under its own name, with the upstream's user. */
   port: number;
+  /** The supervising shell's; PgBouncer is its child. */
+  pid: number;
+  /** Rejects when PgBouncer exits without stop(); never resolves. */
+  failure: Promise<never>;
   stop(): Promise<void>;
 }
 
@@ -70,9 +74,10 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
   const exited = once(child, 'exit');
-  child.once('error', () => undefined);
-  const failure = exited.then(([code]) => {
-    throw new Error(`pgbouncer exited (${code}) while starting; is Debian's pgbouncer installed (apt-get install pgbouncer)?\n${errors.trim()}`);
+  let stopped: Promise<void> | undefined;
+  const failure = exited.then(([code]): Promise<never> => {
+    if (stopped) return new Promise<never>(() => undefined);
+    throw new Error(`pgbouncer exited (${code}); is Debian's pgbouncer installed (apt-get install pgbouncer)?\n${errors.trim()}`);
   });
   failure.catch(() => undefined);
   const probe = new URL(options.upstream);
@@ -86,7 +91,7 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   }
   child.unref();
   for (const stream of [child.stdin, child.stderr]) (stream as Socket).unref();
-  return { port, stop: () => stopChild(child, exited) };
+  return { port, pid: child.pid!, failure, stop: () => (stopped ??= stopChild(child, exited)) };
 }
 
 async function untilAnswering(url: string): Promise<void> {

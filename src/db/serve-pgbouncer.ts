@@ -17,6 +17,7 @@ const bouncer = await startPgBouncer({
   poolSize: intEnv('PGBOUNCER_POOL_SIZE', 20),
 });
 shutdown.onStop(() => bouncer.stop());
+bouncer.failure.catch(shutdown.fatal);
 console.log(`PgBouncer ready on port ${bouncer.port} (transaction mode)`);
 
 runUntilSignalledOrOrphaned();
