@@ -65,9 +65,10 @@ export function pin(pid: number | undefined) {
   spawnSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(pid)], { stdio: 'ignore' });
 }
 
-/** autocannon in its own process (on its own core when pinning), so it is measured the same way for both. */
-export function autocannon(url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<LoadResult> {
+/** autocannon in its own process (on its own core when pinning), so it is measured the same way for both; a GET unless `request` says otherwise. */
+export function autocannon(url: string, headers: Record<string, string>, seconds: number, connections: number, request?: { method: string; body: string }): Promise<LoadResult> {
   const args = [AUTOCANNON, '-j', '-c', String(connections), '-d', String(seconds)];
+  if (request) args.push('-m', request.method, '-b', request.body);
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}=${value}`);
   args.push(url);
   const [command, commandArgs] = pinning ? ['taskset', ['-c', LOADGEN_CPU, process.execPath, ...args]] : [process.execPath, args];

@@ -18,7 +18,7 @@ async function main(argv: string[]): Promise<unknown> {
     const database = await connectDatabase();
     const prisma = createPrismaClient(database.url);
     try {
-      await migrateDeploy(database.url);
+      await migrateDeploy(database.directUrl);
       return await action(prisma);
     } finally {
       await prisma.$disconnect();

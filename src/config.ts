@@ -1,7 +1,9 @@
 import path from 'node:path';
 
+import { trustedProxiesFromEnv } from './http/client-address.js';
+
 // All configuration comes from environment variables with safe defaults (documented in README).
-function intEnv(name: string, fallback: number): number {
+export function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -37,7 +39,22 @@ function s3Env() {
   };
 }
 
-/** A secret's variable: unset (a generated one in DATA_DIR), or at least 32 characters. */
+/** An http(s) base URL without query or fragment, trailing slashes dropped; a malformed value stops the start. */
+export function baseUrlEnv(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be an http:// or https:// URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http:// or https:// URL`);
+  if (url.search || url.hash) throw new Error(`${name} must not carry a query or a fragment`);
+  return url.href.replace(/\/+$/, '');
+}
+
+/** A secret's variable: unset (a generated one in DATA_DIR outside production), or at least 32 characters. */
 function secretEnv(name: string): string | undefined {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -46,6 +63,9 @@ function secretEnv(name: string): string | undefined {
 }
 
 export const config = {
+  // NODE_ENV=production: nothing is generated or derived that a deployment must decide
+  // (src/production-settings.ts refuses the start without it).
+  production: process.env.NODE_ENV === 'production',
   port: intEnv('PORT', 3000),
   host: process.env.HOST ?? '127.0.0.1',
   dataDir: path.resolve(process.env.DATA_DIR ?? '.data'),
@@ -65,9 +85,14 @@ export const config = {
   // A body is refused (413) as soon as it passes this many bytes, before it is buffered whole.
   maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576),
   redisUrl: process.env.REDIS_URL || undefined,
-  // x-forwarded-for names the client only with TRUST_PROXY=true: otherwise anyone could pick
-  // their own rate-limit bucket with a forged header.
-  trustProxy: process.env.TRUST_PROXY === 'true',
+  // Which peers may name the client in x-forwarded-for (src/http/client-address.ts): otherwise
+  // anyone could pick their own rate-limit bucket with a forged header.
+  trustedProxies: trustedProxiesFromEnv(process.env.TRUST_PROXY),
+  // Where the links this service hands out point (download URLs, payment-method pages); unset: the
+  // origin the request that asked for the link came to.
+  publicBaseUrl: baseUrlEnv('PUBLIC_BASE_URL'),
+  // The buyer portal GET /v0/portal/url links into; unset: <publicBaseUrl or origin>/portal.
+  portalBaseUrl: baseUrlEnv('PORTAL_BASE_URL'),
   temporal: {
     // Unset: a Temporal dev server is started (or reused) with its history under DATA_DIR.
     address: process.env.TEMPORAL_ADDRESS || undefined,
@@ -99,8 +124,10 @@ export const config = {
   },
   // License keys are stored encrypted under this secret (src/delivery/key-vault.ts).
   licenseKeySecret: secretEnv('LICENSE_KEY_SECRET'),
-  // Public license key validations (validate, activate, deactivate) per workspace and minute.
+  // Public license key validations (validate, activate, deactivate) per workspace and minute, and
+  // per client address of a workspace and minute.
   licenseKeyValidationsPerMinute: intEnv('LICENSE_KEY_VALIDATIONS_PER_MINUTE', 600),
+  licenseKeyValidationsPerAddressPerMinute: intEnv('LICENSE_KEY_VALIDATIONS_PER_ADDRESS_PER_MINUTE', 60),
   // Signs the subscriptions list's cursors (src/subscriptions/cursor.ts).
   cursorSecret: secretEnv('CURSOR_SECRET'),
   // Signs the buyer portal's form (CSRF) tokens (src/portal/tokens.ts).
@@ -110,8 +137,6 @@ export const config = {
     urlSecret: secretEnv('DOWNLOAD_URL_SECRET'),
     // The largest file an upload may stream in (413 past it).
     maxFileBytes: intEnv('DOWNLOAD_MAX_FILE_BYTES', 1_073_741_824),
-    // Where download URLs point; unset: the origin the minting request came to.
-    publicBaseUrl: process.env.PUBLIC_BASE_URL?.replace(/\/+$/, '') || undefined,
     // Download URLs minted per workspace and minute (the contract's 60).
     urlsPerMinute: intEnv('DOWNLOAD_URLS_PER_MINUTE', 60),
     // Unset: files live under DATA_DIR/files.

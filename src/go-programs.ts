@@ -65,9 +65,9 @@ export async function goBinDirs(go: string | undefined): Promise<string[]> {
 }
 
 /** Runs a Go build command, printing progress: a cold module and build cache takes minutes. */
-async function buildWithGo(go: string, args: string[], cwd: string | undefined, label: string, log: Log): Promise<void> {
+async function buildWithGo(go: string, args: string[], cwd: string | undefined, label: string, log: Log, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const started = Date.now();
-  const child = spawn(go, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(go, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let downloaded = 0;
   let compiled = 0;
   const tail: string[] = [];
@@ -100,10 +100,14 @@ async function buildWithGo(go: string, args: string[], cwd: string | undefined, 
   }
 }
 
-/** `go install`, printing progress: a cold module and build cache takes about 5 minutes. */
-export async function goInstall(go: string, goPackage: string, label: string, log: Log): Promise<void> {
-  log(`${label} not found: building it with \`go install ${goPackage}\` (minutes on a cold Go cache)...`);
-  await buildWithGo(go, ['install', '-v', goPackage], undefined, label, log);
+/**
+ * `go install` of one package or several of one module version, printing progress: a cold module
+ * and build cache takes about 5 minutes. `gobin`: the folder the executables go to (else Go's own).
+ */
+export async function goInstall(go: string, goPackage: string | string[], label: string, log: Log, gobin?: string): Promise<void> {
+  const packages = [goPackage].flat();
+  log(`${label} not found: building it with \`${gobin ? `GOBIN=${gobin} ` : ''}go install ${packages.join(' ')}\` (minutes on a cold Go cache)...`);
+  await buildWithGo(go, ['install', '-v', ...packages], undefined, label, log, gobin ? { ...process.env, GOBIN: gobin } : process.env);
 }
 
 /**

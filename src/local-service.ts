@@ -1,6 +1,7 @@
 // What the embedded PostgreSQL and the local Temporal dev server share: one of each per DATA_DIR,
 // started by the first process that needs it (the owner, named in a lock file with its ports) and
 // used by every other process on that directory, on free loopback ports.
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -62,4 +63,34 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+// A server that cannot watch its parent (the Temporal dev server and server, PgBouncer) runs under
+// a shell: the shell's stdin is a pipe from us, and end of file (we stopped it, or died even by
+// SIGKILL) makes it terminate the server. It exits with the server's status when the server exits
+// on its own. Spawn it as `sh -c SUPERVISOR <name> <program> <args...>`, detached (a group of its own).
+export const SUPERVISOR = `
+exec 3<&0
+"$@" </dev/null 3<&- &
+server=$!
+{ read -r _ <&3; kill -TERM "$server" 2>/dev/null; } &
+watcher=$!
+wait "$server"
+status=$?
+kill "$watcher" 2>/dev/null
+exit $status
+`;
+
+const STOP_TIMEOUT_MS = 10_000;
+
+/** Stops a supervised server (closing the shell's stdin), killing its whole group if it does not exit in time. */
+export async function stopChild(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.stdin?.end();
+  const timer = setTimeout(() => {
+    // The whole group: the shell and the server.
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  }, STOP_TIMEOUT_MS);
+  await exited.catch(() => undefined);
+  clearTimeout(timer);
 }

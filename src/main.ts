@@ -1,8 +1,10 @@
 import { shutdownHandler } from './lifecycle.js';
 import { logger } from './logger.js';
+import { refuseIncompleteProduction } from './production-settings.js';
 import { startServer } from './server.js';
 
 // Entry point of `npm start`: the whole service on embedded defaults unless configured otherwise.
+refuseIncompleteProduction();
 const shutdown = shutdownHandler();
 const server = await startServer();
 shutdown.onStop(() => server.close());

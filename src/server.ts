@@ -49,14 +49,14 @@ export async function startServer(options: { port?: number; host?: string } = {}
   // Both may start a server process (the embedded PostgreSQL, the Temporal dev server): start them side by side.
   const [database, temporal] = await Promise.all([
     connectDatabase().then(async (db) => {
-      const applied = await migrateDeploy(db.url);
+      const applied = await migrateDeploy(db.directUrl);
       if (applied.length) logger.info({ applied }, 'migrations applied');
       return db;
     }),
     connectTemporal(),
   ]);
   const prisma = createPrismaClient(database.url);
-  const notifications = createNotifications(database.url);
+  const notifications = createNotifications(database.directUrl);
   const worker = workerModule && workflowBundle ? await (await workerModule).runWorker(prisma, temporal, await workflowBundle) : undefined;
   const processor = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
   const schemas = await buildSchemas();
@@ -72,7 +72,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
     metrics: createMetrics(),
     rateLimiter: createRateLimiter(rateLimitStore, config.rateLimit),
     rateLimits: createRateLimits(rateLimitStore, rateLimitRules, config.rateLimit.keyPrefix),
-    trustProxy: config.trustProxy,
+    trustedProxies: config.trustedProxies,
     maxBodyBytes: config.maxBodyBytes,
     processor,
     documents: { openApi: () => openApiDocument(schemas.client), docsHtml: () => docsHtml() },
@@ -85,7 +85,8 @@ export async function startServer(options: { port?: number; host?: string } = {}
     server.listen(options.port ?? config.port, options.host ?? config.host, resolve);
   });
   const { port } = server.address() as AddressInfo;
-  const url = `http://${options.host ?? config.host}:${port}`;
+  const host = options.host ?? config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     url,
     temporal: { address: temporal.address, namespace: temporal.namespace, taskQueue: temporal.taskQueue, uiUrl: temporal.uiUrl, worker: Boolean(worker) },

@@ -7,15 +7,17 @@ import { createPrismaClient } from './db/client.js';
 import { migrateDeploy } from './db/migrate.js';
 import { shutdownHandler } from './lifecycle.js';
 import { logger } from './logger.js';
+import { refuseIncompleteProduction } from './production-settings.js';
 import { connectTemporal } from './temporal/client.js';
 import { bundleWorkflows, runWorker } from './temporal/worker.js';
 import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
 
-// A malformed SSRF allow-list stops the start, as in the server, before anything connects.
+// Production's settings and a malformed SSRF allow-list stop the start, as in the server, before anything connects.
+refuseIncompleteProduction();
 webhookAllowHostsFromEnv();
 const shutdown = shutdownHandler();
 const [workflowBundle, database, temporal] = await Promise.all([bundleWorkflows(), connectDatabase(), connectTemporal()]);
-await migrateDeploy(database.url);
+await migrateDeploy(database.directUrl);
 const prisma = createPrismaClient(database.url);
 // Its dispatcher also hands over what was left pending while no worker ran.
 const worker = await runWorker(prisma, temporal, workflowBundle);

@@ -11,7 +11,9 @@ const CHANNEL = 'test_notice';
 let notifications: Notifications;
 
 beforeAll(() => {
-  notifications = createNotifications(process.env.DATABASE_URL!);
+  // Straight to PostgreSQL, as the service listens: through a pooler in transaction mode
+  // (TEST_PGBOUNCER) DATABASE_URL would lose every notice.
+  notifications = createNotifications(process.env.DATABASE_DIRECT_URL ?? process.env.DATABASE_URL!);
 });
 afterAll(async () => {
   await notifications.close();

@@ -11,7 +11,7 @@ import { failure, ok, useSuiteDatabase } from './support/responses.js';
 
 // The public license key validation through the real HTTP server (validate, activate, deactivate
 // with the workspace's public key), offers' key policies (activation limit, validity), revoked
-// and expired answers, tenant isolation, the per-workspace budget (429), and fuzzing of the three
+// and expired answers, tenant isolation, the budgets per client address and per workspace (429), and fuzzing of the three
 // routes: every answer as the published document says. Units are refunded through the refund
 // API; an old payment is made by moving its paidAt back with SQL.
 
@@ -185,28 +185,58 @@ describe('license key validation', () => {
   }, SLOW);
 });
 
-describe('the validation budget', () => {
+describe('the validation budgets', () => {
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startServerProcess({ ...httpOnlyEnv(), DATABASE_URL: process.env.DATABASE_URL!, RATE_LIMIT_KEY_PREFIX: `keys-${randomUUID()}`, LICENSE_KEY_VALIDATIONS_PER_MINUTE: '5', RATE_LIMIT_POINTS: '100000' });
+    // Its peer (this test, on loopback) is a trusted proxy: X-Forwarded-For names each request's client.
+    server = await startServerProcess({
+      ...httpOnlyEnv(),
+      DATABASE_URL: process.env.DATABASE_URL!,
+      RATE_LIMIT_KEY_PREFIX: `keys-${randomUUID()}`,
+      TRUST_PROXY: '127.0.0.1,::1',
+      LICENSE_KEY_VALIDATIONS_PER_MINUTE: '6',
+      LICENSE_KEY_VALIDATIONS_PER_ADDRESS_PER_MINUTE: '3',
+      RATE_LIMIT_POINTS: '100000',
+    });
   }, 120_000);
   afterAll(() => server?.stop());
 
-  test('LICENSE_KEY_VALIDATIONS_PER_MINUTE per workspace over validate, activate and deactivate: then 429; another workspace is not affected', async () => {
-    const ws = await newWorkspace('Key validation: budget');
-    const post = (workspace: Workspace, action: string) =>
-      fetch(`${server.url}/v0/license-keys/${action}`, { method: 'POST', headers: { ...keyHeaders(workspace, PUBLIC), 'content-type': 'application/json' }, body: JSON.stringify({ productId: randomUUID(), key: 'K', instance: 'i' }) });
-    const statuses: number[] = [];
-    for (const action of ['validate', 'validate', 'validate', 'activate', 'deactivate']) statuses.push((await post(ws, action)).status);
-    expect(statuses).toEqual([200, 200, 200, 404, 404]);
-    const limited = await post(ws, 'validate');
-    expect(limited.status).toBe(429);
-    const body = await limited.json();
-    expect(body).toEqual({ status: 'error', error: { message: expect.stringMatching(/5 license key validations a minute/) } });
-    const retryAfter = Number(limited.headers.get('retry-after'));
-    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
-    const problems = checkAnswer(document, { method: 'POST', path: '/v0/license-keys/validate', query: '', keys: {} }, { status: 429, headers: limited.headers, text: JSON.stringify(body) }, operationAt(document, 'POST', '/v0/license-keys/validate'));
+  const post = (workspace: Workspace, action: string, forwardedFor: string) =>
+    fetch(`${server.url}/v0/license-keys/${action}`, {
+      method: 'POST',
+      headers: { ...keyHeaders(workspace, PUBLIC), 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+      body: JSON.stringify({ productId: randomUUID(), key: 'K', instance: 'i' }),
+    });
+
+  /** A 429 as the published document says, with Retry-After in whole seconds within the minute; its message. */
+  async function refused(response: Response): Promise<string> {
+    expect(response.status).toBe(429);
+    const body = await response.json();
+    const problems = checkAnswer(document, { method: 'POST', path: '/v0/license-keys/validate', query: '', keys: {} }, { status: 429, headers: response.headers, text: JSON.stringify(body) }, operationAt(document, 'POST', '/v0/license-keys/validate'));
     expect(problems).toMatchObject({ status: 'error' });
-    expect((await post(await newWorkspace('Key validation: other budget'), 'validate')).status).toBe(200);
+    const retryAfter = Number(response.headers.get('retry-after'));
+    expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
+    return body.error.message;
+  }
+
+  test('per client address of a workspace over validate, activate and deactivate: one address at its budget is 429 alone (a forged X-Forwarded-For entry does not help it); the others go on until the workspace\'s own budget', async () => {
+    const ws = await newWorkspace('Key validation: budgets');
+    const statuses: number[] = [];
+    for (const action of ['validate', 'activate', 'deactivate']) statuses.push((await post(ws, action, '203.0.113.7')).status);
+    expect(statuses).toEqual([200, 404, 404]);
+    expect(await refused(await post(ws, 'validate', '203.0.113.7'))).toMatch(/^At most 3 license key validations a minute per client address; retry in \d+ s$/);
+    // The trusted proxy appended the client's address at the right: what the client wrote left of it is not read.
+    expect(await refused(await post(ws, 'validate', '198.51.100.200, 203.0.113.7'))).toMatch(/per client address/);
+    // Other customers of the workspace are not refused: the refused address spent nothing of the workspace's budget.
+    for (const address of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) expect((await post(ws, 'validate', address)).status).toBe(200);
+    expect(await refused(await post(ws, 'validate', '198.51.100.4'))).toMatch(/^At most 6 license key validations a minute per workspace; retry in \d+ s$/);
+    expect((await post(await newWorkspace('Key validation: other budget'), 'validate', '203.0.113.7')).status).toBe(200);
+  }, SLOW);
+
+  test('IPv6 clients count by their /64: another address of the same network shares its budget, another network does not', async () => {
+    const ws = await newWorkspace('Key validation: IPv6 budgets');
+    for (const address of ['2001:db8:1:1::1', '2001:db8:1:1::2', '2001:db8:1:1:abcd::3']) expect((await post(ws, 'validate', address)).status).toBe(200);
+    expect(await refused(await post(ws, 'validate', '2001:db8:1:1::4'))).toMatch(/per client address/);
+    expect((await post(ws, 'validate', '2001:db8:1:2::1')).status).toBe(200);
   }, SLOW);
 });

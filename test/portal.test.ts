@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { portalBaseUrl, portalBaseUrlFromEnv } from '../src/portal/base-url.js';
+import { baseUrlEnv } from '../src/config.js';
 import { baseUrl, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { ERROR, failure, ok } from './support/responses.js';
@@ -8,7 +8,8 @@ import { newBuyer, seedOrder } from './support/sales.js';
 // GET /v0/portal/url through the real HTTP surface, its rules in the contract's order: the custom
 // subscription-management URL first, then 401 for a test-mode key, 401 with the portal disabled,
 // 400 for an unknown type, 404 for an unknown orderNumber; offerId and cartOfferId unchecked.
-// The suite's server runs without PORTAL_BASE_URL: links are under its own /portal (the origin asked).
+// The suite's server runs without PORTAL_BASE_URL and PUBLIC_BASE_URL: links are under /portal of
+// the address the request came to.
 
 type Query = { type: string; orderNumber?: string; offerId?: string; cartOfferId?: string };
 const link = (ws: Workspace, query: Query, key: KeyChoice = {}) => restClient(ws, { write: false, ...key }).GET('/v0/portal/url', { params: { query } });
@@ -124,10 +125,15 @@ describe('GET /v0/portal/url', () => {
 });
 
 describe('PORTAL_BASE_URL', () => {
-  test('the portal base URL: the variable (trailing slashes dropped), else this service under /portal (where the request came in); anything but an http(s) URL without query stops the start', () => {
-    expect(portalBaseUrlFromEnv({ PORTAL_BASE_URL: 'https://portal.example.com/shop/' })).toBe('https://portal.example.com/shop');
-    expect(portalBaseUrlFromEnv({ HOST: '0.0.0.0', PORT: '8080' })).toBeUndefined();
-    expect(portalBaseUrl('http://127.0.0.1:41234')).toBe('http://127.0.0.1:41234/portal');
-    for (const bad of ['ftp://x.example', 'not a url', 'https://x.example/?a=1']) expect(() => portalBaseUrlFromEnv({ PORTAL_BASE_URL: bad })).toThrow(/PORTAL_BASE_URL/);
+  test('unset: the link is under /portal of the address the request came to', async () => {
+    expect((await urlOf(ws, { type: 'orders-list' })).origin).toBe(new URL(process.env.TEST_BASE_URL!).origin);
+  });
+
+  test('a base URL variable: trailing slashes dropped; anything but an http(s) URL without query or fragment stops the start', () => {
+    expect(baseUrlEnv('PORTAL_BASE_URL', { PORTAL_BASE_URL: 'https://portal.example.com/shop/' })).toBe('https://portal.example.com/shop');
+    expect(baseUrlEnv('PORTAL_BASE_URL', { PORTAL_BASE_URL: ' ' })).toBeUndefined();
+    for (const bad of ['ftp://x.example', 'not a url', 'https://x.example/?a=1', 'https://x.example/#top']) {
+      expect(() => baseUrlEnv('PORTAL_BASE_URL', { PORTAL_BASE_URL: bad })).toThrow(/^PORTAL_BASE_URL must/);
+    }
   });
 });

@@ -13,7 +13,14 @@ import { releaseLock, updateLock } from './lockfile.js';
 import { generatePassword, initialise, postgresBinaries, runningPostmaster, startPostmaster, stopPostmaster } from './postgres-server.js';
 
 export interface Database {
+  /** What the connection pools use: DATABASE_URL, possibly through a pooler such as PgBouncer. */
   url: string;
+  /**
+   * Straight to PostgreSQL, for what a pooler in transaction mode cannot carry: migrations (the
+   * schema engine holds a session-level advisory lock across its transactions) and the LISTEN
+   * connection (src/db/notifications.ts). DATABASE_DIRECT_URL, else the same as `url`.
+   */
+  directUrl: string;
   /** True when the database is the embedded PostgreSQL. */
   embedded: boolean;
   /** Stops what connectDatabase started; a no-op for a database it did not start. */
@@ -67,7 +74,9 @@ export const embeddedUrl = (port: number, password: string): string => `postgres
 
 export async function connectDatabase(): Promise<Database> {
   const configured = process.env.DATABASE_URL;
-  if (configured) return { url: configured, embedded: false, close: async () => undefined };
+  const direct = process.env.DATABASE_DIRECT_URL;
+  if (configured) return { url: configured, directUrl: direct || configured, embedded: false, close: async () => undefined };
+  if (direct) throw new Error('DATABASE_DIRECT_URL is set without DATABASE_URL: set DATABASE_URL too (through the pooler), or neither for the embedded PostgreSQL');
 
   const paths = embeddedPaths();
   refuseLegacyData(paths);
@@ -77,7 +86,7 @@ export async function connectDatabase(): Promise<Database> {
     timeoutMs: START_TIMEOUT_MS,
     // The owner writes the port once the server accepts connections.
     join: async ({ port }) =>
-      port === undefined ? undefined : { url: embeddedUrl(port, await readPassword(paths)), embedded: true, close: async () => undefined },
+      port === undefined ? undefined : embeddedDatabase(embeddedUrl(port, await readPassword(paths)), async () => undefined),
     launch: () => launch(paths),
   });
 }
@@ -102,12 +111,10 @@ async function launch(paths: EmbeddedPaths): Promise<Database> {
   const { pid, port: listening } = postmaster ?? (await startPostmaster(binaries, paths.pgData, { port, settings: embeddedSettings(), logFile: paths.logFile }));
   await updateLock(paths.lockFile, { pid: process.pid, port: listening });
   let stopped: Promise<void> | undefined;
-  return {
-    url: embeddedUrl(listening, password),
-    embedded: true,
-    close: () => (stopped ??= stopPostmaster(pid).finally(() => releaseLock(paths.lockFile))),
-  };
+  return embeddedDatabase(embeddedUrl(listening, password), () => (stopped ??= stopPostmaster(pid).finally(() => releaseLock(paths.lockFile))));
 }
+
+const embeddedDatabase = (url: string, close: () => Promise<void>): Database => ({ url, directUrl: url, embedded: true, close });
 
 /** The superuser's password, generated with the cluster and kept beside it, readable by its owner only. */
 async function passwordFor(paths: EmbeddedPaths): Promise<string> {

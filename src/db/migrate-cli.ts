@@ -1,7 +1,7 @@
 // tsx src/db/migrate-cli.ts deploy
 // tsx src/db/migrate-cli.ts dev --name <name> [--accept-data-loss]
 // tsx src/db/migrate-cli.ts resolve --rolled-back <migration>
-// Uses DATABASE_URL, or the embedded PostgreSQL when it is unset.
+// Uses DATABASE_DIRECT_URL, else DATABASE_URL, or the embedded PostgreSQL when both are unset.
 import { parseArgs } from 'node:util';
 
 import { connectDatabase } from './embedded.js';
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const run = command(process.argv.slice(2));
   const database = await connectDatabase();
   try {
-    console.log(await run(database.url));
+    console.log(await run(database.directUrl));
   } finally {
     await database.close();
   }

@@ -27,7 +27,7 @@ const START_TIMEOUT_MS = 60_000;
 // an immediate shutdown (SIGQUIT, WAL replay at the next start), then kill.
 export const FAST_SHUTDOWN_TIMEOUT_MS = 10_000;
 const IMMEDIATE_SHUTDOWN_TIMEOUT_MS = 5_000;
-// The uid PostgreSQL sees inside the user namespace it runs in when we are root (see command()).
+// The uid PostgreSQL sees inside the user namespace it runs in when we are root (see unprivileged()).
 const UNPRIVILEGED_ID = 1000;
 
 /**
@@ -71,18 +71,18 @@ async function linkLibraries(packageDir: string): Promise<void> {
 }
 
 /**
- * PostgreSQL refuses to run as root. Started by root, it runs in a user namespace whose only user
+ * PostgreSQL (and PgBouncer) refuse to run as root. Started by root, it runs in a user namespace whose only user
  * is an unprivileged uid mapped onto ours, so it owns the files we own wherever DATA_DIR is (a
  * `postgres` system user could not enter a data directory below a 0700 folder of root's).
  */
-function command(binary: string, args: string[]): [string, string[]] {
+export function unprivileged(binary: string, args: string[]): [string, string[]] {
   if (process.getuid?.() !== 0) return [binary, args];
   return ['unshare', ['--user', `--map-user=${UNPRIVILEGED_ID}`, `--map-group=${UNPRIVILEGED_ID}`, '--', binary, ...args]];
 }
 
 function checkCanRunAsRoot(): void {
   if (process.getuid?.() !== 0) return;
-  const probe = spawnSync(...command('true', []), { stdio: 'ignore' });
+  const probe = spawnSync(...unprivileged('true', []), { stdio: 'ignore' });
   if (probe.status !== 0) {
     throw new Error(
       'PostgreSQL does not run as root, and this machine does not let root start it in a user namespace (`unshare --user` failed). ' +
@@ -105,7 +105,7 @@ export async function initialise(binaries: PostgresBinaries, pgData: string, pas
   await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
   try {
     const args = ['-D', staging, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${passwordFile}`, '-E', 'UTF8', '--locale-provider=icu', '--icu-locale=und', '--locale=C', '--no-instructions'];
-    const result = spawnSync(...command(binaries.initdb, args), { encoding: 'utf8' });
+    const result = spawnSync(...unprivileged(binaries.initdb, args), { encoding: 'utf8' });
     if (result.error) throw new Error(`initdb could not run: ${result.error.message}`);
     if (result.status !== 0) throw new Error(`initdb failed (exit code ${result.status}): ${lastLines(result.stderr)}`);
   } finally {
@@ -141,7 +141,7 @@ async function launch(binaries: PostgresBinaries, pgData: string, port: number, 
   const logStart = await stat(options.logFile).then((s) => s.size, () => 0);
   const log = await open(options.logFile, 'a', 0o600);
   const args = ['-D', pgData, '-p', String(port), ...options.settings.flatMap((setting) => ['-c', setting])];
-  const child = spawn(...command(binaries.postgres, args), {
+  const child = spawn(...unprivileged(binaries.postgres, args), {
     stdio: ['ignore', log.fd, log.fd],
     // Its own process group: a terminal's Ctrl-C reaches only us, and we stop it in order.
     detached: true,

@@ -19,8 +19,25 @@ export const keyValidationBudget: RateLimitRule = {
   message: `At most ${config.licenseKeyValidationsPerMinute} license key validations a minute per workspace`,
 };
 
+/**
+ * LICENSE_KEY_VALIDATIONS_PER_ADDRESS_PER_MINUTE per client address and workspace, spent before the
+ * workspace's: one address that asks too often is refused alone and stops spending the budget of
+ * the workspace's other customers.
+ */
+export const keyValidationAddressBudget: RateLimitRule = {
+  name: 'license-key-validation-address',
+  points: config.licenseKeyValidationsPerAddressPerMinute,
+  windowSeconds: 60,
+  message: `At most ${config.licenseKeyValidationsPerAddressPerMinute} license key validations a minute per client address`,
+};
+
 /** What the services that spend a budget take (a resolver's context fits). */
 export interface BudgetedDeps {
   prisma: PrismaClient;
   rateLimits: RateLimits;
+}
+
+/** A budget per client too: who is calling, as the request context names it. */
+export interface ClientBudgetedDeps extends BudgetedDeps {
+  client: string;
 }

@@ -92,7 +92,7 @@ export async function mintDownloadUrl({ prisma, rateLimits }: BudgetedDeps, scop
   const reason = undeliverable(item.order, item);
   if (reason) throw new ValidationFailed(reason);
   const expiresAt = Math.floor(request.now.getTime() / 1000) + expiresIn;
-  const base = config.downloads.publicBaseUrl ?? request.origin;
+  const base = config.publicBaseUrl ?? request.origin;
   return {
     url: `${base}${DOWNLOAD_PATH}/${downloadToken({ orderItemId: item.id, fileId: file.id, expiresAt })}`,
     validTill: expiresAt,

@@ -7,7 +7,7 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { DomainError, NotFound, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { unixSecondsOrNull } from '../core/time.js';
-import { keyValidationBudget, type BudgetedDeps } from './budgets.js';
+import { keyValidationAddressBudget, keyValidationBudget, type ClientBudgetedDeps } from './budgets.js';
 import { deliveredKeys } from './delivered-keys.js';
 import { keyFingerprint } from './key-vault.js';
 import { KEYED_PRODUCT_TYPES, MAX_KEY_LENGTH } from './license-keys.js';
@@ -132,9 +132,16 @@ async function answer(db: Prisma.TransactionClient | PrismaClient, productId: st
 }
 export type KeyValidation = Awaited<ReturnType<typeof answer>>;
 
-/** Whether a key of the product is valid now; an unknown key is an answer (`not_found`), not an error. */
-export async function validateLicenseKey({ prisma, rateLimits }: BudgetedDeps, scope: Scope, question: KeyQuestion, now: Date): Promise<KeyValidation> {
+/** One validation's budgets: the client's within the workspace first, then the workspace's. */
+async function spendValidation({ rateLimits, client }: ClientBudgetedDeps, scope: Scope): Promise<void> {
+  await rateLimits.spend(keyValidationAddressBudget, `${scope.workspaceId}/${client}`);
   await rateLimits.spend(keyValidationBudget, scope.workspaceId);
+}
+
+/** Whether a key of the product is valid now; an unknown key is an answer (`not_found`), not an error. */
+export async function validateLicenseKey(deps: ClientBudgetedDeps, scope: Scope, question: KeyQuestion, now: Date): Promise<KeyValidation> {
+  const { prisma } = deps;
+  await spendValidation(deps, scope);
   const { key, instance } = checkQuestion(question);
   return answer(prisma, question.productId, await findSoldKey(prisma, scope, question.productId, key), instance, now);
 }
@@ -143,8 +150,9 @@ export async function validateLicenseKey({ prisma, rateLimits }: BudgetedDeps, s
  * Activates an instance on a valid key (again for an activated instance changes nothing). The key's
  * row is locked, so parallel activations never pass the limit. 404 unknown key; 400 revoked or expired; 409 at the limit.
  */
-export async function activateLicenseKey({ prisma, rateLimits }: BudgetedDeps, scope: Scope, question: KeyQuestion & { instance: string }, now: Date): Promise<KeyValidation> {
-  await rateLimits.spend(keyValidationBudget, scope.workspaceId);
+export async function activateLicenseKey(deps: ClientBudgetedDeps, scope: Scope, question: KeyQuestion & { instance: string }, now: Date): Promise<KeyValidation> {
+  const { prisma } = deps;
+  await spendValidation(deps, scope);
   const { key, instance } = checkQuestion(question);
   return prisma.$transaction(async (tx) => {
     const row = await findSoldKey(tx, scope, question.productId, key);
@@ -162,8 +170,9 @@ export async function activateLicenseKey({ prisma, rateLimits }: BudgetedDeps, s
 }
 
 /** Frees an instance's activation (whatever the key's status, so a revoked key's instances can be cleared). 404 unknown key or instance. */
-export async function deactivateLicenseKey({ prisma, rateLimits }: BudgetedDeps, scope: Scope, question: KeyQuestion & { instance: string }, now: Date): Promise<KeyValidation> {
-  await rateLimits.spend(keyValidationBudget, scope.workspaceId);
+export async function deactivateLicenseKey(deps: ClientBudgetedDeps, scope: Scope, question: KeyQuestion & { instance: string }, now: Date): Promise<KeyValidation> {
+  const { prisma } = deps;
+  await spendValidation(deps, scope);
   const { key, instance } = checkQuestion(question);
   const row = await findSoldKey(prisma, scope, question.productId, key);
   if (!row) throw new NotFound('License key');

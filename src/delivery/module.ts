@@ -1,7 +1,7 @@
 // The delivery domain: what a paid order delivers, license keys of key-based products and files of
 // DigitalDownload products, from the merchant's stock to the buyer (see src/domain-module.ts).
 import type { DomainModule } from '../domain-module.js';
-import { downloadUrlBudget, keyValidationBudget } from './budgets.js';
+import { downloadUrlBudget, keyValidationAddressBudget, keyValidationBudget } from './budgets.js';
 import { DOWNLOAD_PATH } from './download-links.js';
 import { handleDownload, handleFileUpload } from './file-endpoints.js';
 import { routes } from './routes.js';
@@ -10,7 +10,7 @@ export const deliveryModule: DomainModule = {
   tag: { name: 'Delivery', description: "What a paid order delivers: license keys of SoftwareKey and GiftCard products, files of DigitalDownload products (the buyer's inventory is under Users)" },
   registerTypes: () => Promise.all([import('./types.js'), import('./key-validation-types.js')]),
   routes,
-  rateLimits: [downloadUrlBudget, keyValidationBudget],
+  rateLimits: [downloadUrlBudget, keyValidationAddressBudget, keyValidationBudget],
   endpoints: [
     { path: '/v0/products/:productId/files/upload', methods: ['POST'], handle: handleFileUpload },
     { path: `${DOWNLOAD_PATH}/:token`, methods: ['GET'], handle: handleDownload },

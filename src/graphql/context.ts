@@ -17,6 +17,8 @@ export interface Context {
   /** Every domain's rate limits (their `rateLimits`), for services that spend a budget. */
   rateLimits: RateLimits;
   requestId: string;
+  /** Who is calling, as per-client budgets count it: the client's address (TRUST_PROXY), an IPv6 address's /64. */
+  client: string;
   /** Where the request came in (scheme, host, port): links the service hands out point there unless PUBLIC_BASE_URL says otherwise. */
   origin: string;
   /** The request's Idempotency-Key header as sent; the operations that honour one check it. */

@@ -22,6 +22,7 @@ import { readJsonObject, type BodyLimits } from './body.js';
 import { endpointMatcher } from './endpoint.js';
 import { requestIdFor } from './request-id.js';
 import type { Metrics } from './metrics.js';
+import { addressBucket, clientAddress, type TrustedProxies } from './client-address.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export interface AppDependencies {
@@ -38,7 +39,8 @@ export interface AppDependencies {
   rateLimiter: RateLimiter;
   /** The domains' budgets (on the same store as the edge limit), handed to resolvers in the context. */
   rateLimits: RateLimits;
-  trustProxy: boolean;
+  /** Which peers may name the client in x-forwarded-for (TRUST_PROXY). */
+  trustedProxies: TrustedProxies;
   /** Extra routes outside /v0 (the OpenAPI document and docs page). */
   documents: { openApi: () => unknown; docsHtml: () => string };
   /** Request bodies past this size are refused with 413 (MAX_BODY_BYTES). */
@@ -57,15 +59,8 @@ const CORS_HEADERS = {
 
 interface GraphqlServerContext {
   requestId: string;
+  client: string;
   params?: GraphQLParams;
-}
-
-function clientAddress(req: IncomingMessage | undefined, headers: Headers, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  return req?.socket.remoteAddress ?? 'unknown';
 }
 
 /** The GraphQL parameters of a POST /graphql, read under the same body rules as REST. */
@@ -103,13 +98,14 @@ export async function createApp(deps: AppDependencies) {
           } satisfies Plugin<object, GraphqlServerContext>,
           queryLimits(),
         ],
-        context: ({ request, requestId }) => ({
+        context: ({ request, requestId, client }) => ({
           prisma,
           temporal,
           notifications,
           processor,
           rateLimits,
           requestId,
+          client,
           origin: new URL(request.url).origin,
           idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
           principal: principalResolver(() => authenticate(prisma, request.headers, 'read')),
@@ -118,7 +114,7 @@ export async function createApp(deps: AppDependencies) {
     ));
 
   /** A /v0 or buyer request: route match, keys (none for buyer routes), arguments, execution, envelope. Answers are labelled with the route's pattern. */
-  async function handleRest(request: Request, url: URL, requestId: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
+  async function handleRest(request: Request, url: URL, requestId: string, client: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
     const matched = router.match(request.method, url.pathname);
     if (request.method === 'OPTIONS' && matched.kind !== 'not-found') return { response: successResponse({}, CORS_HEADERS), route: 'preflight' };
     if (matched.kind === 'not-found') return { response: errorResponse(404, `No route for ${request.method} ${url.pathname}`), route: 'unmatched' };
@@ -141,6 +137,7 @@ export async function createApp(deps: AppDependencies) {
         processor,
         rateLimits,
         requestId,
+        client,
         origin: url.origin,
         idempotencyKey: request.headers.get('idempotency-key') ?? undefined,
         principal: principal ? principalResolver(async () => principal) : noPrincipal,
@@ -151,7 +148,7 @@ export async function createApp(deps: AppDependencies) {
     }
   }
 
-  async function dispatch(request: Request, requestId: string, address: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
+  async function dispatch(request: Request, requestId: string, client: string, limits: BodyLimits): Promise<{ response: Response; route: string }> {
     const url = new URL(request.url);
     const { pathname } = url;
     if (pathname === '/healthz') return { response: Response.json({ status: 'ok' }), route: pathname };
@@ -166,7 +163,7 @@ export async function createApp(deps: AppDependencies) {
     if (pathname === '/metrics') {
       return { response: new Response(await metrics.render(), { headers: { 'content-type': metrics.contentType } }), route: pathname };
     }
-    const retryAfter = await rateLimiter.consume(address);
+    const retryAfter = await rateLimiter.consume(client);
     if (retryAfter > 0) {
       return { response: errorResponse(429, 'Too many requests; retry later', { 'retry-after': String(retryAfter) }), route: 'rate-limited' };
     }
@@ -187,10 +184,10 @@ export async function createApp(deps: AppDependencies) {
     }
     if (pathname === '/graphql') {
       const params = await graphqlParams(request, limits);
-      return { response: await (await graphqlServer()).fetch(request, { requestId, params }), route: pathname };
+      return { response: await (await graphqlServer()).fetch(request, { requestId, client, params }), route: pathname };
     }
     // /v0 and the buyer routes; anything else is 404 there.
-    return handleRest(request, url, requestId, limits);
+    return handleRest(request, url, requestId, client, limits);
   }
 
   return createServerAdapter<{ req?: IncomingMessage }>(async (request, serverContext) => {
@@ -199,7 +196,8 @@ export async function createApp(deps: AppDependencies) {
     let result: { response: Response; route: string };
     try {
       const limits: BodyLimits = { maxBytes: deps.maxBodyBytes, cutConnection: () => serverContext.req?.socket.destroy() };
-      result = await dispatch(request, requestId, clientAddress(serverContext.req, request.headers, deps.trustProxy), limits);
+      const client = addressBucket(clientAddress(serverContext.req?.socket.remoteAddress, request.headers.get('x-forwarded-for'), deps.trustedProxies));
+      result = await dispatch(request, requestId, client, limits);
     } catch (error) {
       const response = errorToResponse(error, requestId);
       result = { response, route: response.status >= 500 ? 'error' : 'rejected' };

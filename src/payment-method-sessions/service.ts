@@ -65,7 +65,7 @@ export async function openSession({ prisma, rateLimits }: MintDeps, scope: Scope
   await prisma.paymentMethodSession.create({
     data: { workspaceId: scope.workspaceId, livemode: scope.livemode, subscriptionId: subscription.id, tokenHash: hashToken(sessionToken), expiresAt },
   });
-  const base = config.downloads.publicBaseUrl ?? request.origin;
+  const base = config.publicBaseUrl ?? request.origin;
   return { sessionToken, expiresAt: Math.floor(expiresAt.getTime() / 1000), url: `${base}${PAGE_PATH}/${subscription.id}/${sessionToken}` };
 }
 

@@ -12,7 +12,7 @@ export const lifecycleRoutes: readonly RestRoute[] = [
   { method: 'GET', path: '/subscriptions/:subscriptionIdOrNumber/upcoming-payment', field: 'Query.subscriptionUpcomingPayment', summary: 'The next charge: amount, date, discount and tax breakdown (computed as it will be charged)' },
   { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/pause', field: 'Mutation.pauseSubscription', summary: 'Pause an active subscription (nothing is charged while paused)' },
   { method: 'PATCH', path: '/subscriptions/:subscriptionIdOrNumber/resume', field: 'Mutation.resumeSubscription', summary: 'Resume a paused subscription' },
-  { method: 'POST', path: '/test-helpers/subscriptions/:subscriptionIdOrNumber/advance', field: 'Mutation.advanceTestSubscriptionClock', summary: "Test mode: advance the subscription's clock; everything due by then runs first" },
+  { method: 'POST', path: '/test-helpers/subscriptions/:subscriptionIdOrNumber/advance', field: 'Mutation.advanceTestSubscriptionClock', summary: "Test mode: advance the subscription's clock; everything due by then runs first", errors: [503] },
   {
     method: 'POST',
     path: '/test-helpers/subscriptions/:subscriptionIdOrNumber/payment-method',

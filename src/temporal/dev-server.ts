@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 
 import { releaseLock, updateLock } from '../db/lockfile.js';
-import { freePort, joinOrLaunch } from '../local-service.js';
+import { freePort, joinOrLaunch, stopChild, SUPERVISOR } from '../local-service.js';
 import { findOrProvisionTemporalCli } from './temporal-cli-binary.js';
 
 export interface DevServer {
@@ -37,22 +37,6 @@ export interface DevServerOptions {
 const HOST = '127.0.0.1';
 // A fresh database starts in about 2 s on a 2-core machine; leave room for slow ones.
 const START_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 10_000;
-
-// The dev server cannot watch its parent, so a shell sits between them: its stdin is a pipe from
-// us, and end of file (we stopped it, or died even by SIGKILL) makes it terminate the server.
-// It exits with the server's status when the server exits on its own.
-const SUPERVISOR = `
-exec 3<&0
-"$@" </dev/null 3<&- &
-server=$!
-{ read -r _ <&3; kill -TERM "$server" 2>/dev/null; } &
-watcher=$!
-wait "$server"
-status=$?
-kill "$watcher" 2>/dev/null
-exit $status
-`;
 
 export function devServerPaths(dataDir: string) {
   const dir = path.join(path.resolve(dataDir), 'temporal');
@@ -125,30 +109,19 @@ async function launch(paths: ReturnType<typeof devServerPaths>, options: DevServ
   };
 }
 
-async function stopChild(child: ReturnType<typeof spawn>, exited: Promise<unknown>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.stdin?.end();
-  const timer = setTimeout(() => {
-    // The whole group: the shell and the server.
-    if (child.pid) process.kill(-child.pid, 'SIGKILL');
-  }, STOP_TIMEOUT_MS);
-  await exited.catch(() => undefined);
-  clearTimeout(timer);
-}
-
-/** Waits until the frontend answers a namespace lookup (the server creates namespaces while starting). */
-async function untilServing(target: string, deadline: number): Promise<void> {
+/** Waits until the frontend answers a namespace lookup (the dev server creates its namespaces while starting). */
+export async function untilServing(target: string, deadline: number, namespace = 'default'): Promise<void> {
   for (;;) {
     try {
       const connection = await Connection.connect({ address: target, connectTimeout: 1000 });
       try {
-        await connection.workflowService.describeNamespace({ namespace: 'default' });
+        await connection.workflowService.describeNamespace({ namespace });
         return;
       } finally {
         await connection.close();
       }
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`the Temporal dev server did not answer on ${target}: ${(error as Error).message}`, { cause: error });
+      if (Date.now() > deadline) throw new Error(`the Temporal server did not answer on ${target}: ${(error as Error).message}`, { cause: error });
     }
     await sleep(200);
   }

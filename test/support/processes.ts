@@ -22,11 +22,21 @@ export interface StartedProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * The environment of a process the tests start: theirs, then `env`. A process given a database of
+ * its own leaves the suite's DATABASE_DIRECT_URL behind (set when the suite runs through PgBouncer),
+ * which names the suite's database.
+ */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const ownDatabase = env.DATABASE_URL !== undefined && env.DATABASE_URL !== process.env.DATABASE_URL && env.DATABASE_DIRECT_URL === undefined;
+  return { ...process.env, ...(ownDatabase ? { DATABASE_DIRECT_URL: '' } : {}), ...env };
+}
+
 /** Runs `node args` and waits until its output (stdout or stderr) matches `ready`. */
 async function startNode(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs: number): Promise<StartedProcess> {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -96,7 +106,7 @@ export interface Finished {
 
 /** Runs a command to completion and collects its output (read to the end: 'close', not 'exit'). */
 export async function runProcess(command: string, args: string[], env: Record<string, string> = {}): Promise<Finished> {
-  const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -110,7 +110,7 @@ const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'u
 
 /** Forms post here only; a download and a card update redirect to PUBLIC_BASE_URL when it is another origin. */
 const formTargets = () => {
-  const base = config.downloads.publicBaseUrl;
+  const base = config.publicBaseUrl;
   return base ? `'self' ${new URL(base).origin}` : "'self'";
 };
 
