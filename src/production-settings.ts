@@ -27,7 +27,7 @@ export function missingProductionSettings(env: NodeJS.ProcessEnv = process.env):
     if (!env[name]) missing.push(`${name} (${purpose}): set it to ${SECRET_HOW}; production mode generates no secret into DATA_DIR`);
   }
   if (!env.PUBLIC_BASE_URL?.trim()) {
-    missing.push('PUBLIC_BASE_URL (where download URLs, payment-method pages and, unless PORTAL_BASE_URL says otherwise, the buyer portal's links point): set it to the public address buyers reach this service at, e.g. https://api.example.com');
+    missing.push('PUBLIC_BASE_URL (where download URLs, payment-method pages and, unless PORTAL_BASE_URL says otherwise, the buyer portal\'s links point): set it to the public address buyers reach this service at, e.g. https://api.example.com');
   }
   if (!env.PAYMENT_PROCESSOR) {
     missing.push('PAYMENT_PROCESSOR: set it to stripe (with its keys), or to sandbox to run on the simulated processor, which moves no money, on purpose');
