@@ -3,7 +3,8 @@
 //   client and subgraph SDL            schema/schema.graphql, schema/subgraph.graphql
 //   supergraph                         schema/supergraph.graphql  (@apollo/composition)
 //   OpenAPI document                   schema/openapi.json
-//   REST client types                  test/generated/openapi.ts  (openapi-typescript)
+//   REST client types                  test/generated/openapi.ts, sdk/src/generated/openapi.ts (openapi-typescript)
+//   the SDK's idempotent operations    sdk/src/generated/operations.ts
 //   typed GraphQL documents            test/generated/graphql/    (GraphQL Code Generator)
 //
 // `tsx scripts/generate.ts` writes them (npm run generate). With `--check` it writes nothing
@@ -77,6 +78,16 @@ async function renderPrisma(): Promise<Files> {
 
 const sdlFile = (sdl: string) => `# ${GENERATED_NOTICE}\n\n${sdl.trimEnd()}\n`;
 
+/** The SDK's list of the writes that take an Idempotency-Key: method and path pattern. */
+function idempotentOperations(document: { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>> }): string {
+  const entries = Object.entries(document.paths).flatMap(([template, item]) =>
+    Object.entries(item)
+      .filter(([, operation]) => operation.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'))
+      .map(([method, operation]) => `  { method: '${method.toUpperCase()}', pattern: /^${template.replace(/\//g, '\\/').replace(/\{[^}]+\}/g, '[^/]+')}$/ }, // ${(operation as { operationId?: string }).operationId}`),
+  );
+  return `// ${GENERATED_NOTICE} Source: schema/openapi.json.\n\n/** The writes that take an Idempotency-Key (the client sets one). */\nexport const IDEMPOTENT_OPERATIONS: readonly { method: string; pattern: RegExp }[] = [\n${entries.join('\n')}\n];\n`;
+}
+
 /** Everything derived from the GraphQL schema (imported late: it needs the Prisma output). */
 async function renderFromSchema(): Promise<Files> {
   const [{ printSchema, parse }, { printSubgraphSchema }, { composeServices }, { generate }, { default: openapiTS, astToString }, { default: SwaggerParser }] = await Promise.all([
@@ -106,8 +117,21 @@ async function renderFromSchema(): Promise<Files> {
   // An invalid document is never written (validate dereferences its argument, hence the copy).
   await SwaggerParser.validate(structuredClone(document) as unknown as Parameters<typeof SwaggerParser.validate>[0]);
   files.set('schema/openapi.json', `${JSON.stringify(document, null, 2)}\n`);
-  const ast = await openapiTS(structuredClone(document) as unknown as Parameters<typeof openapiTS>[0], { silent: true });
-  files.set('test/generated/openapi.ts', `// ${GENERATED_NOTICE} Source: schema/openapi.json (openapi-typescript).\n\n${astToString(ast)}`);
+  // openapi-typescript reports what it cannot type as warnings: the document has none.
+  const warnings: unknown[][] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => warnings.push(args);
+  let types: string;
+  try {
+    types = astToString(await openapiTS(structuredClone(document) as unknown as Parameters<typeof openapiTS>[0]));
+  } finally {
+    console.warn = warn;
+  }
+  if (warnings.length) throw new Error(`openapi-typescript warned:\n${warnings.map((w) => w.join(' ')).join('\n')}`);
+  const typesFile = `// ${GENERATED_NOTICE} Source: schema/openapi.json (openapi-typescript).\n\n${types}`;
+  files.set('test/generated/openapi.ts', typesFile);
+  files.set('sdk/src/generated/openapi.ts', typesFile);
+  files.set('sdk/src/generated/operations.ts', idempotentOperations(document));
 
   // Codegen reads the freshly printed SDL, not the checked-in file, so --check sees real drift.
   const outputs = (await generate({ ...codegenConfig, schema: clientSdl, cwd: ROOT, silent: true }, false)) as { filename: string; content: string }[];

@@ -6,15 +6,14 @@
 // missing components (openapi-schemas.ts), nullability is stated, responses get the envelope, the
 // error responses, the key headers and x-request-id. Everything about a domain comes from its
 // routes and its tag (src/domains.ts).
-import { getNamedType, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { createSofa } from 'sofa-api';
-import { routes, tags } from '../domains.js';
+import { documentedEndpoints, routes, tags, type DocumentedEndpoint } from '../domains.js';
 import type { ErrorStatus } from '../errors.js';
 import { JSON_LIMITS } from '../graphql/input-limits.js';
 import {
   collectRefs,
   componentSchema,
-  described,
   nullable,
   ref,
   responseShape,
@@ -44,12 +43,12 @@ export interface OperationObject {
   tags: string[];
   security: Record<string, string[]>[];
   parameters?: ParameterObject[];
-  requestBody?: { required: boolean; content: { 'application/json': { schema: SchemaObject } } };
+  requestBody?: { required: boolean; description?: string; content: Record<string, { schema: SchemaObject }> };
   responses: Record<string, SchemaObject>;
 }
 
 export interface OpenApiDocument {
-  openapi: '3.0.3';
+  openapi: '3.1.0';
   info: { title: string; version: string; description: string };
   servers: { url: string; description: string }[];
   tags: { name: string; description: string }[];
@@ -113,7 +112,7 @@ const IDEMPOTENCY_KEY: ParameterObject = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
-function errorStatuses(route: TaggedRoute): DocumentedStatus[] {
+function errorStatuses(route: Pick<TaggedRoute, 'audience' | 'method' | 'path' | 'errors'>): DocumentedStatus[] {
   // Buyer routes take no keys: no 401.
   const statuses = new Set<DocumentedStatus>([400, ...(route.audience === 'buyer' ? [] : [401 as const]), 429, 431, 500, ...(route.errors ?? [])]);
   if (route.path.includes(':')) statuses.add(404);
@@ -133,12 +132,6 @@ type SofaOperation = {
   parameters?: SofaParameter[];
   requestBody?: { content?: { 'application/json'?: { schema?: SchemaObject } } };
 };
-
-/** A SOFA parameter or body field schema: its description moves out of $ref siblings. */
-function fixSchema(schema: SchemaObject): SchemaObject {
-  const { description, ...rest } = schema;
-  return described(rest, description as string | undefined);
-}
 
 function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, selection: Selection, operationId: string): OperationObject {
   const { schema } = selection;
@@ -177,11 +170,10 @@ function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, select
     const properties = Object.entries((sofaBody.properties ?? {}) as Record<string, SchemaObject>)
       .filter(([name]) => !pathParameters.has(name))
       .map(([name, property]) => {
-        const fixed = withMaxLength(fixSchema(property), name);
+        const fixed = withMaxLength(property, name);
         if (sofaRequired.has(name)) return [name, fixed] as const;
-        const argument = field.args.find((arg) => arg.name === name);
-        if (!argument) throw new Error(`${route.method} ${route.path}: SOFA's body field ${name} is not an argument of ${route.field}`);
-        return [name, nullable(fixed, getNamedType(argument.type))] as const;
+        if (!field.args.some((arg) => arg.name === name)) throw new Error(`${route.method} ${route.path}: SOFA's body field ${name} is not an argument of ${route.field}`);
+        return [name, nullable(fixed)] as const;
       });
     const required = properties.map(([name]) => name).filter((name) => sofaRequired.has(name));
     requestBody = {
@@ -195,15 +187,6 @@ function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, select
   }
 
   const data = responseShape(field.type, [route.field.split('.')[0]!], selection, true).schema;
-  const responses: Record<string, SchemaObject> = {
-    200: {
-      description: 'Success',
-      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
-      content: { 'application/json': { schema: envelopeSchema(data) } },
-    },
-  };
-  for (const status of errorStatuses(route)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
-
   return {
     operationId,
     summary: route.summary,
@@ -212,7 +195,45 @@ function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, select
     security: route.audience === 'buyer' ? [] : [readAccess(route) ? { publicKey: [] } : { publicKey: [], secretKey: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
-    responses,
+    responses: operationResponses(data, errorStatuses(route)),
+  };
+}
+
+/** The success envelope around `data`, and the error responses of `statuses`. */
+function operationResponses(data: SchemaObject, statuses: readonly DocumentedStatus[]): Record<string, SchemaObject> {
+  const responses: Record<string, SchemaObject> = {
+    200: {
+      description: 'Success',
+      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+      content: { 'application/json': { schema: envelopeSchema(data) } },
+    },
+  };
+  for (const status of statuses) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
+  return responses;
+}
+
+/** The error statuses of an endpoint: those of a write with both keys, but a raw body of any media type (no 415). */
+const endpointStatuses = (endpoint: DocumentedEndpoint) =>
+  errorStatuses({ method: 'POST', path: endpoint.path, errors: endpoint.operation.errors }).filter((status) => status !== 415);
+
+/** An endpoint with a raw body (a file): its query parameters, its bytes, its answer's components. */
+function endpointOperation(endpoint: DocumentedEndpoint): OperationObject {
+  const { operation } = endpoint;
+  const pathParameters = [...endpoint.path.matchAll(/:([^/]+)/g)].map(([, name]): ParameterObject => ({ name: name!, in: 'path', required: true, schema: { type: 'string' } }));
+  const data: SchemaObject = {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(operation.data).map(([name, component]) => [name, ref(component)])),
+    required: Object.keys(operation.data),
+  };
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: operation.description,
+    tags: [endpoint.tag],
+    security: [{ publicKey: [], secretKey: [] }],
+    parameters: [...pathParameters, ...operation.query.map((q): ParameterObject => ({ ...q, in: 'query', schema: { ...q.schema } }))],
+    requestBody: { required: true, description: operation.body.description, content: { [operation.body.mediaType]: { schema: { type: 'string', format: 'binary' } } } },
+    responses: operationResponses(data, endpointStatuses(endpoint)),
   };
 }
 
@@ -237,6 +258,10 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
     const path = oasPath(servedPath(route));
     (paths[path] ??= {})[method] = buildOperation(route, sofaOperation, selection, operationId);
     for (const status of errorStatuses(route)) usedStatuses.add(status);
+  }
+  for (const endpoint of documentedEndpoints) {
+    (paths[oasPath(endpoint.path)] ??= {}).post = endpointOperation(endpoint);
+    for (const status of endpointStatuses(endpoint)) usedStatuses.add(status);
   }
 
   const schemas: Record<string, SchemaObject> = { ErrorEnvelope: ERROR_ENVELOPE };
@@ -268,7 +293,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
   }
 
   return {
-    openapi: '3.0.3',
+    openapi: '3.1.0',
     info: {
       title: 'Commerce API',
       version: '0',
@@ -294,7 +319,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
 
 const documents = new WeakMap<GraphQLSchema, OpenApiDocument>();
 
-/** The OpenAPI 3.0 document of the /v0 routes (built once per schema). */
+/** The OpenAPI 3.1 document of the /v0 routes (built once per schema). */
 export function openApiDocument(schema: GraphQLSchema): OpenApiDocument {
   let document = documents.get(schema);
   if (!document) {

@@ -1457,6 +1457,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/products/{productId}/files/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file to a DigitalDownload product (the body is the file's bytes)
+         * @description The raw body is the file, streamed into storage; its content-type (any media type) is recorded as the file's mimeType, and its size may not exceed the configured maximum (413).
+         */
+        post: operations["uploadProductFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1487,7 +1507,7 @@ export interface components {
         };
         CartItem: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"];
+            customFields: components["schemas"]["JSON"] | null;
             /** Format: int32 */
             discount: number;
             /** @description The item id a download URL takes */
@@ -1724,8 +1744,8 @@ export interface components {
             /** @description IANA zone for showing validFrom/validUntil; the Unix times themselves are absolute */
             timezone: string;
             type: components["schemas"]["DiscountType"];
-            validFrom: (number & components["schemas"]["Timestamp"]) | null;
-            validUntil: (number & components["schemas"]["Timestamp"]) | null;
+            validFrom: components["schemas"]["Timestamp"] | null;
+            validUntil: components["schemas"]["Timestamp"] | null;
         };
         /** @enum {string} */
         DiscountAmountType: "fixed" | "percentage";
@@ -1763,8 +1783,8 @@ export interface components {
             timezone: string;
             type: components["schemas"]["DiscountType"];
             usage: components["schemas"]["DiscountUsage"];
-            validFrom: (number & components["schemas"]["Timestamp"]) | null;
-            validUntil: (number & components["schemas"]["Timestamp"]) | null;
+            validFrom: components["schemas"]["Timestamp"] | null;
+            validUntil: components["schemas"]["Timestamp"] | null;
         };
         DiscountDetailsPayload: {
             discount: components["schemas"]["DiscountDetails"];
@@ -1869,11 +1889,11 @@ export interface components {
             orderId: string;
             orderNumber: string;
             orderStatus: components["schemas"]["OrderStatus"];
-            paidAt: (number & components["schemas"]["Timestamp"]) | null;
+            paidAt: components["schemas"]["Timestamp"] | null;
             productId: string;
             /** @description The product's name now (null if it is gone) */
             productName: string | null;
-            productType: (string & components["schemas"]["ProductType"]) | null;
+            productType: components["schemas"]["ProductType"] | null;
             /** Format: int32 */
             quantity: number;
             /**
@@ -1883,7 +1903,7 @@ export interface components {
             refundedQuantity: number;
             /** @description For a subscription item: the subscription's id (its number) */
             subscriptionId: string | null;
-            subscriptionStatus: (string & components["schemas"]["SubscriptionStatus"]) | null;
+            subscriptionStatus: components["schemas"]["SubscriptionStatus"] | null;
             variantId: string | null;
         };
         /** @enum {string} */
@@ -1906,8 +1926,8 @@ export interface components {
             /** @description The order item a sold key went to */
             orderItemId: string | null;
             productId: string;
-            revokedAt: (number & components["schemas"]["Timestamp"]) | null;
-            soldAt: (number & components["schemas"]["Timestamp"]) | null;
+            revokedAt: components["schemas"]["Timestamp"] | null;
+            soldAt: components["schemas"]["Timestamp"] | null;
             status: components["schemas"]["LicenseKeyStatus"];
             variantId: string | null;
         };
@@ -2029,14 +2049,14 @@ export interface components {
             price: number;
             productId: string;
             /** @description null for one-time offers */
-            recurringInterval: (string & components["schemas"]["RecurringInterval"]) | null;
+            recurringInterval: components["schemas"]["RecurringInterval"] | null;
             /** Format: int32 */
             recurringIntervalCount: number | null;
             region: string;
             /** Format: int32 */
             soldItems: number;
             status: components["schemas"]["OfferStatus"];
-            trialInterval: (string & components["schemas"]["RecurringInterval"]) | null;
+            trialInterval: components["schemas"]["RecurringInterval"] | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
             variantId: string | null;
@@ -2071,14 +2091,14 @@ export interface components {
             product: components["schemas"]["ProductReference"];
             productId: string;
             /** @description null for one-time offers */
-            recurringInterval: (string & components["schemas"]["RecurringInterval"]) | null;
+            recurringInterval: components["schemas"]["RecurringInterval"] | null;
             /** Format: int32 */
             recurringIntervalCount: number | null;
             region: string;
             /** Format: int32 */
             soldItems: number;
             status: components["schemas"]["OfferStatus"];
-            trialInterval: (string & components["schemas"]["RecurringInterval"]) | null;
+            trialInterval: components["schemas"]["RecurringInterval"] | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
             variant: components["schemas"]["Variant"] | null;
@@ -2154,7 +2174,7 @@ export interface components {
             object: string;
             /** @description Equal to number */
             orderNumber: string;
-            paidAt: (number & components["schemas"]["Timestamp"]) | null;
+            paidAt: components["schemas"]["Timestamp"] | null;
             status: components["schemas"]["OrderStatus"];
             subscription: components["schemas"]["SubscriptionSummary"] | null;
             /** @description The subscription's id: its number */
@@ -2211,7 +2231,7 @@ export interface components {
             object: string;
             /** @description Equal to number */
             orderNumber: string;
-            paidAt: (number & components["schemas"]["Timestamp"]) | null;
+            paidAt: components["schemas"]["Timestamp"] | null;
             payments: components["schemas"]["Payment"][];
             /** @description Its refunds, oldest first */
             refunds: components["schemas"]["RefundResult"][];
@@ -2271,7 +2291,7 @@ export interface components {
              */
             amount: number;
             /** @description When a cancel was requested (the processor confirms it) */
-            cancelRequestedAt: (number & components["schemas"]["Timestamp"]) | null;
+            cancelRequestedAt: components["schemas"]["Timestamp"] | null;
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             /** Format: int32 */
@@ -2282,17 +2302,17 @@ export interface components {
             /** Format: int32 */
             fee: number;
             id: string;
-            methodType: (string & components["schemas"]["PaymentMethodType"]) | null;
+            methodType: components["schemas"]["PaymentMethodType"] | null;
             /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
             number: string;
             object: string;
             orderId: string;
             orderNumber: string;
-            paidAt: (number & components["schemas"]["Timestamp"]) | null;
+            paidAt: components["schemas"]["Timestamp"] | null;
             /** @description A subscription's plan change */
             planChange: boolean;
             /** @description null when no processor is involved (a free claim) */
-            processor: (string & components["schemas"]["PaymentProcessor"]) | null;
+            processor: components["schemas"]["PaymentProcessor"] | null;
             processorChargeId: string | null;
             /** Format: int32 */
             refundedAmount: number;
@@ -2311,7 +2331,7 @@ export interface components {
              */
             amount: number;
             /** @description When a cancel was requested (the processor confirms it) */
-            cancelRequestedAt: (number & components["schemas"]["Timestamp"]) | null;
+            cancelRequestedAt: components["schemas"]["Timestamp"] | null;
             charges: components["schemas"]["Charge"][];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
@@ -2324,18 +2344,18 @@ export interface components {
             fee: number;
             id: string;
             invoice: components["schemas"]["Invoice"] | null;
-            methodType: (string & components["schemas"]["PaymentMethodType"]) | null;
+            methodType: components["schemas"]["PaymentMethodType"] | null;
             /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
             number: string;
             object: string;
             order: components["schemas"]["Order"];
             orderId: string;
             orderNumber: string;
-            paidAt: (number & components["schemas"]["Timestamp"]) | null;
+            paidAt: components["schemas"]["Timestamp"] | null;
             /** @description A subscription's plan change */
             planChange: boolean;
             /** @description null when no processor is involved (a free claim) */
-            processor: (string & components["schemas"]["PaymentProcessor"]) | null;
+            processor: components["schemas"]["PaymentProcessor"] | null;
             processorChargeId: string | null;
             /** Format: int32 */
             refundedAmount: number;
@@ -2388,7 +2408,7 @@ export interface components {
         };
         Product: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"];
+            customFields: components["schemas"]["JSON"] | null;
             description: string;
             developer: string | null;
             genres: string[] | null;
@@ -2410,7 +2430,7 @@ export interface components {
         };
         ProductDetails: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"];
+            customFields: components["schemas"]["JSON"] | null;
             description: string;
             developer: string | null;
             genres: string[] | null;
@@ -2625,21 +2645,21 @@ export interface components {
              */
             amount: number;
             cancelAtPeriodEnd: boolean;
-            cancelledAt: (number & components["schemas"]["Timestamp"]) | null;
+            cancelledAt: components["schemas"]["Timestamp"] | null;
             /** @description The subscription's clock, Unix seconds: now, or ahead of it once a test clock advanced it */
             clock: components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
-            currentPeriodEnd: (number & components["schemas"]["Timestamp"]) | null;
-            currentPeriodStart: (number & components["schemas"]["Timestamp"]) | null;
+            currentPeriodEnd: components["schemas"]["Timestamp"] | null;
+            currentPeriodStart: components["schemas"]["Timestamp"] | null;
             /** @description The number of the order that started it */
             id: string;
             /** @description The cart items of the order that started it, with their offers and products as they are now */
             items: components["schemas"]["CartItem"][];
             /** @description Dunning: when the unpaid renewal is retried next (subscription clock) */
-            nextRetryAt: (number & components["schemas"]["Timestamp"]) | null;
+            nextRetryAt: components["schemas"]["Timestamp"] | null;
             object: string;
-            pausedAt: (number & components["schemas"]["Timestamp"]) | null;
+            pausedAt: components["schemas"]["Timestamp"] | null;
             /** @description The first payment and every later one (renewals, plan changes), oldest first */
             payments: components["schemas"]["Payment"][];
             /** @description What renewals are priced from: the items of the last plan change, else those of the order that started it */
@@ -2648,7 +2668,7 @@ export interface components {
             /** Format: int32 */
             recurringIntervalCount: number;
             status: components["schemas"]["SubscriptionStatus"];
-            trialEndsAt: (number & components["schemas"]["Timestamp"]) | null;
+            trialEndsAt: components["schemas"]["Timestamp"] | null;
             trialInterval: string | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
@@ -2707,7 +2727,7 @@ export interface components {
         /** @description An item of a subscription create or update body: an offer and its price; unitPrice wins over value, value over price, and without any the offer's price is taken */
         SubscriptionPlanItemInput: {
             /** @description A subscription offer of the workspace (create: required; update: default the subscription's first item's offer) */
-            offerId?: (string & components["schemas"]["UUID"]) | null;
+            offerId?: components["schemas"]["UUID"] | null;
             /**
              * Format: int32
              * @description Deprecated: unitPrice
@@ -2743,24 +2763,24 @@ export interface components {
              */
             amount: number;
             cancelAtPeriodEnd: boolean;
-            cancelledAt: (number & components["schemas"]["Timestamp"]) | null;
+            cancelledAt: components["schemas"]["Timestamp"] | null;
             /** @description The subscription's clock, Unix seconds: now, or ahead of it once a test clock advanced it */
             clock: components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
-            currentPeriodEnd: (number & components["schemas"]["Timestamp"]) | null;
-            currentPeriodStart: (number & components["schemas"]["Timestamp"]) | null;
+            currentPeriodEnd: components["schemas"]["Timestamp"] | null;
+            currentPeriodStart: components["schemas"]["Timestamp"] | null;
             /** @description The number of the order that started it */
             id: string;
             /** @description Dunning: when the unpaid renewal is retried next (subscription clock) */
-            nextRetryAt: (number & components["schemas"]["Timestamp"]) | null;
+            nextRetryAt: components["schemas"]["Timestamp"] | null;
             object: string;
-            pausedAt: (number & components["schemas"]["Timestamp"]) | null;
+            pausedAt: components["schemas"]["Timestamp"] | null;
             recurringInterval: string;
             /** Format: int32 */
             recurringIntervalCount: number;
             status: components["schemas"]["SubscriptionStatus"];
-            trialEndsAt: (number & components["schemas"]["Timestamp"]) | null;
+            trialEndsAt: components["schemas"]["Timestamp"] | null;
             trialInterval: string | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
@@ -2805,7 +2825,7 @@ export interface components {
              */
             taxAmount: number;
             /** @description The main tax; null when none is charged */
-            taxType: (string & components["schemas"]["TaxType"]) | null;
+            taxType: components["schemas"]["TaxType"] | null;
             /**
              * Format: int32
              * @description netAmount + taxAmount: what the buyer pays
@@ -2906,7 +2926,7 @@ export interface components {
         User: {
             billingDetails: components["schemas"]["BillingDetails"] | null;
             createdAt: components["schemas"]["Timestamp"];
-            details: components["schemas"]["JSON"];
+            details: components["schemas"]["JSON"] | null;
             email: string | null;
             id: string;
             internalId: string | null;
@@ -2957,16 +2977,16 @@ export interface components {
             /** @description ms */
             createdAt: components["schemas"]["Timestamp"];
             /** @description ms; when the webhook was archived */
-            deletedAt: (number & components["schemas"]["Timestamp"]) | null;
+            deletedAt: components["schemas"]["Timestamp"] | null;
             /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
             events: string[];
             /** @description ms; first failure of the current streak */
-            failingSince: (number & components["schemas"]["Timestamp"]) | null;
+            failingSince: components["schemas"]["Timestamp"] | null;
             id: string;
             /** @description Why the last delivery was skipped: malformed_url, disallowed_scheme, blocked_host, unresolvable_host or blocked_resolved_address */
             lastBlockReason: string | null;
             /** @description ms */
-            lastBlockedAt: (number & components["schemas"]["Timestamp"]) | null;
+            lastBlockedAt: components["schemas"]["Timestamp"] | null;
             object: string;
             /** @description Signing secret (whsec_ + base64). Create and update return it in full; list and get show "••••" plus its last four characters */
             secret: string;
@@ -2982,9 +3002,9 @@ export interface components {
             id: string;
             object: string;
             /** @description The body sent */
-            request: components["schemas"]["JSON"];
+            request: components["schemas"]["JSON"] | null;
             /** @description The parsed JSON response body */
-            response: components["schemas"]["JSON"];
+            response: components["schemas"]["JSON"] | null;
             /**
              * Format: int32
              * @description 0 is the first try of an event
@@ -3222,13 +3242,13 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description A JSON object */
-                    customFields?: components["schemas"]["JSON"];
+                    customFields?: components["schemas"]["JSON"] | null;
                     description?: string | null;
                     developer?: string | null;
                     genres?: string[] | null;
                     internalId?: string | null;
                     /** @description Array of {url, type: image|video} */
-                    media?: components["schemas"]["JSON"];
+                    media?: components["schemas"]["JSON"] | null;
                     name: string;
                     /** @description One of NONE, PEGI_3, PEGI_7, PEGI_12, PEGI_16, PEGI_18 */
                     pegiRating?: string | null;
@@ -3237,7 +3257,7 @@ export interface operations {
                     releaseDate?: string | null;
                     /** @description Fixed at creation; generated from the name when absent */
                     slug?: string | null;
-                    status?: (string & components["schemas"]["ProductStatus"]) | null;
+                    status?: components["schemas"]["ProductStatus"] | null;
                     systems?: string[] | null;
                     tags?: string[] | null;
                     type: components["schemas"]["ProductType"];
@@ -3315,19 +3335,19 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description A JSON object */
-                    customFields?: components["schemas"]["JSON"];
+                    customFields?: components["schemas"]["JSON"] | null;
                     description?: string | null;
                     developer?: string | null;
                     genres?: string[] | null;
                     internalId?: string | null;
                     /** @description Array of {url, type: image|video} */
-                    media?: components["schemas"]["JSON"];
+                    media?: components["schemas"]["JSON"] | null;
                     name?: string | null;
                     /** @description One of NONE, PEGI_3, PEGI_7, PEGI_12, PEGI_16, PEGI_18 */
                     pegiRating?: string | null;
                     publisher?: string | null;
                     releaseDate?: string | null;
-                    status?: (string & components["schemas"]["ProductStatus"]) | null;
+                    status?: components["schemas"]["ProductStatus"] | null;
                     systems?: string[] | null;
                     tags?: string[] | null;
                 };
@@ -3669,7 +3689,7 @@ export interface operations {
                     price: number;
                     productId: components["schemas"]["UUID"];
                     /** @description Makes a subscription offer; null makes it one-time */
-                    recurringInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
+                    recurringInterval?: components["schemas"]["RecurringInterval"] | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with recurringInterval
@@ -3678,16 +3698,16 @@ export interface operations {
                     /** @description 1 to 64 characters; default WORLDWIDE */
                     region?: string | null;
                     /** @description Default ACTIVE */
-                    status?: (string & components["schemas"]["OfferStatus"]) | null;
+                    status?: components["schemas"]["OfferStatus"] | null;
                     /** @description Subscription offers only */
-                    trialInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
+                    trialInterval?: components["schemas"]["RecurringInterval"] | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with trialInterval
                      */
                     trialIntervalCount?: number | null;
                     /** @description A live variant of the offer's product */
-                    variantId?: (string & components["schemas"]["UUID"]) | null;
+                    variantId?: components["schemas"]["UUID"] | null;
                     warningMessage?: string | null;
                 };
             };
@@ -3766,7 +3786,7 @@ export interface operations {
                     /** @description 8, 12, 13 or 14 digits */
                     gtin?: string | null;
                     /** @description When sent, must equal offerId */
-                    id?: (string & components["schemas"]["UUID"]) | null;
+                    id?: components["schemas"]["UUID"] | null;
                     internalId?: string | null;
                     /**
                      * Format: int32
@@ -3784,7 +3804,7 @@ export interface operations {
                     /** Format: int32 */
                     price?: number | null;
                     /** @description Makes a subscription offer; null makes it one-time */
-                    recurringInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
+                    recurringInterval?: components["schemas"]["RecurringInterval"] | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with recurringInterval
@@ -3793,16 +3813,16 @@ export interface operations {
                     /** @description 1 to 64 characters; default WORLDWIDE */
                     region?: string | null;
                     /** @description Default ACTIVE */
-                    status?: (string & components["schemas"]["OfferStatus"]) | null;
+                    status?: components["schemas"]["OfferStatus"] | null;
                     /** @description Subscription offers only */
-                    trialInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
+                    trialInterval?: components["schemas"]["RecurringInterval"] | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with trialInterval
                      */
                     trialIntervalCount?: number | null;
                     /** @description A live variant of the offer's product */
-                    variantId?: (string & components["schemas"]["UUID"]) | null;
+                    variantId?: components["schemas"]["UUID"] | null;
                     warningMessage?: string | null;
                 };
             };
@@ -3949,7 +3969,7 @@ export interface operations {
                     /** @description 1 to 64 of A-Z a-z 0-9 _ -, unique ignoring case; generated for code discounts when absent; not allowed on sale discounts */
                     discountCode?: string | null;
                     /** @description Default once (a subscription's first period only) */
-                    duration?: (string & components["schemas"]["DiscountDuration"]) | null;
+                    duration?: components["schemas"]["DiscountDuration"] | null;
                     /**
                      * Format: int32
                      * @description Repeating only (required there): 1 to 120
@@ -3966,13 +3986,13 @@ export interface operations {
                      */
                     purchaseLimit?: number | null;
                     /** @description Default active */
-                    status?: (string & components["schemas"]["DiscountStatus"]) | null;
+                    status?: components["schemas"]["DiscountStatus"] | null;
                     /** @description IANA time zone; default UTC */
                     timezone?: string | null;
                     type: components["schemas"]["DiscountType"];
-                    validFrom?: (number & components["schemas"]["Timestamp"]) | null;
+                    validFrom?: components["schemas"]["Timestamp"] | null;
                     /** @description Not before validFrom */
-                    validUntil?: (number & components["schemas"]["Timestamp"]) | null;
+                    validUntil?: components["schemas"]["Timestamp"] | null;
                 };
             };
         };
@@ -4050,13 +4070,13 @@ export interface operations {
                      * @description percentage: greater than 0, at most 100, up to 4 decimals; fixed: whole minor currency units
                      */
                     amount?: number | null;
-                    amountType?: (string & components["schemas"]["DiscountAmountType"]) | null;
+                    amountType?: components["schemas"]["DiscountAmountType"] | null;
                     /** @description Currency code; default USD */
                     currency?: string | null;
                     /** @description 1 to 64 of A-Z a-z 0-9 _ -, unique ignoring case; generated for code discounts when absent; not allowed on sale discounts */
                     discountCode?: string | null;
                     /** @description Default once (a subscription's first period only) */
-                    duration?: (string & components["schemas"]["DiscountDuration"]) | null;
+                    duration?: components["schemas"]["DiscountDuration"] | null;
                     /**
                      * Format: int32
                      * @description Repeating only (required there): 1 to 120
@@ -4065,7 +4085,7 @@ export interface operations {
                     /** @description Offer ids */
                     excludedOffers?: components["schemas"]["UUID"][] | null;
                     /** @description When sent, must equal discountId */
-                    id?: (string & components["schemas"]["UUID"]) | null;
+                    id?: components["schemas"]["UUID"] | null;
                     /** @description Offer ids; empty or absent includes every offer */
                     includedOffers?: components["schemas"]["UUID"][] | null;
                     name?: string | null;
@@ -4075,13 +4095,13 @@ export interface operations {
                      */
                     purchaseLimit?: number | null;
                     /** @description Default active */
-                    status?: (string & components["schemas"]["DiscountStatus"]) | null;
+                    status?: components["schemas"]["DiscountStatus"] | null;
                     /** @description IANA time zone; default UTC */
                     timezone?: string | null;
-                    type?: (string & components["schemas"]["DiscountType"]) | null;
-                    validFrom?: (number & components["schemas"]["Timestamp"]) | null;
+                    type?: components["schemas"]["DiscountType"] | null;
+                    validFrom?: components["schemas"]["Timestamp"] | null;
                     /** @description Not before validFrom */
-                    validUntil?: (number & components["schemas"]["Timestamp"]) | null;
+                    validUntil?: components["schemas"]["Timestamp"] | null;
                 };
             };
         };
@@ -4202,7 +4222,7 @@ export interface operations {
                 "application/json": {
                     billingDetails?: components["schemas"]["BillingDetailsInput"] | null;
                     /** @description A JSON object */
-                    details?: components["schemas"]["JSON"];
+                    details?: components["schemas"]["JSON"] | null;
                     /** @description Unique per workspace and mode, compared case-insensitively (archived users included) */
                     email: string;
                     internalId?: string | null;
@@ -4363,12 +4383,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Not supported: sending it at all (even null) is rejected with 400 */
-                    customFields?: components["schemas"]["JSON"];
+                    customFields?: components["schemas"]["JSON"] | null;
                     name?: string | null;
                     /** @description 1 to 25 distinct offer ids */
                     offersIds: components["schemas"]["UUID"][];
                     /** @description Default ACTIVE */
-                    status?: (string & components["schemas"]["CheckoutElementStatus"]) | null;
+                    status?: components["schemas"]["CheckoutElementStatus"] | null;
                 };
             };
         };
@@ -4411,13 +4431,13 @@ export interface operations {
                     /** @description Optional here; checked when sent */
                     billingDetails?: components["schemas"]["CheckoutBillingDetails"] | null;
                     /** @description Ignored */
-                    customFields?: components["schemas"]["JSON"];
+                    customFields?: components["schemas"]["JSON"] | null;
                     /** @description Matched ignoring case (svc-discount-code); without one the best automatic sale applies */
                     discountCode?: string | null;
                     /** @description Ignored */
                     email?: string | null;
                     /** @description Ignored */
-                    method?: (string & components["schemas"]["CheckoutPaymentMethod"]) | null;
+                    method?: components["schemas"]["CheckoutPaymentMethod"] | null;
                     /**
                      * Format: int32
                      * @description Units of every offer of the element, 1 to 1000 (default 1; svc-quantity)
@@ -4470,13 +4490,13 @@ export interface operations {
                     /** @description For method card when the total is above 0, or paymentMethod; refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set */
                     card?: components["schemas"]["CheckoutCard"] | null;
                     /** @description Per cart item: {<offerId>: {<fieldId>: <string>}} */
-                    customFields?: components["schemas"]["JSON"];
+                    customFields?: components["schemas"]["JSON"] | null;
                     /** @description Matched ignoring case (svc-discount-code); without one the best automatic sale applies */
                     discountCode?: string | null;
                     /** @description The buyer: the workspace's user with this email (any case), created when new */
                     email: string;
                     /** @description Default card */
-                    method?: (string & components["schemas"]["CheckoutPaymentMethod"]) | null;
+                    method?: components["schemas"]["CheckoutPaymentMethod"] | null;
                     /** @description In place of card: a payment method the buyer's browser tokenized (Stripe.js's pm_…, or the sandbox's POST /sandbox/payment-methods) */
                     paymentMethod?: string | null;
                     /**
@@ -4679,7 +4699,7 @@ export interface operations {
                      * @description Minor units, at most value
                      */
                     fee?: number | null;
-                    status?: (string & components["schemas"]["OrderStatus"]) | null;
+                    status?: components["schemas"]["OrderStatus"] | null;
                     /**
                      * Format: int32
                      * @description Minor units, at most value
@@ -5156,7 +5176,7 @@ export interface operations {
                     /** @description Units of cart items to give back */
                     items?: components["schemas"]["RefundItemInput"][] | null;
                     /** @description A JSON object kept with the refund */
-                    metadata?: components["schemas"]["JSON"];
+                    metadata?: components["schemas"]["JSON"] | null;
                     reason?: string | null;
                 };
             };
@@ -5801,7 +5821,7 @@ export interface operations {
                     /** @description whsec_ + base64 of 24 to 64 bytes; generated (32 bytes) when absent */
                     secret?: string | null;
                     /** @description Default active */
-                    status?: (string & components["schemas"]["WebhookStatus"]) | null;
+                    status?: components["schemas"]["WebhookStatus"] | null;
                     /** @description A publicly reachable http:// or https:// URL */
                     url: string;
                 };
@@ -5844,9 +5864,9 @@ export interface operations {
                     /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
                     eventType: string;
                     /** @description Optional hint for the synthetic payload */
-                    items?: components["schemas"]["JSON"];
+                    items?: components["schemas"]["JSON"] | null;
                     /** @description Optional hint for the synthetic payload */
-                    userId?: (string & components["schemas"]["UUID"]) | null;
+                    userId?: components["schemas"]["UUID"] | null;
                 };
             };
         };
@@ -5922,7 +5942,7 @@ export interface operations {
                     events?: string[] | null;
                     /** @description Replaces the signing secret (whsec_ + base64 of 24 to 64 bytes) */
                     secret?: string | null;
-                    status?: (string & components["schemas"]["WebhookStatus"]) | null;
+                    status?: components["schemas"]["WebhookStatus"] | null;
                     url?: string | null;
                 };
             };
@@ -6090,7 +6110,7 @@ export interface operations {
                     /** @description 1 to 10000 keys, each trimmed, 1 to 255 characters */
                     keys: string[];
                     /** @description The keys are for this variant's offers only (default: the offers without a variant) */
-                    variantId?: (string & components["schemas"]["UUID"]) | null;
+                    variantId?: components["schemas"]["UUID"] | null;
                 };
             };
         };
@@ -6510,13 +6530,13 @@ export interface operations {
                     /** @description Default the offer's currency */
                     currency?: string | null;
                     /** @description The offer sold: its product, price and currency (amount overrides the price) */
-                    offerId?: (string & components["schemas"]["UUID"]) | null;
+                    offerId?: components["schemas"]["UUID"] | null;
                     /** @description Checked against the country's format and, in the US and Canada, against the state */
                     postalCode?: string | null;
                     /** @description Default the workspace setting pricesIncludeTax */
                     priceIncludesTax?: boolean | null;
                     /** @description The product sold (with amount and currency); or send offerId */
-                    productId?: (string & components["schemas"]["UUID"]) | null;
+                    productId?: components["schemas"]["UUID"] | null;
                     /** @description Required in the US and Canada: the state or province code (WA, QC) */
                     state?: string | null;
                     /** @description A business buyer's EU or UK VAT number: reverse charge when well formed */
@@ -6675,6 +6695,52 @@ export interface operations {
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadProductFile: {
+        parameters: {
+            query: {
+                /** @description The file name buyers see when they download it */
+                fileName: string;
+                /** @description The variant the file belongs to (the product itself when absent) */
+                variantId?: string;
+            };
+            header?: never;
+            path: {
+                productId: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file's bytes; send its own media type as content-type (e.g. application/pdf) to record it */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            file: components["schemas"]["DownloadFile"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
         };
     };
 }
