@@ -2,7 +2,8 @@
 //   Prisma client and Pothos types     src/generated/            (prisma generate)
 //   client and subgraph SDL            schema/schema.graphql, schema/subgraph.graphql
 //   supergraph                         schema/supergraph.graphql  (@apollo/composition)
-//   OpenAPI document                   schema/openapi.json
+//   OpenAPI document                   schema/openapi.json (with the examples of schema/openapi-examples.json,
+//                                      recorded by `npm run examples`: scripts/openapi-examples.ts)
 //   REST client types                  test/generated/openapi.ts, sdk/src/generated/openapi.ts (openapi-typescript)
 //   the SDK's idempotent operations    sdk/src/generated/operations.ts
 //   typed GraphQL documents            test/generated/graphql/    (GraphQL Code Generator)
@@ -116,6 +117,11 @@ async function renderFromSchema(): Promise<Files> {
   const document = openApiDocument(client);
   // An invalid document is never written (validate dereferences its argument, hence the copy).
   await SwaggerParser.validate(structuredClone(document) as unknown as Parameters<typeof SwaggerParser.validate>[0]);
+  // Every operation carries a recorded example that validates (npm run examples records them).
+  const { EXAMPLES_FILE, examplesProblems } = await import('./openapi-examples.js');
+  const examples = existsSync(path.join(ROOT, EXAMPLES_FILE)) ? JSON.parse(await readFile(path.join(ROOT, EXAMPLES_FILE), 'utf8')) : {};
+  const exampleProblems = examplesProblems(document as unknown as Parameters<typeof examplesProblems>[0], examples);
+  if (exampleProblems.length) throw new Error(`The document's examples (${EXAMPLES_FILE}):\n${exampleProblems.join('\n')}`);
   files.set('schema/openapi.json', `${JSON.stringify(document, null, 2)}\n`);
   // openapi-typescript reports what it cannot type as warnings: the document has none.
   const warnings: unknown[][] = [];

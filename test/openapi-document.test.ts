@@ -185,14 +185,19 @@ describe('the published OpenAPI document', () => {
     expect(responseProblems(document, list, 418, {})).toEqual(['status 418 is not documented']);
   });
 
-  test('GET /v0/docs is a self-contained page for the document', async () => {
+  test('GET /v0/docs is Scalar rendering the document, its script served from this server (no CDN)', async () => {
     const res = await fetch(`${baseUrl()}/v0/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'self'.*connect-src 'self'/);
     const html = await res.text();
-    expect(html).toContain('href="/v0/openapi.json"');
-    expect(html).toContain("fetch('/v0/openapi.json')");
+    expect(html).toContain('data-url="/v0/openapi.json"');
+    expect(html).toContain('<script src="/v0/docs/scalar.js"></script>');
     // No CDN: nothing is loaded from another origin.
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const script = await fetch(`${baseUrl()}/v0/docs/scalar.js`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect((await script.text()).length).toBeGreaterThan(1_000_000);
   });
 });

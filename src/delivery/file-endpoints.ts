@@ -26,7 +26,7 @@ export const uploadOperation: EndpointOperation = {
   description: 'The raw body is the file, streamed into storage; its content-type (any media type) is recorded as the file\'s mimeType, and its size may not exceed the configured maximum (413).',
   query: [
     { name: 'fileName', required: true, description: 'The file name buyers see when they download it', schema: { type: 'string', minLength: 1, maxLength: MAX_FILE_NAME_LENGTH } },
-    { name: 'variantId', required: false, description: 'The variant the file belongs to (the product itself when absent)', schema: { type: 'string', format: 'uuid' } },
+    { name: 'variantId', required: false, description: 'The variant the file belongs to (the product itself when absent)', schema: { $ref: '#/components/schemas/UUID' } },
   ],
   body: { mediaType: 'application/octet-stream', description: "The file's bytes; send its own media type as content-type (e.g. application/pdf) to record it" },
   data: { file: 'DownloadFile' },

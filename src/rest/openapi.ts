@@ -21,6 +21,7 @@ import {
   type SchemaObject,
   type Selection,
 } from './openapi-schemas.js';
+import { addExamples, recordedExamples } from './openapi-examples.js';
 import { BASE_PATH, readAccess, routeField, servedPath, type TaggedRoute } from './route.js';
 import { sofaRouter } from './sofa.js';
 
@@ -32,6 +33,7 @@ export interface ParameterObject {
   required: boolean;
   description?: string;
   schema: SchemaObject;
+  example?: unknown;
   style?: 'form';
   explode?: boolean;
 }
@@ -43,7 +45,7 @@ export interface OperationObject {
   tags: string[];
   security: Record<string, string[]>[];
   parameters?: ParameterObject[];
-  requestBody?: { required: boolean; description?: string; content: Record<string, { schema: SchemaObject }> };
+  requestBody?: { required: boolean; description?: string; content: Record<string, { schema: SchemaObject; examples?: Record<string, SchemaObject> }> };
   responses: Record<string, SchemaObject>;
 }
 
@@ -79,6 +81,18 @@ const ERROR_RESPONSES: Partial<Record<DocumentedStatus, { name: string; descript
   500: { name: 'InternalServerError', description: 'The request did not complete; retry with backoff' },
   503: { name: 'ServiceUnavailable', description: 'A dependency did not answer; retry with backoff' },
 };
+
+/** The error statuses as a Markdown table, for the document's description (the docs page shows it). */
+const errorTable = () =>
+  [
+    '## Errors',
+    '',
+    'A failure is `{"status": "error", "error": {"message": "..."}}`: branch on the HTTP status; the message is human text and may be reworded.',
+    '',
+    '| Status | Meaning |',
+    '| --- | --- |',
+    ...Object.entries(ERROR_RESPONSES).map(([status, known]) => `| ${status} ${known!.name.replace(/([a-z])([A-Z])/g, '$1 $2')} | ${known!.description} |`),
+  ].join('\n');
 
 /** A route path in OpenAPI's spelling: /products/:productId is /products/{productId}. */
 const oasPath = (path: string) => path.replace(/:([^/]+)/g, '{$1}');
@@ -219,7 +233,7 @@ const endpointStatuses = (endpoint: DocumentedEndpoint) =>
 /** An endpoint with a raw body (a file): its query parameters, its bytes, its answer's components. */
 function endpointOperation(endpoint: DocumentedEndpoint): OperationObject {
   const { operation } = endpoint;
-  const pathParameters = [...endpoint.path.matchAll(/:([^/]+)/g)].map(([, name]): ParameterObject => ({ name: name!, in: 'path', required: true, schema: { type: 'string' } }));
+  const pathParameters = [...endpoint.path.matchAll(/:([^/]+)/g)].map(([, name]): ParameterObject => ({ name: name!, in: 'path', required: true, schema: ref('UUID') }));
   const data: SchemaObject = {
     type: 'object',
     properties: Object.fromEntries(Object.entries(operation.data).map(([name, component]) => [name, ref(component)])),
@@ -263,6 +277,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
     (paths[oasPath(endpoint.path)] ??= {}).post = endpointOperation(endpoint);
     for (const status of endpointStatuses(endpoint)) usedStatuses.add(status);
   }
+  addExamples(paths, recordedExamples());
 
   const schemas: Record<string, SchemaObject> = { ErrorEnvelope: ERROR_ENVELOPE };
   const pending = new Set<string>();
@@ -303,7 +318,8 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
         'Buyer routes (hosted checkout, under /checkout) take no keys: the checkout element in the path names the workspace and mode. ' +
         'Every response carries x-request-id (a request that sends one has it echoed back). ' +
         `Request bodies are JSON (content-type: application/json, UTF-8) of at most 1 MiB by default (MAX_BODY_BYTES; 413 beyond) and ${JSON_LIMITS.depth} levels of nesting; ` +
-        'strings have the maxLength shown. Requests the HTTP parser refuses (malformed, headers too large, too slow) get the error envelope as well, then the connection closes.',
+        'strings have the maxLength shown. Requests the HTTP parser refuses (malformed, headers too large, too slow) get the error envelope as well, then the connection closes.\n\n' +
+        errorTable(),
     },
     servers: [{ url: '/', description: 'This server' }],
     tags: tags.filter((tag) => routes.some((route) => route.tag === tag.name)),

@@ -1,19 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { documentValidator, escapePointer } from '../../scripts/openapi-validator.js';
 import { ROOT } from './processes.js';
 import { recordExchange } from './recorder.js';
 
 // The published OpenAPI document (schema/openapi.json) as a test oracle: every answer a test sees
-// is validated with Ajv (JSON Schema 2020-12, ajv-formats, strict mode) against the schema the
-// document gives its operation and status. raw() and the typed REST client check every answer
-// (checkResponse); the fuzzer walks the document's operations and checks each of its answers.
-//
-// The contract lets responses gain fields (clients ignore unknown ones), so the document leaves
-// objects open; the check closes every object that lists its properties (additionalProperties:
-// false, the JSON scalar stays open): a field the server answers and the document lacks is drift.
+// is validated with Ajv (JSON Schema 2020-12, ajv-formats, strict mode, objects closed:
+// scripts/openapi-validator.ts) against the schema the document gives its operation and status.
+// raw() and the typed REST client check every answer (checkResponse); the fuzzer walks the
+// document's operations and checks each of its answers.
 
 export type Schema = { [key: string]: any };
 export type OpenApi = { paths: Record<string, Record<string, Schema>>; components: Schema };
@@ -69,50 +65,24 @@ export function unwrapNullable(document: OpenApi, schema: Schema): { node: Schem
   return { node: resolve(document, schema), nullable: false };
 }
 
-/** The keywords of an OpenAPI document's root, which Ajv would otherwise refuse as unknown keywords of a schema. */
-const DOCUMENT_KEYWORDS = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'tags', 'paths', 'webhooks', 'components', 'security', 'externalDocs'];
-const DOCUMENT_ID = 'https://commerce-api.invalid/openapi.json';
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-
-/** A copy of the document whose objects listing properties are closed. */
-function closed(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(closed);
-  if (!value || typeof value !== 'object') return value;
-  const copy = Object.fromEntries(Object.entries(value).map(([key, child]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(child as Schema).map(([name, property]) => [name, closed(property)])) : closed(child)]));
-  if ('properties' in copy && !('additionalProperties' in copy)) copy.additionalProperties = false;
-  return copy;
-}
-
-const escapePointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
-
 interface Checker {
-  validator(operation: Schema, status: string): ValidateFunction;
+  /** Problems of an answer's body against the schema of an operation's response for a status. */
+  problems(operation: Schema, status: string, body: unknown): string[];
 }
 
 const checkers = new WeakMap<OpenApi, Checker>();
 
-/** Ajv compiled from one document, each response schema compiled once when first needed. */
 function checkerFor(document: OpenApi): Checker {
   let checker = checkers.get(document);
   if (checker) return checker;
-  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true });
-  addFormats(ajv);
-  ajv.addVocabulary(DOCUMENT_KEYWORDS);
-  ajv.addSchema(closed(document) as Schema, DOCUMENT_ID);
+  const validate = documentValidator(document);
   const pointers = new Map<Schema, string>();
   for (const { path: template, method, operation } of operationsOf(document)) pointers.set(operation, `#/paths/${escapePointer(template)}/${method.toLowerCase()}`);
-  const compiled = new Map<string, ValidateFunction>();
   checker = {
-    validator(operation, status) {
+    problems(operation, status, body) {
       const response = operation.responses[status] as Schema;
       const responsePointer = response.$ref ?? `${pointers.get(operation) ?? '(an operation of another document)'}/responses/${status}`;
-      const pointer = `${responsePointer}/content/application~1json/schema`;
-      let validate = compiled.get(pointer);
-      if (!validate) {
-        validate = ajv.compile({ $ref: `${DOCUMENT_ID}${pointer}` });
-        compiled.set(pointer, validate);
-      }
-      return validate;
+      return validate(`${responsePointer}/content/application~1json/schema`, body, 'body');
     },
   };
   checkers.set(document, checker);
@@ -127,9 +97,7 @@ export function responseProblems(document: OpenApi, operation: Schema, status: n
   const missing = Object.entries((documented.headers ?? {}) as Record<string, Schema>)
     .filter(([name, header]) => headers && resolve(document, header).required && !headers.has(name))
     .map(([name]) => `header ${name} is missing`);
-  const validate = checkerFor(document).validator(operation, String(status));
-  const invalid = validate(body) ? [] : (validate.errors ?? []).map((error) => `body${error.instancePath}: ${error.message}${error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : ''}`);
-  return [...missing, ...invalid];
+  return [...missing, ...checkerFor(document).problems(operation, String(status), body)];
 }
 
 /** The document as this run has it, for the checks on every answer. */

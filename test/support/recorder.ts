@@ -27,12 +27,15 @@ export interface RecordedExchange extends Exchange {
 }
 
 let sequence = 0;
+let lastTestPath: string | undefined;
 
 export function recordExchange(exchange: Exchange): void {
   const folder = process.env.TEST_RECORD_EXCHANGES;
   if (!folder) return;
   const state: { testPath?: string; currentTestName?: string } = typeof expect === 'function' ? expect.getState() : {};
   const testPath = state.testPath ? path.relative(ROOT, state.testPath) : '';
+  // Counted per test file, so that a file's exchanges are numbered alike whatever ran before it in this worker.
+  if (testPath !== lastTestPath) [lastTestPath, sequence] = [testPath, 0];
   const line: RecordedExchange = { ...exchange, testPath, testName: state.currentTestName ?? '', sequence: sequence++ };
   mkdirSync(folder, { recursive: true });
   appendFileSync(path.join(folder, `${process.env.JEST_WORKER_ID ?? '0'}-${process.pid}.jsonl`), `${JSON.stringify(line)}\n`);
