@@ -79,15 +79,22 @@ async function renderPrisma(): Promise<Files> {
 
 const sdlFile = (sdl: string) => `# ${GENERATED_NOTICE}\n\n${sdl.trimEnd()}\n`;
 
-/** The SDK's list of the writes that take an Idempotency-Key: method and path pattern. */
-function idempotentOperations(document: { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>> }): string {
+/** The SDK's list of the writes that take an idempotency key: method, path pattern, and where the key goes (header or JSON body field). */
+function idempotentOperations(document: { paths: Record<string, Record<string, { operationId?: string; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }>> }): string {
   const entries = Object.entries(document.paths).flatMap(([template, item]) =>
-    Object.entries(item)
-      .filter(([, operation]) => operation.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'))
-      .map(([method, operation]) => `  { method: '${method.toUpperCase()}', pattern: /^${template.replace(/\//g, '\\/').replace(/\{[^}]+\}/g, '[^/]+')}$/ }, // ${(operation as { operationId?: string }).operationId}`),
+    Object.entries(item).flatMap(([method, operation]) => {
+      const inHeader = operation.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+      const inBody = operation.requestBody?.content['application/json']?.schema?.properties?.idempotencyKey !== undefined;
+      if (!inHeader && !inBody) return [];
+      const pattern = template.replace(/\//g, '\\/').replace(/\{[^}]+\}/g, '[^/]+');
+      return [`  { method: '${method.toUpperCase()}', pattern: /^${pattern}$/, in: '${inHeader ? 'header' : 'body'}' }, // ${operation.operationId}`];
+    }),
   );
-  return `// ${GENERATED_NOTICE} Source: schema/openapi.json.\n\n/** The writes that take an Idempotency-Key (the client sets one). */\nexport const IDEMPOTENT_OPERATIONS: readonly { method: string; pattern: RegExp }[] = [\n${entries.join('\n')}\n];\n`;
+  return `// ${GENERATED_NOTICE} Source: schema/openapi.json.\n\n/** The writes that take an idempotency key (the client sets one): in the Idempotency-Key header, or in the JSON body's idempotencyKey. */\nexport const IDEMPOTENT_OPERATIONS: readonly { method: string; pattern: RegExp; in: 'header' | 'body' }[] = [\n${entries.join('\n')}\n];\n`;
 }
+
+/** What is wrong with the rendered files that rendering them again cannot fix (missing examples): reported, and the run fails. */
+const problems: string[] = [];
 
 /** Everything derived from the GraphQL schema (imported late: it needs the Prisma output). */
 async function renderFromSchema(): Promise<Files> {
@@ -121,7 +128,7 @@ async function renderFromSchema(): Promise<Files> {
   const { EXAMPLES_FILE, examplesProblems } = await import('./openapi-examples.js');
   const examples = existsSync(path.join(ROOT, EXAMPLES_FILE)) ? JSON.parse(await readFile(path.join(ROOT, EXAMPLES_FILE), 'utf8')) : {};
   const exampleProblems = examplesProblems(document as unknown as Parameters<typeof examplesProblems>[0], examples);
-  if (exampleProblems.length) throw new Error(`The document's examples (${EXAMPLES_FILE}):\n${exampleProblems.join('\n')}`);
+  if (exampleProblems.length) problems.push(`The document's examples (${EXAMPLES_FILE}):\n${exampleProblems.join('\n')}`);
   files.set('schema/openapi.json', `${JSON.stringify(document, null, 2)}\n`);
   // openapi-typescript reports what it cannot type as warnings: the document has none.
   const warnings: unknown[][] = [];
@@ -189,12 +196,15 @@ async function main() {
         console.log(`All ${files.size} generated files are up to date in ${dir}.`);
       }
     }
-    process.exit(failed ? 1 : 0);
+    for (const problem of problems) console.error(problem);
+    process.exit(failed || problems.length ? 1 : 0);
   }
   await run('npm', ['run', '--silent', 'prisma:generate'], prismaEnv);
   const files = await renderFromSchema();
   await writeAll(files);
   console.log(`Wrote ${files.size} files (and the Prisma client under ${PRISMA_OUTPUT}).`);
+  for (const problem of problems) console.error(problem);
+  if (problems.length) process.exit(1);
 }
 
 await main();

@@ -36,10 +36,12 @@ const RECORDING_FILES = [
   'test/products.test.ts',
   'test/refunds.test.ts',
   'test/sdk.test.ts',
+  'test/subscriptions-cancel.test.ts',
   'test/subscriptions-lifecycle.test.ts',
   'test/subscriptions-plan.test.ts',
   'test/subscriptions-read.test.ts',
-  'test/tax-calculation.test.ts',
+  'test/subscriptions-trials.test.ts',
+  'test/tax.test.ts',
   'test/users.test.ts',
   'test/webhooks.test.ts',
 ];
@@ -61,7 +63,7 @@ export interface OperationExample {
   response: unknown;
 }
 
-type Operation = { parameters?: { name: string; in: string; schema?: { type?: unknown } }[]; requestBody?: { content: Record<string, unknown> }; responses: Record<string, { $ref?: string }> };
+type Operation = { parameters?: { name: string; in: string; schema?: { type?: unknown } }[]; requestBody?: { required?: boolean; content: Record<string, unknown> }; responses: Record<string, { $ref?: string }> };
 type Document = { paths: Record<string, Record<string, Operation>> };
 
 function record(dir: string): Promise<void> {
@@ -92,8 +94,9 @@ function operationOf(document: Document, method: string, pathname: string): { te
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 /** Random hex in names and codes (randomUUID().slice(0, 8) and the like): letters and digits mixed. */
-const RANDOM_HEX = /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{8,}\b/gi;
-const RANDOM_CODE = /\b(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{8,}\b/g;
+const RANDOM_HEX = /(?<![0-9A-Za-z])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{8,}(?![0-9A-Za-z])/g;
+const RANDOM_CODE = /(?<![0-9A-Za-z])(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{8,}(?![0-9A-Za-z])/g;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const LOCAL_ORIGIN = /https?:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+/g;
 const TOKEN = /[A-Za-z0-9_-]{40,}(\.[A-Za-z0-9_-]{10,})*/g;
 const SECRET = /^whsec_[A-Za-z0-9+/=]+$/;
@@ -113,7 +116,8 @@ function normaliser(values: unknown[]) {
     if (typeof value === 'number' && Number.isInteger(value)) {
       if (value >= 1e9 && value < 4e9) seconds.push(value);
       else if (value >= 1e12 && value < 4e12) seconds.push(Math.floor(value / 1000));
-    } else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+    } else if (typeof value === 'string' && ISO_TIME.test(value)) seconds.push(Math.floor(Date.parse(value) / 1000));
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect);
   };
   values.forEach(collect);
   const base = seconds.length ? Math.min(...seconds) : 0;
@@ -121,6 +125,7 @@ function normaliser(values: unknown[]) {
 
   const text = (value: string): string => {
     if (SECRET.test(value)) return `whsec_${'A'.repeat(43)}=`;
+    if (ISO_TIME.test(value)) return new Date(time(Math.floor(Date.parse(value) / 1000)) * 1000).toISOString();
     return value
       .replace(LOCAL_ORIGIN, 'https://api.example.com')
       .replace(UUID, (id) => stable(id, (n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`))
@@ -248,8 +253,8 @@ async function main() {
     const found = operationOf(document, exchange.method, new URL(exchange.url, 'http://localhost').pathname);
     if (!found) continue;
     const key = `${exchange.method} ${found.template}`;
-    // A write's example shows its body.
-    if (examples[key] || (found.operation.requestBody && parsedBody(exchange.request) === undefined)) continue;
+    // A write's example shows its body (when the operation requires one).
+    if (examples[key] || (found.operation.requestBody?.required && parsedBody(exchange.request) === undefined)) continue;
     examples[key] = exampleOf(document, found.template, found.operation, exchange);
   }
   const sorted = Object.fromEntries(Object.keys(examples).sort().map((key) => [key, examples[key]!]));

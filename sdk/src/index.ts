@@ -33,7 +33,22 @@ export interface CommerceOptions {
   headers?: Record<string, string>;
 }
 
-const takesIdempotencyKey = (method: string, pathname: string) => IDEMPOTENT_OPERATIONS.some((operation) => operation.method === method && operation.pattern.test(pathname));
+const idempotencyOf = (method: string, pathname: string) => IDEMPOTENT_OPERATIONS.find((operation) => operation.method === method && operation.pattern.test(pathname));
+
+/** The request with an idempotency key where its operation takes one and the caller gave none; set once, so every retry repeats it. */
+async function withIdempotencyKey(request: Request, newKey: () => string): Promise<Request | undefined> {
+  const operation = idempotencyOf(request.method, new URL(request.url).pathname);
+  if (!operation) return undefined;
+  if (operation.in === 'header') {
+    if (request.headers.has('idempotency-key')) return undefined;
+    request.headers.set('Idempotency-Key', newKey());
+    return request;
+  }
+  const text = await request.clone().text();
+  const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || body.idempotencyKey) return undefined;
+  return new Request(request, { body: JSON.stringify({ ...body, idempotencyKey: newKey() }) });
+}
 
 export type CommerceClient = Client<paths> & {
   /** Async iterators over every list, item by item, for each pagination style. */
@@ -54,12 +69,7 @@ export function createCommerceClient(options: CommerceOptions): CommerceClient {
   });
   const newKey = options.idempotencyKey ?? (() => crypto.randomUUID());
   client.use({
-    onRequest({ request }) {
-      // Set before the first try, so that every retry repeats the same key.
-      if (request.headers.has('idempotency-key') || !takesIdempotencyKey(request.method, new URL(request.url).pathname)) return undefined;
-      request.headers.set('Idempotency-Key', newKey());
-      return request;
-    },
+    onRequest: ({ request }) => withIdempotencyKey(request, newKey),
     async onResponse({ response }) {
       if (!response.ok) throw await errorOf(response);
       return undefined;

@@ -3184,9 +3184,15 @@ export interface operations {
                 ids?: components["schemas"]["UUID"][];
                 /** @description Products having any of these offers */
                 offers?: components["schemas"]["UUID"][];
-                /** @description price = lowest live offer price */
+                /**
+                 * @description price = lowest live offer price
+                 * @example price
+                 */
                 orderBy?: components["schemas"]["ProductOrderBy"];
-                /** @description Default DESC (newest first) */
+                /**
+                 * @description Default DESC (newest first)
+                 * @example ASC
+                 */
                 orderDirection?: components["schemas"]["SortDirection"];
                 projectId?: components["schemas"]["UUID"];
                 /** @description Fill in count */
@@ -3294,6 +3300,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3327,6 +3334,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3383,6 +3391,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3422,6 +3431,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3462,6 +3472,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3507,7 +3518,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
+                /** @example 00000000-0000-4000-8000-000000000002 */
                 variantId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3553,7 +3566,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
+                /** @example 00000000-0000-4000-8000-000000000002 */
                 planId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3741,6 +3756,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 offerId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3774,6 +3790,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 offerId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3857,6 +3874,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 offerId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3899,6 +3917,11 @@ export interface operations {
                 currency?: string;
                 /** @description true: validUntil has passed; false: no validUntil or not passed yet */
                 expired?: boolean;
+                /**
+                 * @example [
+                 *       "00000000-0000-4000-8000-000000000001"
+                 *     ]
+                 */
                 ids?: components["schemas"]["UUID"][];
                 /** @description amount compares the numbers regardless of amountType */
                 orderBy?: components["schemas"]["DiscountOrderBy"];
@@ -4025,6 +4048,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 discountId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4058,6 +4082,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 discountId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4135,6 +4160,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 discountId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4261,6 +4287,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 userId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4305,6 +4332,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 userId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4421,6 +4449,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 checkoutElementId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4479,6 +4508,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 checkoutElementId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4539,7 +4569,12 @@ export interface operations {
             query?: {
                 /** @description Only archived records (wins over withArchived) */
                 archived?: boolean;
-                /** @description Checkout element ids; repeat the parameter for several */
+                /**
+                 * @description Checkout element ids; repeat the parameter for several
+                 * @example [
+                 *       "00000000-0000-4000-8000-000000000001"
+                 *     ]
+                 */
                 checkoutIds?: components["schemas"]["UUID"][];
                 /** @description Two-letter ISO 3166-1 code */
                 country?: string;
@@ -4559,7 +4594,10 @@ export interface operations {
                 orderBy?: components["schemas"]["SaleOrderBy"];
                 /** @description Default DESC (newest first) */
                 orderDirection?: components["schemas"]["SortDirection"];
-                /** @description Fill in count */
+                /**
+                 * @description Fill in count
+                 * @example true
+                 */
                 returnCount?: boolean;
                 /** @description Records to skip (>= 0) */
                 skip?: number;
@@ -4613,7 +4651,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The order id, or its number (a leading # is ignored) */
+                /**
+                 * @description The order id, or its number (a leading # is ignored)
+                 * @example 00000000-0000-4000-8000-000000000001
+                 */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -4647,6 +4688,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -4686,6 +4728,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example #1M8DEHW2W9RG8JE5 */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -4817,6 +4860,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4925,6 +4969,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4964,6 +5009,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5003,6 +5049,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5042,6 +5089,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5081,6 +5129,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5120,6 +5169,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5159,6 +5209,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -5213,7 +5264,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The order id, or its number (a leading # is ignored) */
+                /**
+                 * @description The order id, or its number (a leading # is ignored)
+                 * @example 1M8DESMA76DHWEN4
+                 */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -5287,7 +5341,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription id: its number, without # (a #-prefixed value resolves to nothing) */
+                /**
+                 * @description The subscription id: its number, without # (a #-prefixed value resolves to nothing)
+                 * @example 1M8DG35ZFWBVM754
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5370,7 +5427,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DG35ZFWBVM754
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5414,7 +5474,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DF1W9S5YN6T3C
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5459,7 +5522,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DG7PHD2CHB0PS
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5499,7 +5565,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DG6K0T6YW3C6R
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5541,7 +5610,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DG5PA40A2KFYT
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5581,7 +5653,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DG7ZF6SSXMWPR
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5615,7 +5690,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DF1MNDV64QZN0
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5655,7 +5733,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DG8K7SX1HZ0PZ
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5695,7 +5776,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DEJZ2CJKA6EWG
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5738,7 +5822,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DG4S19F0CQPG8
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5899,6 +5986,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 webhookId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5932,6 +6020,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 webhookId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5977,6 +6066,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 webhookId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6023,6 +6113,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 webhookId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6056,7 +6147,10 @@ export interface operations {
             query?: {
                 /** @description Default DESC (newest first) */
                 orderDirection?: components["schemas"]["SortDirection"];
-                /** @description Fill in count */
+                /**
+                 * @description Fill in count
+                 * @example true
+                 */
                 returnCount?: boolean;
                 /** @description Records to skip (>= 0) */
                 skip?: number;
@@ -6067,6 +6161,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6100,6 +6195,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6144,7 +6240,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
+                /** @example 00000000-0000-4000-8000-000000000002 */
                 keyId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6184,6 +6282,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 offerId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6217,6 +6316,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 offerId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6395,6 +6495,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6428,7 +6529,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
+                /** @example 00000000-0000-4000-8000-000000000002 */
                 fileId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6468,8 +6571,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 orderIdOrNumber: string;
-                /** @description The id of an entry of the order webhook payload items */
+                /**
+                 * @description The id of an entry of the order webhook payload items
+                 * @example 00000000-0000-4000-8000-000000000002
+                 */
                 itemId: string;
             };
             cookie?: never;
@@ -6579,7 +6686,10 @@ export interface operations {
                 offerId?: string;
                 /** @description Order number or order id in the workspace (404 when unknown); required by the types that link to one order or subscription */
                 orderNumber?: string;
-                /** @description Required: one of subscriptions-list, subscriptions-manage, subscriptions-update-payment-method, subscriptions-cancel, orders-list, orders-view, orders-downloads */
+                /**
+                 * @description Required: one of subscriptions-list, subscriptions-manage, subscriptions-update-payment-method, subscriptions-cancel, orders-list, orders-view, orders-downloads
+                 * @example subscriptions-list
+                 */
                 type?: string;
             };
             header?: never;
@@ -6615,7 +6725,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DG4BD3FZQ7ZSX
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -6656,7 +6769,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 subscriptionId: components["schemas"]["UUID"];
+                /** @example token00000000000000000000000000000000002 */
                 sessionToken: string;
             };
             cookie?: never;
@@ -6700,14 +6815,18 @@ export interface operations {
     uploadProductFile: {
         parameters: {
             query: {
-                /** @description The file name buyers see when they download it */
+                /**
+                 * @description The file name buyers see when they download it
+                 * @example manual.pdf
+                 */
                 fileName: string;
                 /** @description The variant the file belongs to (the product itself when absent) */
-                variantId?: string;
+                variantId?: components["schemas"]["UUID"];
             };
             header?: never;
             path: {
-                productId: string;
+                /** @example 00000000-0000-4000-8000-000000000001 */
+                productId: components["schemas"]["UUID"];
             };
             cookie?: never;
         };
