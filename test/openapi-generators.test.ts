@@ -7,7 +7,7 @@ import { ROOT, runProcess, type Finished } from './support/processes.js';
 // The published document through two standard generators: openapi-typescript (the suite's and
 // the SDK's types) says nothing but its banner, and @hey-api/openapi-ts (a second, independent
 // generator) writes a client with one function per operation that type-checks under strict.
-jest.setTimeout(300_000);
+const TIMEOUT_MS = 300_000;
 
 const bin = (name: string) => path.join(ROOT, 'node_modules/.bin', name);
 const tsc = (args: string[]) => runProcess(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), ...args]);
@@ -27,7 +27,7 @@ describe('schema/openapi.json through standard generators', () => {
     const run = await runProcess(bin('openapi-typescript'), ['schema/openapi.json', '-o', out], plain);
     expect([run.code, run.stderr.split('\n').filter((line) => line.trim() && !/openapi-typescript \d|schema\/openapi\.json →/.test(line))]).toEqual([0, []]);
     expect(await readFile(out, 'utf8')).toContain('export interface paths');
-  });
+  }, TIMEOUT_MS);
 
   test('@hey-api/openapi-ts generates a fetch client with a function per operation, and it type-checks', async () => {
     const out = path.join(folder, 'hey-api');
@@ -39,5 +39,5 @@ describe('schema/openapi.json through standard generators', () => {
     expect(missing.map((o) => o.operation.operationId)).toEqual([]);
     const checked = await tsc(['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2023,dom,dom.iterable', path.join(out, 'index.ts')]);
     expect(shown(checked)).toBe('0\n\n');
-  });
+  }, TIMEOUT_MS);
 });

@@ -9,7 +9,7 @@ import { ROOT, runProcess, type Finished } from './support/processes.js';
 // README's quickstart, taken verbatim from sdk/README.md, type-checked against the installed
 // package and run against the suite's server: a sale, a refund and a subscription's year on its
 // test clock.
-jest.setTimeout(600_000);
+const TIMEOUT_MS = 600_000;
 
 /** npm of the Node running the suite (first on PATH: scripts/run.mjs). */
 const npm = (args: string[]) => runProcess('npm', args, { npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' });
@@ -75,5 +75,5 @@ describe('the SDK package (sdk/), packed and installed into an empty folder', ()
       subscription: { status: 'ACTIVE', payments: 13, clock: expect.any(Number) },
       subscriptions: 1,
     });
-  });
+  }, TIMEOUT_MS);
 });

@@ -34,6 +34,7 @@ const DOCS_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Commerce API v0</title>
+<link rel="icon" href="data:,">
 </head>
 <body>
 <noscript>This page renders the document with JavaScript; without it, read <a href="${BASE_PATH}/openapi.json">${BASE_PATH}/openapi.json</a> (OpenAPI 3.1).</noscript>
