@@ -56,7 +56,7 @@ describe('the SDK package (sdk/), packed and installed into an empty folder', ()
     const nodeTypes = ['--types', 'node', '--typeRoots', path.join(ROOT, 'node_modules/@types')];
     ok('tsc', await runProcess(process.execPath, [typescript, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', ...nodeTypes, script]));
 
-    const ws = await newWorkspace('SDK quickstart');
+    const ws = await newWorkspace('SDK quickstart', ['testMode=true']);
     const run = ok(
       'the quickstart',
       await runProcess(process.execPath, ['--experimental-strip-types', '--no-warnings', script], {
@@ -72,7 +72,7 @@ describe('the SDK package (sdk/), packed and installed into an empty folder', ()
       sale: { number: expect.any(String), status: 'PAID', value: 2000 },
       refund: { status: expect.stringMatching(/^(succeeded|pending)$/), amount: 1000, orderStatus: expect.stringMatching(/REFUND/) },
       // The first payment and twelve monthly renewals.
-      subscription: { status: 'ACTIVE', payments: 13, clock: expect.any(Number) },
+      subscription: { status: 'active', payments: 13, clock: expect.any(Number) },
       subscriptions: 1,
     });
   }, TIMEOUT_MS);

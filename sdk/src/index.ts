@@ -65,7 +65,8 @@ export function createCommerceClient(options: CommerceOptions): CommerceClient {
       ...(options.secretKey ? { 'x-svc-secret-key': options.secretKey } : {}),
       ...options.headers,
     },
-    fetch: retryingFetch(base, options.retries),
+    // The client's middleware gives every body-keyed write its key before the first try.
+    fetch: retryingFetch(base, options.retries, (request) => idempotencyOf(request.method, new URL(request.url).pathname)?.in === 'body'),
   });
   const newKey = options.idempotencyKey ?? (() => crypto.randomUUID());
   client.use({

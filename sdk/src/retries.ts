@@ -23,10 +23,16 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-const repeatable = (request: Request) => request.method === 'GET' || request.method === 'HEAD' || request.headers.has('idempotency-key');
+/** A read, or a write that carries an Idempotency-Key header. */
+const safeToRepeat = (request: Request) => request.method === 'GET' || request.method === 'HEAD' || request.headers.has('idempotency-key');
 
-/** A fetch that retries `base` as described above. */
-export function retryingFetch(base: (request: Request) => Promise<Response>, options: RetryOptions = {}): (request: Request) => Promise<Response> {
+/** A fetch that retries `base` as described above; `keyedInBody` names the writes whose idempotency key is in their body. */
+export function retryingFetch(
+  base: (request: Request) => Promise<Response>,
+  options: RetryOptions = {},
+  keyedInBody: (request: Request) => boolean = () => false,
+): (request: Request) => Promise<Response> {
+  const repeatable = (request: Request) => safeToRepeat(request) || keyedInBody(request);
   const { maxRetries = 3, initialDelayMs = 500, maxDelayMs = 30_000 } = options;
   return async (request) => {
     for (let attempt = 0; ; attempt++) {
