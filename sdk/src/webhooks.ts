@@ -23,7 +23,7 @@ function header(headers: HeaderBag, name: string): string | undefined {
 }
 
 /** The bytes of base64 text; none when it is not base64. */
-function fromBase64(text: string): Uint8Array {
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   try {
     return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
   } catch {
