@@ -35,7 +35,6 @@ const RECORDING_FILES = [
   'test/portal.test.ts',
   'test/products.test.ts',
   'test/refunds.test.ts',
-  'test/sdk.test.ts',
   'test/subscriptions-cancel.test.ts',
   'test/subscriptions-lifecycle.test.ts',
   'test/subscriptions-plan.test.ts',

@@ -12,6 +12,7 @@ import {
 } from '../sdk/src/index.js';
 import { deliveryHeaders } from '../src/webhooks/signature.js';
 import { baseUrl, newWorkspace } from './support/api.js';
+import { checkResponse } from './support/openapi.js';
 
 // The SDK's behaviour, from its sources: retries, idempotency keys and errors against a scripted
 // transport (what a server answers in each case is the input), webhook verification against the
@@ -105,10 +106,18 @@ describe('the SDK client (sdk/src)', () => {
   });
 });
 
+/** The global fetch, every answer checked against the published document as the suite's clients do. */
+async function checkedFetch(request: Request): Promise<Response> {
+  const body = await request.clone().text();
+  const response = await fetch(request);
+  checkResponse(request.method, request.url, response.status, await response.clone().json(), response.headers, body || undefined);
+  return response;
+}
+
 describe('the SDK against the server: keys, errors and the pagination iterators', () => {
   test('offset and page iterators walk every record across pages; a wrong key is an AuthenticationError', async () => {
     const ws = await newWorkspace('SDK pagination');
-    const client = createCommerceClient({ baseUrl: baseUrl(), publicKey: ws.publicKey, secretKey: ws.secretKey });
+    const client = createCommerceClient({ baseUrl: baseUrl(), publicKey: ws.publicKey, secretKey: ws.secretKey, fetch: checkedFetch });
     const names = ['a', 'b', 'c'].map((n) => `Paged ${n}`);
     for (const name of names) await unwrap(client.POST('/v0/products/create', { body: { name, projectId: ws.projectId, type: 'DigitalDownload' } }));
     const emails = ['a', 'b', 'c'].map((n) => `paged-${n}-${randomUUID()}@example.com`);
@@ -121,7 +130,7 @@ describe('the SDK against the server: keys, errors and the pagination iterators'
     for await (const user of client.paginate.pages('/v0/users/list', 'users', { pageSize: 2 })) users.push(user.email ?? "");
     expect(users.sort()).toEqual([...emails].sort());
 
-    const stranger = createCommerceClient({ baseUrl: baseUrl(), publicKey: 'pk_live_unknown' });
+    const stranger = createCommerceClient({ baseUrl: baseUrl(), publicKey: 'pk_live_unknown', fetch: checkedFetch });
     await expect(stranger.GET('/v0/products/list')).rejects.toBeInstanceOf(AuthenticationError);
   });
 });
