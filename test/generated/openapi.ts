@@ -4728,7 +4728,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example #1M8DEHW2W9RG8JE5 */
+                /** @example #1M8DJSXYZT4311RH */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -5266,7 +5266,7 @@ export interface operations {
             path: {
                 /**
                  * @description The order id, or its number (a leading # is ignored)
-                 * @example 1M8DESMA76DHWEN4
+                 * @example 1M8DJT8NGEC4RNHQ
                  */
                 orderIdOrNumber: string;
             };
@@ -5306,7 +5306,10 @@ export interface operations {
                 createdTo?: components["schemas"]["Timestamp"];
                 /** @description data.cursor of the previous page, as it is (opaque; tied to the keys that read it) */
                 cursor?: string;
-                /** @description Page size, default 10; clamped to 1..100 */
+                /**
+                 * @description Page size, default 10; clamped to 1..100
+                 * @example 1000
+                 */
                 take?: components["schemas"]["PageSize"];
             };
             header?: never;
@@ -5343,7 +5346,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription id: its number, without # (a #-prefixed value resolves to nothing)
-                 * @example 1M8DG35ZFWBVM754
+                 * @example 1M8DJYN78EJ8B14T
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5429,7 +5432,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DG35ZFWBVM754
+                 * @example 1M8DJYN78EJ8B14T
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5476,7 +5479,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DF1W9S5YN6T3C
+                 * @example 1M8DJZ75J80Q6JY7
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5524,7 +5527,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DG7PHD2CHB0PS
+                 * @example 1M8DK2CF35C5SK7F
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5567,7 +5570,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DG6K0T6YW3C6R
+                 * @example 1M8DK2R6JN9NSB91
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5612,7 +5615,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DG5PA40A2KFYT
+                 * @example 1M8DK2DWWGXZFMZC
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5655,7 +5658,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DG7ZF6SSXMWPR
+                 * @example 1M8DJZ4H219AM9MZ
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5692,7 +5695,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DF1MNDV64QZN0
+                 * @example 1M8DJZ51GRT77SPW
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5735,7 +5738,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DG8K7SX1HZ0PZ
+                 * @example 1M8DK2MG8WFR5EYC
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5778,7 +5781,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DEJZ2CJKA6EWG
+                 * @example 1M8DJZ1PV2E68KCG
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5824,7 +5827,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DG4S19F0CQPG8
+                 * @example 1M8DJZC2DNQZMP96
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -6727,7 +6730,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DG4BD3FZQ7ZSX
+                 * @example 1M8DJPWQPDFY7HQ3
                  */
                 subscriptionIdOrNumber: string;
             };
