@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', 'test/generated/', '.data/', '.tmp/', 'dist/', 'dist.*/', 'coverage/', '.*'] },
+  { ignores: ['node_modules/', 'src/generated/', 'test/generated/', 'sdk/dist/', 'sdk/src/generated/', '.data/', '.tmp/', 'dist/', 'dist.*/', 'coverage/', '.*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,8 +2,10 @@
 //   Prisma client and Pothos types     src/generated/            (prisma generate)
 //   client and subgraph SDL            schema/schema.graphql, schema/subgraph.graphql
 //   supergraph                         schema/supergraph.graphql  (@apollo/composition)
-//   OpenAPI document                   schema/openapi.json
-//   REST client types                  test/generated/openapi.ts  (openapi-typescript)
+//   OpenAPI document                   schema/openapi.json (with the examples of schema/openapi-examples.json,
+//                                      recorded by `npm run examples`: scripts/openapi-examples.ts)
+//   REST client types                  test/generated/openapi.ts, sdk/src/generated/openapi.ts (openapi-typescript)
+//   the SDK's idempotent operations    sdk/src/generated/operations.ts
 //   typed GraphQL documents            test/generated/graphql/    (GraphQL Code Generator)
 //
 // `tsx scripts/generate.ts` writes them (npm run generate). With `--check` it writes nothing
@@ -77,6 +79,23 @@ async function renderPrisma(): Promise<Files> {
 
 const sdlFile = (sdl: string) => `# ${GENERATED_NOTICE}\n\n${sdl.trimEnd()}\n`;
 
+/** The SDK's list of the writes that take an idempotency key: method, path pattern, and where the key goes (header or JSON body field). */
+function idempotentOperations(document: { paths: Record<string, Record<string, { operationId?: string; parameters?: { name: string; in: string }[]; requestBody?: { content: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }>> }): string {
+  const entries = Object.entries(document.paths).flatMap(([template, item]) =>
+    Object.entries(item).flatMap(([method, operation]) => {
+      const inHeader = operation.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+      const inBody = operation.requestBody?.content['application/json']?.schema?.properties?.idempotencyKey !== undefined;
+      if (!inHeader && !inBody) return [];
+      const pattern = template.replace(/\//g, '\\/').replace(/\{[^}]+\}/g, '[^/]+');
+      return [`  { method: '${method.toUpperCase()}', pattern: /^${pattern}$/, in: '${inHeader ? 'header' : 'body'}' }, // ${operation.operationId}`];
+    }),
+  );
+  return `// ${GENERATED_NOTICE} Source: schema/openapi.json.\n\n/** The writes that take an idempotency key (the client sets one): in the Idempotency-Key header, or in the JSON body's idempotencyKey. */\nexport const IDEMPOTENT_OPERATIONS: readonly { method: string; pattern: RegExp; in: 'header' | 'body' }[] = [\n${entries.join('\n')}\n];\n`;
+}
+
+/** What is wrong with the rendered files that rendering them again cannot fix (missing examples): reported, and the run fails. */
+const problems: string[] = [];
+
 /** Everything derived from the GraphQL schema (imported late: it needs the Prisma output). */
 async function renderFromSchema(): Promise<Files> {
   const [{ printSchema, parse }, { printSubgraphSchema }, { composeServices }, { generate }, { default: openapiTS, astToString }, { default: SwaggerParser }] = await Promise.all([
@@ -105,9 +124,27 @@ async function renderFromSchema(): Promise<Files> {
   const document = openApiDocument(client);
   // An invalid document is never written (validate dereferences its argument, hence the copy).
   await SwaggerParser.validate(structuredClone(document) as unknown as Parameters<typeof SwaggerParser.validate>[0]);
+  // Every operation carries a recorded example that validates (npm run examples records them).
+  const { EXAMPLES_FILE, examplesProblems } = await import('./openapi-examples.js');
+  const examples = existsSync(path.join(ROOT, EXAMPLES_FILE)) ? JSON.parse(await readFile(path.join(ROOT, EXAMPLES_FILE), 'utf8')) : {};
+  const exampleProblems = examplesProblems(document as unknown as Parameters<typeof examplesProblems>[0], examples);
+  if (exampleProblems.length) problems.push(`The document's examples (${EXAMPLES_FILE}):\n${exampleProblems.join('\n')}`);
   files.set('schema/openapi.json', `${JSON.stringify(document, null, 2)}\n`);
-  const ast = await openapiTS(structuredClone(document) as unknown as Parameters<typeof openapiTS>[0], { silent: true });
-  files.set('test/generated/openapi.ts', `// ${GENERATED_NOTICE} Source: schema/openapi.json (openapi-typescript).\n\n${astToString(ast)}`);
+  // openapi-typescript reports what it cannot type as warnings: the document has none.
+  const warnings: unknown[][] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => warnings.push(args);
+  let types: string;
+  try {
+    types = astToString(await openapiTS(structuredClone(document) as unknown as Parameters<typeof openapiTS>[0]));
+  } finally {
+    console.warn = warn;
+  }
+  if (warnings.length) throw new Error(`openapi-typescript warned:\n${warnings.map((w) => w.join(' ')).join('\n')}`);
+  const typesFile = `// ${GENERATED_NOTICE} Source: schema/openapi.json (openapi-typescript).\n\n${types}`;
+  files.set('test/generated/openapi.ts', typesFile);
+  files.set('sdk/src/generated/openapi.ts', typesFile);
+  files.set('sdk/src/generated/operations.ts', idempotentOperations(document));
 
   // Codegen reads the freshly printed SDL, not the checked-in file, so --check sees real drift.
   const outputs = (await generate({ ...codegenConfig, schema: clientSdl, cwd: ROOT, silent: true }, false)) as { filename: string; content: string }[];
@@ -159,12 +196,15 @@ async function main() {
         console.log(`All ${files.size} generated files are up to date in ${dir}.`);
       }
     }
-    process.exit(failed ? 1 : 0);
+    for (const problem of problems) console.error(problem);
+    process.exit(failed || problems.length ? 1 : 0);
   }
   await run('npm', ['run', '--silent', 'prisma:generate'], prismaEnv);
   const files = await renderFromSchema();
   await writeAll(files);
   console.log(`Wrote ${files.size} files (and the Prisma client under ${PRISMA_OUTPUT}).`);
+  for (const problem of problems) console.error(problem);
+  if (problems.length) process.exit(1);
 }
 
 await main();

@@ -15,7 +15,7 @@ import { platformModule } from './platform/module.js';
 import { portalModule } from './portal/module.js';
 import { productsModule } from './products/module.js';
 import { refundsModule } from './refunds/module.js';
-import type { HttpEndpoint } from './http/endpoint.js';
+import type { EndpointOperation, HttpEndpoint } from './http/endpoint.js';
 import type { TaggedRoute } from './rest/route.js';
 import { subscriptionsModule } from './subscriptions/module.js';
 import { taxModule } from './tax/module.js';
@@ -45,6 +45,12 @@ export const routes: readonly TaggedRoute[] = domains.flatMap((domain) => (domai
 
 /** Every HTTP endpoint that is not a route (pages, webhook ingresses). */
 export const endpoints: readonly HttpEndpoint[] = domains.flatMap((domain) => domain.endpoints ?? []);
+
+/** The endpoints of the API with a body that is not JSON (a file upload), tagged with their domain: the OpenAPI document describes them beside the routes. */
+export type DocumentedEndpoint = HttpEndpoint & { operation: EndpointOperation; tag: string };
+export const documentedEndpoints: readonly DocumentedEndpoint[] = domains.flatMap((domain) =>
+  (domain.endpoints ?? []).flatMap((endpoint) => (endpoint.operation && domain.tag ? [{ ...endpoint, operation: endpoint.operation, tag: domain.tag.name }] : [])),
+);
 
 /** The OpenAPI tags, in the order of the list. */
 export const tags = domains.flatMap((domain) => (domain.tag ? [domain.tag] : []));

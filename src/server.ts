@@ -12,7 +12,7 @@ import { createMetrics } from './http/metrics.js';
 import { connectRateLimitStore, createRateLimiter, createRateLimits } from './http/rate-limit.js';
 import { rateLimitRules } from './domains.js';
 import { logger } from './logger.js';
-import { docsHtml } from './rest/docs-page.js';
+import { DOCS_HEADERS, DOCS_SCRIPT_PATH, docsHtml, docsScript } from './rest/docs-page.js';
 import { openApiDocument } from './rest/openapi.js';
 import { connectTemporal } from './temporal/client.js';
 import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './payments/processors/index.js';
@@ -75,7 +75,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
     trustedProxies: config.trustedProxies,
     maxBodyBytes: config.maxBodyBytes,
     processor,
-    documents: { openApi: () => openApiDocument(schemas.client), docsHtml: () => docsHtml() },
+    documents: { openApi: () => openApiDocument(schemas.client), docsHtml, docsHeaders: DOCS_HEADERS, docsScript, docsScriptPath: DOCS_SCRIPT_PATH },
   });
   const server = http.createServer(app);
   answerNodeErrors(server);

@@ -10,6 +10,7 @@ import { httpOnlyEnv, startServerProcess, type ServerProcess } from './support/p
 import { refundUnits } from './support/refunds.js';
 import { failure, ok } from './support/responses.js';
 import { SEAWEEDFS_MISSING, SEAWEEDFS_PROVISION_TIMEOUT_MS, findOrProvisionSeaweedfs, startSeaweedS3, type SeaweedS3 } from './support/seaweedfs.js';
+import { checkResponse } from './support/openapi.js';
 
 // The S3 storage driver against a real S3-compatible server, SeaweedFS (`weed server -s3`, found
 // or built with Go by test/support/seaweedfs.ts; .ci/run provisions it): a service process with
@@ -70,7 +71,9 @@ async function upload(ws: Workspace, productId: string, bytes: Buffer, fileName 
     body: chunked(bytes),
     duplex: 'half',
   } as RequestInit);
-  return { status: response.status, body: (await response.json()) as any };
+  const body = (await response.json()) as any;
+  checkResponse('POST', response.url, response.status, body, response.headers);
+  return { status: response.status, body };
 }
 
 const mint = (ws: Workspace, orderIdOrNumber: string, itemId: string) =>

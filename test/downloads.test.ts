@@ -6,6 +6,7 @@ import { CARD_DECLINED, card, orderBody, payCheckout } from './support/checkout.
 import { httpOnlyEnv, startServerProcess, type ServerProcess } from './support/processes.js';
 import { refundUnits } from './support/refunds.js';
 import { failure, ok, useSuiteDatabase } from './support/responses.js';
+import { checkResponse } from './support/openapi.js';
 
 // Digital downloads through the real HTTP server: files streamed in (size limit, mimeType,
 // SHA-256), listed and removed; download URLs minted exactly as the contract's rule 3 (404s,
@@ -34,7 +35,9 @@ async function uploadFile(ws: Workspace, productId: string, bytes: Uint8Array, o
     headers: { ...keyHeaders(ws), 'content-type': options.contentType ?? 'application/pdf' },
     body: bytes as BodyInit,
   });
-  return { status: response.status, body: (await response.json()) as any };
+  const body = (await response.json()) as any;
+  checkResponse('POST', response.url, response.status, body, response.headers, new TextDecoder().decode(bytes));
+  return { status: response.status, body };
 }
 
 const mint = (ws: Workspace, orderIdOrNumber: string, itemId: string, body: Record<string, unknown> = {}) =>

@@ -17,7 +17,7 @@ describe('generated artifacts', () => {
   beforeAll(async () => {
     // A copy of the checked-in artifacts with three kinds of staleness, checked alongside the real ones.
     scratch = await mkdtemp(path.join(tmpdir(), 'commerce-artifacts-'));
-    for (const dir of ['schema', 'test/generated', 'src/generated']) await cp(path.join(ROOT, dir), path.join(scratch, dir), { recursive: true });
+    for (const dir of ['schema', 'test/generated', 'src/generated', 'sdk/src/generated']) await cp(path.join(ROOT, dir), path.join(scratch, dir), { recursive: true });
     const openapi = path.join(scratch, 'schema/openapi.json');
     await writeFile(openapi, (await readFile(openapi, 'utf8')).replace('"title": "Commerce API"', '"title": "Edited by hand"'));
     await rm(path.join(scratch, 'test/generated/graphql/index.ts'));

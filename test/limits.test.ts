@@ -7,7 +7,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { JSON_LIMITS, STRING_LIMITS } from '../src/graphql/input-limits.js';
 import { QUERY_LIMITS } from '../src/graphql/query-limits.js';
 import { baseUrl, keyHeaders, newWorkspace, type Workspace } from './support/api.js';
-import { operationAt, operationsOf, readDocument, resolve, responseProblems, type OpenApi, type Schema } from './support/openapi.js';
+import { operationAt, operationsOf, readDocument, responseProblems, unwrapNullable, type OpenApi, type Schema } from './support/openapi.js';
 import { httpOnlyEnv, ROOT, startServerProcess, type ServerProcess } from './support/processes.js';
 import { useSuiteDatabase } from './support/responses.js';
 
@@ -253,7 +253,7 @@ describe('query strings', () => {
 describe('string lengths', () => {
   /** A value of a schema that gets past type checks (not business rules): the smallest of its type. */
   function minimal(schema: Schema): unknown {
-    const node = resolve(document, schema.allOf?.[0] ?? schema);
+    const { node } = unwrapNullable(document, schema);
     if (node.enum) return node.enum[0];
     switch (node.type) {
       case 'string':
@@ -292,12 +292,12 @@ describe('string lengths', () => {
         const list = parameter.schema.type === 'array';
         found.push({ method, path: template, where: `${parameter.name}${list ? '[0]' : ''}`, maxLength: item.maxLength, request: (value) => ({ path: `${path}?${parameter.name}=${encodeURIComponent(value)}` }) });
       }
-      const bodySchema = operation.requestBody?.content['application/json'].schema;
+      const bodySchema = operation.requestBody?.content['application/json']?.schema;
       if (!bodySchema) continue;
       const base = minimal(bodySchema) as Record<string, unknown>;
       const withValue = (name: string, value: unknown) => ({ path, body: JSON.stringify({ ...base, [name]: value }) });
       for (const [name, property] of Object.entries(bodySchema.properties as Record<string, Schema>)) {
-        const inner = resolve(document, property.allOf?.[0] ?? property);
+        const { node: inner } = unwrapNullable(document, property);
         if (inner.type === 'string' && inner.maxLength !== undefined) {
           found.push({ method, path: template, where: name, maxLength: inner.maxLength, request: (value) => withValue(name, value) });
         } else if (inner.type === 'array' && inner.items.maxLength !== undefined) {
@@ -330,10 +330,10 @@ describe('string lengths', () => {
     const unlimited = operationsOf(document).flatMap(({ method, path, operation }) => {
       const fields: Array<[string, Schema]> = [
         ...((operation.parameters ?? []) as Schema[]).map((p): [string, Schema] => [p.name, p.schema]),
-        ...Object.entries((operation.requestBody?.content['application/json'].schema.properties ?? {}) as Record<string, Schema>),
+        ...Object.entries((operation.requestBody?.content['application/json']?.schema.properties ?? {}) as Record<string, Schema>),
       ];
       return fields
-        .map(([name, schema]): [string, Schema] => [name, resolve(document, schema.allOf?.[0] ?? schema)])
+        .map(([name, schema]): [string, Schema] => [name, unwrapNullable(document, schema).node])
         .filter(([, schema]) => (schema.type === 'string' && !schema.format && !schema.enum && schema.maxLength === undefined) || (schema.type === 'array' && schema.items.type === 'string' && !schema.items.format && schema.items.maxLength === undefined))
         .map(([name]) => `${method} ${path} ${name}`);
     });

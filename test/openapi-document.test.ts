@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { routes } from '../src/domains.js';
+import { documentedEndpoints, endpoints, routes } from '../src/domains.js';
 import { servedPath } from '../src/rest/route.js';
 import { baseUrl, newWorkspace, raw, type Workspace } from './support/api.js';
 import { operationsOf, readDocument, resolve, responseProblems, type OpenApi, type Schema } from './support/openapi.js';
@@ -51,10 +51,47 @@ describe('the published OpenAPI document', () => {
     expect(result.stderr).toMatch(/Missing/);
   });
 
-  test('it documents exactly the route table, with its methods, paths and summaries', () => {
+  test('it documents exactly the route table and the raw-body endpoints, with their methods, paths and summaries', () => {
     const documented = operations().map((o) => `${o.method} ${o.path} ${o.operation.summary}`);
-    const table = routes.map((r) => `${r.method} ${servedPath(r).replace(/:([^/]+)/g, '{$1}')} ${r.summary}`);
+    const table = [
+      ...routes.map((r) => `${r.method} ${servedPath(r).replace(/:([^/]+)/g, '{$1}')} ${r.summary}`),
+      ...documentedEndpoints.map((e) => `POST ${e.path.replace(/:([^/]+)/g, '{$1}')} ${e.operation.summary}`),
+    ];
     expect(documented.sort()).toEqual(table.sort());
+    // Every endpoint of the API under /v0 is in the document.
+    expect(endpoints.filter((e) => e.path.startsWith('/v0/')).map((e) => e.path)).toEqual(documentedEndpoints.map((e) => e.path));
+  });
+
+  test('it is OpenAPI 3.1: nullable references are anyOf with null, nullable scalars list null in their type, no 3.0 nullable', () => {
+    expect(document).toMatchObject({ openapi: '3.1.0' });
+    const text = JSON.stringify(document);
+    expect(text).not.toMatch(/"nullable":/);
+    const offer = document.components.schemas.Offer;
+    expect(offer.properties.recurringInterval).toMatchObject({ anyOf: [{ $ref: expect.stringMatching(/^#\/components\/schemas\//) }, { type: 'null' }] });
+    const nullableScalars = Object.values(document.components.schemas as Record<string, Schema>).flatMap((schema) =>
+      Object.values((schema.properties ?? {}) as Record<string, Schema>).filter((property) => Array.isArray(property.type)),
+    );
+    expect(nullableScalars.length).toBeGreaterThan(10);
+    for (const property of nullableScalars) expect(property.type).toContain('null');
+  });
+
+  test('Ajv compiles every response schema of every operation in strict mode (2020-12, formats)', () => {
+    let compiled = 0;
+    for (const { operation } of operations()) {
+      for (const status of Object.keys(operation.responses)) {
+        // Compiling throws on anything strict mode refuses (unknown keywords or formats, ambiguous types).
+        expect(responseProblems(document, operation, Number(status), null)).not.toEqual([]);
+        compiled++;
+      }
+    }
+    expect(compiled).toBeGreaterThan(operations().length * 5);
+  });
+
+  test('the upload is documented as a raw body (application/octet-stream, format binary) with its query parameters', () => {
+    const upload = document.paths['/v0/products/{productId}/files/upload']!.post!;
+    expect(upload.requestBody).toMatchObject({ required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } });
+    expect(upload.parameters.map((p: Schema) => `${p.in} ${p.name} ${p.required}`)).toEqual(['path productId true', 'query fileName true', 'query variantId false']);
+    expect(resolve(document, upload.responses['200']).content['application/json'].schema.properties.data).toMatchObject({ properties: { file: { $ref: '#/components/schemas/DownloadFile' } } });
   });
 
   test('every operation states its keys (none for buyer routes), its errors in the envelope and x-request-id', () => {
@@ -92,7 +129,7 @@ describe('the published OpenAPI document', () => {
       if (method === 'GET') {
         expect([where, operation.requestBody]).toEqual([where, undefined]);
         for (const x of parameters.filter((y) => y.schema.type === 'array')) expect([where, x.name, x.style, x.explode]).toEqual([where, x.name, 'form', true]);
-      } else {
+      } else if (operation.requestBody.content['application/json']) {
         expect([where, parameters.filter((x) => x.in === 'query')]).toEqual([where, []]);
         const properties = Object.keys(operation.requestBody.content['application/json'].schema.properties);
         expect([where, properties.filter((name) => inPath.includes(name))]).toEqual([where, []]);
@@ -140,19 +177,27 @@ describe('the published OpenAPI document', () => {
   test('a response the document does not describe is caught by the conformance check', () => {
     const list = document.paths['/v0/products/list']!.get!;
     expect(responseProblems(document, list, 200, { status: 'success', data: { products: [{ id: 'x' }], count: null, extra: 1 } })).toEqual(
-      expect.arrayContaining(['body.data.extra: not in the document', 'body.data.products[0].name: missing']),
+      expect.arrayContaining(['body/data: must NOT have additional properties (extra)', "body/data/products/0: must have required property 'name'"]),
     );
+    // Strict validation of the formats: a uuid that is not one, an int32 past its range.
+    const offers = document.paths['/v0/offers/list']!.get!;
+    expect(responseProblems(document, offers, 200, { status: 'success', data: { offers: [], count: 2 ** 31 } })).toEqual(['body/data/count: must match format "int32"']);
     expect(responseProblems(document, list, 418, {})).toEqual(['status 418 is not documented']);
   });
 
-  test('GET /v0/docs is a self-contained page for the document', async () => {
+  test('GET /v0/docs is Scalar rendering the document, its script served from this server (no CDN)', async () => {
     const res = await fetch(`${baseUrl()}/v0/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'self'.*connect-src 'self'/);
     const html = await res.text();
-    expect(html).toContain('href="/v0/openapi.json"');
-    expect(html).toContain("fetch('/v0/openapi.json')");
+    expect(html).toContain('data-url="/v0/openapi.json"');
+    expect(html).toContain('<script src="/v0/docs/scalar.js"></script>');
     // No CDN: nothing is loaded from another origin.
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    const script = await fetch(`${baseUrl()}/v0/docs/scalar.js`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect((await script.text()).length).toBeGreaterThan(1_000_000);
   });
 });

@@ -1,4 +1,4 @@
-import { responseMismatch } from './support/openapi.js';
+import { responseMismatch, responseProblems, type OpenApi } from './support/openapi.js';
 
 // The run-time check that every response the suite sees matches the published document.
 describe('responses are checked against the OpenAPI document', () => {
@@ -24,5 +24,23 @@ describe('responses are checked against the OpenAPI document', () => {
     const limited = { status: 'error', error: { message: 'Too many requests; retry later' } };
     expect(responseMismatch('GET', '/v0/products/list', 429, limited, new Headers({ 'x-request-id': 'r' }))).toMatch(/header retry-after is missing/);
     expect(responseMismatch('GET', '/v0/products/list', 429, limited, new Headers({ 'x-request-id': 'r', 'retry-after': '3' }))).toBeUndefined();
+  });
+
+  test('Ajv reads 3.1 nullability: null passes a nullable reference and a nullable scalar, other values still meet the component', () => {
+    // The shape of the 520 failures: a component-or-null field (anyOf) beside a nullable scalar.
+    const schema = {
+      type: 'object',
+      properties: { interval: { anyOf: [{ $ref: '#/components/schemas/Interval' }, { type: 'null' }] }, at: { type: ['integer', 'null'], format: 'int64' } },
+      required: ['interval', 'at'],
+    };
+    const document: OpenApi = {
+      paths: { '/x': { get: { responses: { 200: { content: { 'application/json': { schema } } } } } } },
+      components: { schemas: { Interval: { type: 'string', enum: ['month', 'year'] } } },
+    };
+    const operation = document.paths['/x']!.get!;
+    expect(responseProblems(document, operation, 200, { interval: null, at: null })).toEqual([]);
+    expect(responseProblems(document, operation, 200, { interval: 'month', at: 1_700_000_000 })).toEqual([]);
+    expect(responseProblems(document, operation, 200, { interval: 'week', at: 1.5 })).toEqual(expect.arrayContaining(['body/interval: must be equal to one of the allowed values', 'body/at: must be integer,null']));
+    expect(responseProblems(document, operation, 200, { interval: null, at: null, extra: true })).toEqual(['body: must NOT have additional properties (extra)']);
   });
 });

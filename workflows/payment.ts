@@ -1,4 +1,4 @@
-import { ActivityFailure, condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, condition, defineSignal, proxyActivities, setHandler, type RetryPolicy } from '@temporalio/workflow';
 
 import type { PaymentActivities } from '../src/payments/activities.js';
 import type { ChargeOutcome } from '../src/payments/charge-outcomes.js';
@@ -31,7 +31,7 @@ const NON_RETRYABLE = ['CardDeclined', 'ProcessorAuthenticationFailed', 'Invalid
  * when the workflow ends.
  */
 export async function paymentWorkflow(input: PaymentInput): Promise<string> {
-  const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: NON_RETRYABLE };
+  const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: NON_RETRYABLE };
   // The bookkeeping steps are one short transaction each: a worker lost during one makes the
   // server wait out this timeout before another worker retries it, so it is short. The steps that
   // call the processor wait for its answer (the Stripe SDK's requests time out at 20 s).

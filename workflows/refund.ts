@@ -1,4 +1,4 @@
-import { proxyLocalActivities } from '@temporalio/workflow';
+import { proxyLocalActivities, type RetryPolicy } from '@temporalio/workflow';
 
 import type { PartToRefund, RefundActivities } from '../src/refunds/activities.js';
 import type { RefundResource } from '../src/refunds/resource.js';
@@ -19,7 +19,7 @@ export interface RefundInput {
 export async function refundWorkflow(input: RefundInput): Promise<RefundResource> {
   // Only transient failures reach the retry policy: a processor's refusal is an answer (failed).
   // Past a minute between tries the SDK waits on a durable timer instead of in the workflow task.
-  const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
+  const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
   // A local activity: the whole refund is one workflow task, no task queue round trip. A worker
   // lost before the task completes makes the next one run it again: the processor call is keyed
   // (refundIdempotencyKey), so the processor answers with the same refund, and the bookkeeping is

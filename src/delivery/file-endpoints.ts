@@ -6,10 +6,10 @@ import { Response } from '@whatwg-node/server';
 import { config } from '../config.js';
 import { authenticate } from '../http/auth.js';
 import { logger } from '../logger.js';
-import type { EndpointRequest } from '../http/endpoint.js';
+import type { EndpointOperation, EndpointRequest } from '../http/endpoint.js';
 import { errorResponse, errorToResponse, successResponse } from '../rest/envelope.js';
 import { readDownloadToken, undeliverable } from './download-links.js';
-import { FileTooLarge, fileResource, uploadFile } from './files.js';
+import { FileTooLarge, MAX_FILE_NAME_LENGTH, fileResource, uploadFile } from './files.js';
 import { parseRange, notModified, contentDisposition } from './http-ranges.js';
 import { fileStorage, StoredFileMissing } from './storage.js';
 
@@ -18,6 +18,19 @@ async function* chunksOf(body: ReadableStream<Uint8Array>) {
   const reader = body.getReader();
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) yield chunk.value;
 }
+
+/** The upload in the OpenAPI document. */
+export const uploadOperation: EndpointOperation = {
+  operationId: 'uploadProductFile',
+  summary: "Upload a file to a DigitalDownload product (the body is the file's bytes)",
+  description: 'The raw body is the file, streamed into storage; its content-type (any media type) is recorded as the file\'s mimeType, and its size may not exceed the configured maximum (413).',
+  query: [
+    { name: 'fileName', required: true, description: 'The file name buyers see when they download it', schema: { type: 'string', minLength: 1, maxLength: MAX_FILE_NAME_LENGTH } },
+    { name: 'variantId', required: false, description: 'The variant the file belongs to (the product itself when absent)', schema: { $ref: '#/components/schemas/UUID' } },
+  ],
+  body: { mediaType: 'application/octet-stream', description: "The file's bytes; send its own media type as content-type (e.g. application/pdf) to record it" },
+  data: { file: 'DownloadFile' },
+};
 
 /** POST /v0/products/{productId}/files/upload?fileName=…[&variantId=…]: the body is the file; its content-type is recorded as mimeType. */
 export async function handleFileUpload({ request, url, params, requestId, limits, prisma }: EndpointRequest): Promise<Response> {

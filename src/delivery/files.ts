@@ -10,6 +10,7 @@ import { DomainError, NotFound, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { logger } from '../logger.js';
 import type { FileStorage } from './storage.js';
+import { isUuid } from '../core/uuid.js';
 
 export const MAX_FILE_NAME_LENGTH = 255;
 
@@ -48,7 +49,7 @@ export interface FileUpload {
 function checkFileName(fileName: string | null): string {
   const name = fileName?.trim() ?? '';
   if (name === '') throw new ValidationFailed('fileName (query parameter) is required');
-  if ([...name].length > MAX_FILE_NAME_LENGTH) throw new ValidationFailed(`fileName is longer than ${MAX_FILE_NAME_LENGTH} characters`);
+  if ([...name].length > MAX_FILE_NAME_LENGTH) throw new ValidationFailed(`fileName: at most ${MAX_FILE_NAME_LENGTH} characters`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f/\\]/.test(name)) throw new ValidationFailed('fileName cannot contain a slash, a backslash or a control character');
   return name;
@@ -79,6 +80,10 @@ export async function uploadFile(prisma: PrismaClient, storage: FileStorage, sco
   const mimeType = upload.contentType?.trim() || null;
   if (mimeType !== null && (mimeType.length > 255 || !MIME_TYPE.test(mimeType))) throw new ValidationFailed('content-type is not a valid media type');
   if (upload.declaredBytes !== null && upload.declaredBytes > maxBytes) throw new FileTooLarge(maxBytes);
+  // The path and query of this endpoint are not parsed as GraphQL arguments: ids are checked here (not a query on a malformed id).
+  for (const [name, value] of [['productId', productId], ['variantId', upload.variantId]] as const) {
+    if (value !== null && !isUuid(value)) throw new ValidationFailed(`${name}: expected a UUID, got ${JSON.stringify(value.slice(0, 100))}`);
+  }
   const product = await downloadProduct(prisma, scope, productId);
   if (upload.variantId) {
     const variant = await prisma.variant.findFirst({ where: { id: upload.variantId, productId: product.id, archivedAt: null }, select: { id: true } });

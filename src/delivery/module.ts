@@ -3,7 +3,7 @@
 import type { DomainModule } from '../domain-module.js';
 import { downloadUrlBudget, keyValidationAddressBudget, keyValidationBudget } from './budgets.js';
 import { DOWNLOAD_PATH } from './download-links.js';
-import { handleDownload, handleFileUpload } from './file-endpoints.js';
+import { handleDownload, handleFileUpload, uploadOperation } from './file-endpoints.js';
 import { routes } from './routes.js';
 
 export const deliveryModule: DomainModule = {
@@ -12,7 +12,7 @@ export const deliveryModule: DomainModule = {
   routes,
   rateLimits: [downloadUrlBudget, keyValidationAddressBudget, keyValidationBudget],
   endpoints: [
-    { path: '/v0/products/:productId/files/upload', methods: ['POST'], handle: handleFileUpload },
+    { path: '/v0/products/:productId/files/upload', methods: ['POST'], handle: handleFileUpload, operation: uploadOperation },
     { path: `${DOWNLOAD_PATH}/:token`, methods: ['GET'], handle: handleDownload },
   ],
 };

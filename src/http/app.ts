@@ -42,7 +42,14 @@ export interface AppDependencies {
   /** Which peers may name the client in x-forwarded-for (TRUST_PROXY). */
   trustedProxies: TrustedProxies;
   /** Extra routes outside /v0 (the OpenAPI document and docs page). */
-  documents: { openApi: () => unknown; docsHtml: () => string };
+  documents: {
+    openApi: () => unknown;
+    docsHtml: () => string;
+    docsHeaders: Record<string, string>;
+    /** The docs renderer's script (its path is docsScriptPath), for a client's Accept-Encoding. */
+    docsScript: (acceptEncoding: string | null) => Promise<{ body: Uint8Array<ArrayBuffer>; headers: Record<string, string> }>;
+    docsScriptPath: string;
+  };
   /** Request bodies past this size are refused with 413 (MAX_BODY_BYTES). */
   maxBodyBytes: number;
   /** The card processor (PAYMENT_PROCESSOR): checkout charges through it, its webhooks come in at POST /processor-webhooks/{processor}. */
@@ -171,7 +178,11 @@ export async function createApp(deps: AppDependencies) {
       return { response: Response.json(deps.documents.openApi()), route: pathname };
     }
     if (pathname === `${BASE_PATH}/docs` && request.method === 'GET') {
-      return { response: new Response(deps.documents.docsHtml(), { headers: { 'content-type': 'text/html; charset=utf-8' } }), route: pathname };
+      return { response: new Response(deps.documents.docsHtml(), { headers: deps.documents.docsHeaders }), route: pathname };
+    }
+    if (pathname === deps.documents.docsScriptPath && request.method === 'GET') {
+      const { body, headers } = await deps.documents.docsScript(request.headers.get('accept-encoding'));
+      return { response: new Response(body, { headers }), route: pathname };
     }
     const endpoint = matchEndpoint(pathname);
     if (endpoint) {

@@ -23,12 +23,30 @@ export interface EndpointRequest {
   client: string;
 }
 
+/**
+ * How the OpenAPI document describes an endpoint of the API (under /v0) whose body is not JSON
+ * (src/rest/openapi.ts): its query parameters, its raw body and the components its answer holds.
+ */
+export interface EndpointOperation {
+  operationId: string;
+  summary: string;
+  description: string;
+  query: readonly { name: string; required: boolean; description: string; schema: Record<string, unknown> }[];
+  body: { mediaType: string; description: string };
+  /** The answer's data: property name -> component (a GraphQL type) name. */
+  data: Record<string, string>;
+  /** Error statuses beyond those of every write (400, 401, 413, 415, 429, 431, 500) and 404 for a path parameter. */
+  errors?: readonly (403 | 409 | 422 | 503)[];
+}
+
 export interface HttpEndpoint {
   /** The path pattern, e.g. /checkout/:checkoutElementId; metrics label answers with it. */
   path: string;
   /** Other methods are 405 with Allow. */
   methods: readonly ('GET' | 'POST')[];
   handle(endpoint: EndpointRequest): Promise<Response>;
+  /** An endpoint of the API (a write with both keys) is in the OpenAPI document. */
+  operation?: EndpointOperation;
 }
 
 /** A path segment decoded; a malformed escape stays as it is (and names nothing). */

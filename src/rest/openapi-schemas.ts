@@ -1,4 +1,4 @@
-// GraphQL types as OpenAPI 3.0 schemas, for openapi.ts: argument and field types, the components
+// GraphQL types as OpenAPI 3.1 schemas (JSON Schema 2020-12), for openapi.ts: argument and field types, the components
 // they reference, and the shape of a response as SOFA selects it (sofa.ts).
 import {
   getNamedType,
@@ -40,28 +40,23 @@ const CUSTOM_SCALARS: Record<string, SchemaObject> = {
 const REF_PREFIX = '#/components/schemas/';
 export const ref = (name: string): SchemaObject => ({ $ref: `${REF_PREFIX}${name}` });
 
-/** The `type` of a named type's schema; undefined for a scalar that admits any JSON value (JSON). */
-function jsonType(type: GraphQLNamedType): unknown {
-  if (isScalarType(type)) return (BUILTIN_SCALARS[type.name] ?? CUSTOM_SCALARS[type.name] ?? (type.extensions.jsonSchema as SchemaObject | undefined))?.type;
-  return isEnumType(type) ? 'string' : 'object';
-}
-
 /**
- * A schema of `named` that may also be null. OpenAPI 3.0.3's `nullable` acts only beside a
- * `type`, and siblings of $ref are ignored: a reference becomes `allOf: [$ref]` with its
- * component's type repeated, which generated clients read as "the component or null". A schema
- * without a type (JSON) admits null as it is.
+ * A schema that may also be null, in JSON Schema 2020-12's words: a typed schema gets 'null' in
+ * its `type` list, a reference becomes `anyOf: [{$ref}, {type: 'null'}]` (a $ref admits only its
+ * target). A schema without a type (the JSON scalar) admits null as it is.
  */
-export function nullable(schema: SchemaObject, named: GraphQLNamedType): SchemaObject {
-  if ('type' in schema) return { ...schema, nullable: true };
-  const type = jsonType(named);
-  if (type === undefined) return schema;
-  return '$ref' in schema ? { allOf: [schema], type, nullable: true } : { ...schema, type, nullable: true };
+export function nullable(schema: SchemaObject): SchemaObject {
+  if ('$ref' in schema) {
+    const { $ref, ...annotations } = schema;
+    return { anyOf: [{ $ref }, { type: 'null' }], ...annotations };
+  }
+  if (!('type' in schema)) return schema;
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string];
+  return types.includes('null') ? schema : { ...schema, type: [...types, 'null'] };
 }
 
 export function described(schema: SchemaObject, description: string | null | undefined): SchemaObject {
-  if (!description) return schema;
-  return '$ref' in schema ? { allOf: [schema], description } : { ...schema, description };
+  return description ? { ...schema, description } : schema;
 }
 
 /** A string schema, or a list of strings, with the maximum length the server enforces (graphql/input-limits.ts). */
@@ -77,7 +72,7 @@ export function withMaxLength(schema: SchemaObject, name: string): SchemaObject 
 /** The GraphQL type of a value as a schema: named types other than built-in scalars are components. */
 function typeSchema(type: GraphQLType): SchemaObject {
   if (isNonNullType(type)) return innerSchema(type.ofType);
-  return nullable(innerSchema(type), getNamedType(type));
+  return nullable(innerSchema(type));
 }
 
 function innerSchema(type: GraphQLType): SchemaObject {
@@ -138,7 +133,7 @@ export interface Selection {
 export function responseShape(type: GraphQLOutputType, ancestors: readonly string[], selection: Selection, root: boolean): Shape {
   if (isNonNullType(type)) return responseInner(type.ofType, ancestors, selection, root);
   const inner = responseInner(type, ancestors, selection, root);
-  return { schema: nullable(inner.schema, getNamedType(type)), complete: inner.complete };
+  return { schema: nullable(inner.schema), complete: inner.complete };
 }
 
 function responseInner(type: GraphQLOutputType, ancestors: readonly string[], selection: Selection, root: boolean): Shape {

@@ -6,15 +6,14 @@
 // missing components (openapi-schemas.ts), nullability is stated, responses get the envelope, the
 // error responses, the key headers and x-request-id. Everything about a domain comes from its
 // routes and its tag (src/domains.ts).
-import { getNamedType, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { createSofa } from 'sofa-api';
-import { routes, tags } from '../domains.js';
+import { documentedEndpoints, routes, tags, type DocumentedEndpoint } from '../domains.js';
 import type { ErrorStatus } from '../errors.js';
 import { JSON_LIMITS } from '../graphql/input-limits.js';
 import {
   collectRefs,
   componentSchema,
-  described,
   nullable,
   ref,
   responseShape,
@@ -22,6 +21,7 @@ import {
   type SchemaObject,
   type Selection,
 } from './openapi-schemas.js';
+import { addExamples, recordedExamples } from './openapi-examples.js';
 import { BASE_PATH, readAccess, routeField, servedPath, type TaggedRoute } from './route.js';
 import { sofaRouter } from './sofa.js';
 
@@ -33,6 +33,7 @@ export interface ParameterObject {
   required: boolean;
   description?: string;
   schema: SchemaObject;
+  example?: unknown;
   style?: 'form';
   explode?: boolean;
 }
@@ -44,12 +45,12 @@ export interface OperationObject {
   tags: string[];
   security: Record<string, string[]>[];
   parameters?: ParameterObject[];
-  requestBody?: { required: boolean; content: { 'application/json': { schema: SchemaObject } } };
+  requestBody?: { required: boolean; description?: string; content: Record<string, { schema: SchemaObject; examples?: Record<string, SchemaObject> }> };
   responses: Record<string, SchemaObject>;
 }
 
 export interface OpenApiDocument {
-  openapi: '3.0.3';
+  openapi: '3.1.0';
   info: { title: string; version: string; description: string };
   servers: { url: string; description: string }[];
   tags: { name: string; description: string }[];
@@ -80,6 +81,18 @@ const ERROR_RESPONSES: Partial<Record<DocumentedStatus, { name: string; descript
   500: { name: 'InternalServerError', description: 'The request did not complete; retry with backoff' },
   503: { name: 'ServiceUnavailable', description: 'A dependency did not answer; retry with backoff' },
 };
+
+/** The error statuses as a Markdown table, for the document's description (the docs page shows it). */
+const errorTable = () =>
+  [
+    '## Errors',
+    '',
+    'A failure is `{"status": "error", "error": {"message": "..."}}`: branch on the HTTP status; the message is human text and may be reworded.',
+    '',
+    '| Status | Meaning |',
+    '| --- | --- |',
+    ...Object.entries(ERROR_RESPONSES).map(([status, known]) => `| ${status} ${known!.name.replace(/([a-z])([A-Z])/g, '$1 $2')} | ${known!.description} |`),
+  ].join('\n');
 
 /** A route path in OpenAPI's spelling: /products/:productId is /products/{productId}. */
 const oasPath = (path: string) => path.replace(/:([^/]+)/g, '{$1}');
@@ -113,7 +126,7 @@ const IDEMPOTENCY_KEY: ParameterObject = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 
-function errorStatuses(route: TaggedRoute): DocumentedStatus[] {
+function errorStatuses(route: Pick<TaggedRoute, 'audience' | 'method' | 'path' | 'errors'>): DocumentedStatus[] {
   // Buyer routes take no keys: no 401.
   const statuses = new Set<DocumentedStatus>([400, ...(route.audience === 'buyer' ? [] : [401 as const]), 429, 431, 500, ...(route.errors ?? [])]);
   if (route.path.includes(':')) statuses.add(404);
@@ -133,12 +146,6 @@ type SofaOperation = {
   parameters?: SofaParameter[];
   requestBody?: { content?: { 'application/json'?: { schema?: SchemaObject } } };
 };
-
-/** A SOFA parameter or body field schema: its description moves out of $ref siblings. */
-function fixSchema(schema: SchemaObject): SchemaObject {
-  const { description, ...rest } = schema;
-  return described(rest, description as string | undefined);
-}
 
 function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, selection: Selection, operationId: string): OperationObject {
   const { schema } = selection;
@@ -177,11 +184,10 @@ function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, select
     const properties = Object.entries((sofaBody.properties ?? {}) as Record<string, SchemaObject>)
       .filter(([name]) => !pathParameters.has(name))
       .map(([name, property]) => {
-        const fixed = withMaxLength(fixSchema(property), name);
+        const fixed = withMaxLength(property, name);
         if (sofaRequired.has(name)) return [name, fixed] as const;
-        const argument = field.args.find((arg) => arg.name === name);
-        if (!argument) throw new Error(`${route.method} ${route.path}: SOFA's body field ${name} is not an argument of ${route.field}`);
-        return [name, nullable(fixed, getNamedType(argument.type))] as const;
+        if (!field.args.some((arg) => arg.name === name)) throw new Error(`${route.method} ${route.path}: SOFA's body field ${name} is not an argument of ${route.field}`);
+        return [name, nullable(fixed)] as const;
       });
     const required = properties.map(([name]) => name).filter((name) => sofaRequired.has(name));
     requestBody = {
@@ -195,15 +201,6 @@ function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, select
   }
 
   const data = responseShape(field.type, [route.field.split('.')[0]!], selection, true).schema;
-  const responses: Record<string, SchemaObject> = {
-    200: {
-      description: 'Success',
-      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
-      content: { 'application/json': { schema: envelopeSchema(data) } },
-    },
-  };
-  for (const status of errorStatuses(route)) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
-
   return {
     operationId,
     summary: route.summary,
@@ -212,7 +209,45 @@ function buildOperation(route: TaggedRoute, sofaOperation: SofaOperation, select
     security: route.audience === 'buyer' ? [] : [readAccess(route) ? { publicKey: [] } : { publicKey: [], secretKey: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
-    responses,
+    responses: operationResponses(data, errorStatuses(route)),
+  };
+}
+
+/** The success envelope around `data`, and the error responses of `statuses`. */
+function operationResponses(data: SchemaObject, statuses: readonly DocumentedStatus[]): Record<string, SchemaObject> {
+  const responses: Record<string, SchemaObject> = {
+    200: {
+      description: 'Success',
+      headers: { 'x-request-id': { $ref: '#/components/headers/RequestId' } },
+      content: { 'application/json': { schema: envelopeSchema(data) } },
+    },
+  };
+  for (const status of statuses) responses[status] = { $ref: `#/components/responses/${errorResponseName(status)}` };
+  return responses;
+}
+
+/** The error statuses of an endpoint: those of a write with both keys, but a raw body of any media type (no 415). */
+const endpointStatuses = (endpoint: DocumentedEndpoint) =>
+  errorStatuses({ method: 'POST', path: endpoint.path, errors: endpoint.operation.errors }).filter((status) => status !== 415);
+
+/** An endpoint with a raw body (a file): its query parameters, its bytes, its answer's components. */
+function endpointOperation(endpoint: DocumentedEndpoint): OperationObject {
+  const { operation } = endpoint;
+  const pathParameters = [...endpoint.path.matchAll(/:([^/]+)/g)].map(([, name]): ParameterObject => ({ name: name!, in: 'path', required: true, schema: ref('UUID') }));
+  const data: SchemaObject = {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(operation.data).map(([name, component]) => [name, ref(component)])),
+    required: Object.keys(operation.data),
+  };
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: operation.description,
+    tags: [endpoint.tag],
+    security: [{ publicKey: [], secretKey: [] }],
+    parameters: [...pathParameters, ...operation.query.map((q): ParameterObject => ({ ...q, in: 'query', schema: { ...q.schema } }))],
+    requestBody: { required: true, description: operation.body.description, content: { [operation.body.mediaType]: { schema: { type: 'string', format: 'binary' } } } },
+    responses: operationResponses(data, endpointStatuses(endpoint)),
   };
 }
 
@@ -238,6 +273,11 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
     (paths[path] ??= {})[method] = buildOperation(route, sofaOperation, selection, operationId);
     for (const status of errorStatuses(route)) usedStatuses.add(status);
   }
+  for (const endpoint of documentedEndpoints) {
+    (paths[oasPath(endpoint.path)] ??= {}).post = endpointOperation(endpoint);
+    for (const status of endpointStatuses(endpoint)) usedStatuses.add(status);
+  }
+  addExamples(paths, recordedExamples());
 
   const schemas: Record<string, SchemaObject> = { ErrorEnvelope: ERROR_ENVELOPE };
   const pending = new Set<string>();
@@ -268,7 +308,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
   }
 
   return {
-    openapi: '3.0.3',
+    openapi: '3.1.0',
     info: {
       title: 'Commerce API',
       version: '0',
@@ -278,7 +318,8 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
         'Buyer routes (hosted checkout, under /checkout) take no keys: the checkout element in the path names the workspace and mode. ' +
         'Every response carries x-request-id (a request that sends one has it echoed back). ' +
         `Request bodies are JSON (content-type: application/json, UTF-8) of at most 1 MiB by default (MAX_BODY_BYTES; 413 beyond) and ${JSON_LIMITS.depth} levels of nesting; ` +
-        'strings have the maxLength shown. Requests the HTTP parser refuses (malformed, headers too large, too slow) get the error envelope as well, then the connection closes.',
+        'strings have the maxLength shown. Requests the HTTP parser refuses (malformed, headers too large, too slow) get the error envelope as well, then the connection closes.\n\n' +
+        errorTable(),
     },
     servers: [{ url: '/', description: 'This server' }],
     tags: tags.filter((tag) => routes.some((route) => route.tag === tag.name)),
@@ -294,7 +335,7 @@ function buildDocument(schema: GraphQLSchema): OpenApiDocument {
 
 const documents = new WeakMap<GraphQLSchema, OpenApiDocument>();
 
-/** The OpenAPI 3.0 document of the /v0 routes (built once per schema). */
+/** The OpenAPI 3.1 document of the /v0 routes (built once per schema). */
 export function openApiDocument(schema: GraphQLSchema): OpenApiDocument {
   let document = documents.get(schema);
   if (!document) {

@@ -1477,6 +1477,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/products/{productId}/files/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a file to a DigitalDownload product (the body is the file's bytes)
+         * @description The raw body is the file, streamed into storage; its content-type (any media type) is recorded as the file's mimeType, and its size may not exceed the configured maximum (413).
+         */
+        post: operations["uploadProductFile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1507,7 +1527,7 @@ export interface components {
         };
         CartItem: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"];
+            customFields: components["schemas"]["JSON"] | null;
             /** Format: int32 */
             discount: number;
             /** @description The item id a download URL takes */
@@ -1744,8 +1764,8 @@ export interface components {
             /** @description IANA zone for showing validFrom/validUntil; the Unix times themselves are absolute */
             timezone: string;
             type: components["schemas"]["DiscountType"];
-            validFrom: (number & components["schemas"]["Timestamp"]) | null;
-            validUntil: (number & components["schemas"]["Timestamp"]) | null;
+            validFrom: components["schemas"]["Timestamp"] | null;
+            validUntil: components["schemas"]["Timestamp"] | null;
         };
         /** @enum {string} */
         DiscountAmountType: "fixed" | "percentage";
@@ -1783,8 +1803,8 @@ export interface components {
             timezone: string;
             type: components["schemas"]["DiscountType"];
             usage: components["schemas"]["DiscountUsage"];
-            validFrom: (number & components["schemas"]["Timestamp"]) | null;
-            validUntil: (number & components["schemas"]["Timestamp"]) | null;
+            validFrom: components["schemas"]["Timestamp"] | null;
+            validUntil: components["schemas"]["Timestamp"] | null;
         };
         DiscountDetailsPayload: {
             discount: components["schemas"]["DiscountDetails"];
@@ -1889,11 +1909,11 @@ export interface components {
             orderId: string;
             orderNumber: string;
             orderStatus: components["schemas"]["OrderStatus"];
-            paidAt: (number & components["schemas"]["Timestamp"]) | null;
+            paidAt: components["schemas"]["Timestamp"] | null;
             productId: string;
             /** @description The product's name now (null if it is gone) */
             productName: string | null;
-            productType: (string & components["schemas"]["ProductType"]) | null;
+            productType: components["schemas"]["ProductType"] | null;
             /** Format: int32 */
             quantity: number;
             /**
@@ -1903,7 +1923,7 @@ export interface components {
             refundedQuantity: number;
             /** @description For a subscription item: the subscription's id (its number) */
             subscriptionId: string | null;
-            subscriptionStatus: (string & components["schemas"]["SubscriptionStatus"]) | null;
+            subscriptionStatus: components["schemas"]["SubscriptionStatus"] | null;
             variantId: string | null;
         };
         /** @enum {string} */
@@ -1926,8 +1946,8 @@ export interface components {
             /** @description The order item a sold key went to */
             orderItemId: string | null;
             productId: string;
-            revokedAt: (number & components["schemas"]["Timestamp"]) | null;
-            soldAt: (number & components["schemas"]["Timestamp"]) | null;
+            revokedAt: components["schemas"]["Timestamp"] | null;
+            soldAt: components["schemas"]["Timestamp"] | null;
             status: components["schemas"]["LicenseKeyStatus"];
             variantId: string | null;
         };
@@ -2049,14 +2069,14 @@ export interface components {
             price: number;
             productId: string;
             /** @description null for one-time offers */
-            recurringInterval: (string & components["schemas"]["RecurringInterval"]) | null;
+            recurringInterval: components["schemas"]["RecurringInterval"] | null;
             /** Format: int32 */
             recurringIntervalCount: number | null;
             region: string;
             /** Format: int32 */
             soldItems: number;
             status: components["schemas"]["OfferStatus"];
-            trialInterval: (string & components["schemas"]["RecurringInterval"]) | null;
+            trialInterval: components["schemas"]["RecurringInterval"] | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
             variantId: string | null;
@@ -2091,14 +2111,14 @@ export interface components {
             product: components["schemas"]["ProductReference"];
             productId: string;
             /** @description null for one-time offers */
-            recurringInterval: (string & components["schemas"]["RecurringInterval"]) | null;
+            recurringInterval: components["schemas"]["RecurringInterval"] | null;
             /** Format: int32 */
             recurringIntervalCount: number | null;
             region: string;
             /** Format: int32 */
             soldItems: number;
             status: components["schemas"]["OfferStatus"];
-            trialInterval: (string & components["schemas"]["RecurringInterval"]) | null;
+            trialInterval: components["schemas"]["RecurringInterval"] | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
             variant: components["schemas"]["Variant"] | null;
@@ -2174,7 +2194,7 @@ export interface components {
             object: string;
             /** @description Equal to number */
             orderNumber: string;
-            paidAt: (number & components["schemas"]["Timestamp"]) | null;
+            paidAt: components["schemas"]["Timestamp"] | null;
             status: components["schemas"]["OrderStatus"];
             subscription: components["schemas"]["SubscriptionSummary"] | null;
             /** @description The subscription's id: its number */
@@ -2231,7 +2251,7 @@ export interface components {
             object: string;
             /** @description Equal to number */
             orderNumber: string;
-            paidAt: (number & components["schemas"]["Timestamp"]) | null;
+            paidAt: components["schemas"]["Timestamp"] | null;
             payments: components["schemas"]["Payment"][];
             /** @description Its refunds, oldest first */
             refunds: components["schemas"]["RefundResult"][];
@@ -2291,7 +2311,7 @@ export interface components {
              */
             amount: number;
             /** @description When a cancel was requested (the processor confirms it) */
-            cancelRequestedAt: (number & components["schemas"]["Timestamp"]) | null;
+            cancelRequestedAt: components["schemas"]["Timestamp"] | null;
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
             /** Format: int32 */
@@ -2302,17 +2322,17 @@ export interface components {
             /** Format: int32 */
             fee: number;
             id: string;
-            methodType: (string & components["schemas"]["PaymentMethodType"]) | null;
+            methodType: components["schemas"]["PaymentMethodType"] | null;
             /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
             number: string;
             object: string;
             orderId: string;
             orderNumber: string;
-            paidAt: (number & components["schemas"]["Timestamp"]) | null;
+            paidAt: components["schemas"]["Timestamp"] | null;
             /** @description A subscription's plan change */
             planChange: boolean;
             /** @description null when no processor is involved (a free claim) */
-            processor: (string & components["schemas"]["PaymentProcessor"]) | null;
+            processor: components["schemas"]["PaymentProcessor"] | null;
             processorChargeId: string | null;
             /** Format: int32 */
             refundedAmount: number;
@@ -2331,7 +2351,7 @@ export interface components {
              */
             amount: number;
             /** @description When a cancel was requested (the processor confirms it) */
-            cancelRequestedAt: (number & components["schemas"]["Timestamp"]) | null;
+            cancelRequestedAt: components["schemas"]["Timestamp"] | null;
             charges: components["schemas"]["Charge"][];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
@@ -2344,18 +2364,18 @@ export interface components {
             fee: number;
             id: string;
             invoice: components["schemas"]["Invoice"] | null;
-            methodType: (string & components["schemas"]["PaymentMethodType"]) | null;
+            methodType: components["schemas"]["PaymentMethodType"] | null;
             /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
             number: string;
             object: string;
             order: components["schemas"]["Order"];
             orderId: string;
             orderNumber: string;
-            paidAt: (number & components["schemas"]["Timestamp"]) | null;
+            paidAt: components["schemas"]["Timestamp"] | null;
             /** @description A subscription's plan change */
             planChange: boolean;
             /** @description null when no processor is involved (a free claim) */
-            processor: (string & components["schemas"]["PaymentProcessor"]) | null;
+            processor: components["schemas"]["PaymentProcessor"] | null;
             processorChargeId: string | null;
             /** Format: int32 */
             refundedAmount: number;
@@ -2404,7 +2424,7 @@ export interface components {
         };
         PortalSession: {
             /** @description Unix seconds, 5 minutes after minting; null for the custom subscription-management URL, which signs nobody in */
-            expiresAt: (number & components["schemas"]["Timestamp"]) | null;
+            expiresAt: components["schemas"]["Timestamp"] | null;
             /** @description Send the buyer's browser here: it signs that buyer in to the portal and lands on the type's page. Once, within expiresAt; a credential, so give it to that buyer only. The custom subscription-management URL instead for subscriptions-* types when the workspace has one */
             url: string;
         };
@@ -2414,7 +2434,7 @@ export interface components {
         };
         Product: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"];
+            customFields: components["schemas"]["JSON"] | null;
             description: string;
             developer: string | null;
             genres: string[] | null;
@@ -2436,7 +2456,7 @@ export interface components {
         };
         ProductDetails: {
             createdAt: components["schemas"]["Timestamp"];
-            customFields: components["schemas"]["JSON"];
+            customFields: components["schemas"]["JSON"] | null;
             description: string;
             developer: string | null;
             genres: string[] | null;
@@ -2651,21 +2671,21 @@ export interface components {
              */
             amount: number;
             cancelAtPeriodEnd: boolean;
-            cancelledAt: (number & components["schemas"]["Timestamp"]) | null;
+            cancelledAt: components["schemas"]["Timestamp"] | null;
             /** @description The subscription's clock, Unix seconds: now, or ahead of it once a test clock advanced it */
             clock: components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
-            currentPeriodEnd: (number & components["schemas"]["Timestamp"]) | null;
-            currentPeriodStart: (number & components["schemas"]["Timestamp"]) | null;
+            currentPeriodEnd: components["schemas"]["Timestamp"] | null;
+            currentPeriodStart: components["schemas"]["Timestamp"] | null;
             /** @description The number of the order that started it */
             id: string;
             /** @description The cart items of the order that started it, with their offers and products as they are now */
             items: components["schemas"]["CartItem"][];
             /** @description Dunning: when the unpaid renewal is retried next (subscription clock) */
-            nextRetryAt: (number & components["schemas"]["Timestamp"]) | null;
+            nextRetryAt: components["schemas"]["Timestamp"] | null;
             object: string;
-            pausedAt: (number & components["schemas"]["Timestamp"]) | null;
+            pausedAt: components["schemas"]["Timestamp"] | null;
             /** @description The first payment and every later one (renewals, plan changes), oldest first */
             payments: components["schemas"]["Payment"][];
             /** @description What renewals are priced from: the items of the last plan change, else those of the order that started it */
@@ -2674,7 +2694,7 @@ export interface components {
             /** Format: int32 */
             recurringIntervalCount: number;
             status: components["schemas"]["SubscriptionStatus"];
-            trialEndsAt: (number & components["schemas"]["Timestamp"]) | null;
+            trialEndsAt: components["schemas"]["Timestamp"] | null;
             trialInterval: string | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
@@ -2733,7 +2753,7 @@ export interface components {
         /** @description An item of a subscription create or update body: an offer and its price; unitPrice wins over value, value over price, and without any the offer's price is taken */
         SubscriptionPlanItemInput: {
             /** @description A subscription offer of the workspace (create: required; update: default the subscription's first item's offer) */
-            offerId?: (string & components["schemas"]["UUID"]) | null;
+            offerId?: components["schemas"]["UUID"] | null;
             /**
              * Format: int32
              * @description Deprecated: unitPrice
@@ -2769,24 +2789,24 @@ export interface components {
              */
             amount: number;
             cancelAtPeriodEnd: boolean;
-            cancelledAt: (number & components["schemas"]["Timestamp"]) | null;
+            cancelledAt: components["schemas"]["Timestamp"] | null;
             /** @description The subscription's clock, Unix seconds: now, or ahead of it once a test clock advanced it */
             clock: components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
             currency: string;
-            currentPeriodEnd: (number & components["schemas"]["Timestamp"]) | null;
-            currentPeriodStart: (number & components["schemas"]["Timestamp"]) | null;
+            currentPeriodEnd: components["schemas"]["Timestamp"] | null;
+            currentPeriodStart: components["schemas"]["Timestamp"] | null;
             /** @description The number of the order that started it */
             id: string;
             /** @description Dunning: when the unpaid renewal is retried next (subscription clock) */
-            nextRetryAt: (number & components["schemas"]["Timestamp"]) | null;
+            nextRetryAt: components["schemas"]["Timestamp"] | null;
             object: string;
-            pausedAt: (number & components["schemas"]["Timestamp"]) | null;
+            pausedAt: components["schemas"]["Timestamp"] | null;
             recurringInterval: string;
             /** Format: int32 */
             recurringIntervalCount: number;
             status: components["schemas"]["SubscriptionStatus"];
-            trialEndsAt: (number & components["schemas"]["Timestamp"]) | null;
+            trialEndsAt: components["schemas"]["Timestamp"] | null;
             trialInterval: string | null;
             /** Format: int32 */
             trialIntervalCount: number | null;
@@ -2831,7 +2851,7 @@ export interface components {
              */
             taxAmount: number;
             /** @description The main tax; null when none is charged */
-            taxType: (string & components["schemas"]["TaxType"]) | null;
+            taxType: components["schemas"]["TaxType"] | null;
             /**
              * Format: int32
              * @description netAmount + taxAmount: what the buyer pays
@@ -2932,7 +2952,7 @@ export interface components {
         User: {
             billingDetails: components["schemas"]["BillingDetails"] | null;
             createdAt: components["schemas"]["Timestamp"];
-            details: components["schemas"]["JSON"];
+            details: components["schemas"]["JSON"] | null;
             email: string | null;
             id: string;
             internalId: string | null;
@@ -2983,16 +3003,16 @@ export interface components {
             /** @description ms */
             createdAt: components["schemas"]["Timestamp"];
             /** @description ms; when the webhook was archived */
-            deletedAt: (number & components["schemas"]["Timestamp"]) | null;
+            deletedAt: components["schemas"]["Timestamp"] | null;
             /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
             events: string[];
             /** @description ms; first failure of the current streak */
-            failingSince: (number & components["schemas"]["Timestamp"]) | null;
+            failingSince: components["schemas"]["Timestamp"] | null;
             id: string;
             /** @description Why the last delivery was skipped: malformed_url, disallowed_scheme, blocked_host, unresolvable_host or blocked_resolved_address */
             lastBlockReason: string | null;
             /** @description ms */
-            lastBlockedAt: (number & components["schemas"]["Timestamp"]) | null;
+            lastBlockedAt: components["schemas"]["Timestamp"] | null;
             object: string;
             /** @description Signing secret (whsec_ + base64). Create and update return it in full; list and get show "••••" plus its last four characters */
             secret: string;
@@ -3008,9 +3028,9 @@ export interface components {
             id: string;
             object: string;
             /** @description The body sent */
-            request: components["schemas"]["JSON"];
+            request: components["schemas"]["JSON"] | null;
             /** @description The parsed JSON response body */
-            response: components["schemas"]["JSON"];
+            response: components["schemas"]["JSON"] | null;
             /**
              * Format: int32
              * @description 0 is the first try of an event
@@ -3190,9 +3210,15 @@ export interface operations {
                 ids?: components["schemas"]["UUID"][];
                 /** @description Products having any of these offers */
                 offers?: components["schemas"]["UUID"][];
-                /** @description price = lowest live offer price */
+                /**
+                 * @description price = lowest live offer price
+                 * @example price
+                 */
                 orderBy?: components["schemas"]["ProductOrderBy"];
-                /** @description Default DESC (newest first) */
+                /**
+                 * @description Default DESC (newest first)
+                 * @example ASC
+                 */
                 orderDirection?: components["schemas"]["SortDirection"];
                 projectId?: components["schemas"]["UUID"];
                 /** @description Fill in count */
@@ -3248,13 +3274,13 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description A JSON object */
-                    customFields?: components["schemas"]["JSON"];
+                    customFields?: components["schemas"]["JSON"] | null;
                     description?: string | null;
                     developer?: string | null;
                     genres?: string[] | null;
                     internalId?: string | null;
                     /** @description Array of {url, type: image|video} */
-                    media?: components["schemas"]["JSON"];
+                    media?: components["schemas"]["JSON"] | null;
                     name: string;
                     /** @description One of NONE, PEGI_3, PEGI_7, PEGI_12, PEGI_16, PEGI_18 */
                     pegiRating?: string | null;
@@ -3263,7 +3289,7 @@ export interface operations {
                     releaseDate?: string | null;
                     /** @description Fixed at creation; generated from the name when absent */
                     slug?: string | null;
-                    status?: (string & components["schemas"]["ProductStatus"]) | null;
+                    status?: components["schemas"]["ProductStatus"] | null;
                     systems?: string[] | null;
                     tags?: string[] | null;
                     type: components["schemas"]["ProductType"];
@@ -3300,6 +3326,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3333,6 +3360,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3341,19 +3369,19 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description A JSON object */
-                    customFields?: components["schemas"]["JSON"];
+                    customFields?: components["schemas"]["JSON"] | null;
                     description?: string | null;
                     developer?: string | null;
                     genres?: string[] | null;
                     internalId?: string | null;
                     /** @description Array of {url, type: image|video} */
-                    media?: components["schemas"]["JSON"];
+                    media?: components["schemas"]["JSON"] | null;
                     name?: string | null;
                     /** @description One of NONE, PEGI_3, PEGI_7, PEGI_12, PEGI_16, PEGI_18 */
                     pegiRating?: string | null;
                     publisher?: string | null;
                     releaseDate?: string | null;
-                    status?: (string & components["schemas"]["ProductStatus"]) | null;
+                    status?: components["schemas"]["ProductStatus"] | null;
                     systems?: string[] | null;
                     tags?: string[] | null;
                 };
@@ -3389,6 +3417,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3428,6 +3457,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3468,6 +3498,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3513,7 +3544,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
+                /** @example 00000000-0000-4000-8000-000000000002 */
                 variantId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3559,7 +3592,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
+                /** @example 00000000-0000-4000-8000-000000000002 */
                 planId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3695,7 +3730,7 @@ export interface operations {
                     price: number;
                     productId: components["schemas"]["UUID"];
                     /** @description Makes a subscription offer; null makes it one-time */
-                    recurringInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
+                    recurringInterval?: components["schemas"]["RecurringInterval"] | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with recurringInterval
@@ -3704,16 +3739,16 @@ export interface operations {
                     /** @description 1 to 64 characters; default WORLDWIDE */
                     region?: string | null;
                     /** @description Default ACTIVE */
-                    status?: (string & components["schemas"]["OfferStatus"]) | null;
+                    status?: components["schemas"]["OfferStatus"] | null;
                     /** @description Subscription offers only */
-                    trialInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
+                    trialInterval?: components["schemas"]["RecurringInterval"] | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with trialInterval
                      */
                     trialIntervalCount?: number | null;
                     /** @description A live variant of the offer's product */
-                    variantId?: (string & components["schemas"]["UUID"]) | null;
+                    variantId?: components["schemas"]["UUID"] | null;
                     warningMessage?: string | null;
                 };
             };
@@ -3747,6 +3782,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 offerId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3780,6 +3816,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 offerId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3792,7 +3829,7 @@ export interface operations {
                     /** @description 8, 12, 13 or 14 digits */
                     gtin?: string | null;
                     /** @description When sent, must equal offerId */
-                    id?: (string & components["schemas"]["UUID"]) | null;
+                    id?: components["schemas"]["UUID"] | null;
                     internalId?: string | null;
                     /**
                      * Format: int32
@@ -3810,7 +3847,7 @@ export interface operations {
                     /** Format: int32 */
                     price?: number | null;
                     /** @description Makes a subscription offer; null makes it one-time */
-                    recurringInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
+                    recurringInterval?: components["schemas"]["RecurringInterval"] | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with recurringInterval
@@ -3819,16 +3856,16 @@ export interface operations {
                     /** @description 1 to 64 characters; default WORLDWIDE */
                     region?: string | null;
                     /** @description Default ACTIVE */
-                    status?: (string & components["schemas"]["OfferStatus"]) | null;
+                    status?: components["schemas"]["OfferStatus"] | null;
                     /** @description Subscription offers only */
-                    trialInterval?: (string & components["schemas"]["RecurringInterval"]) | null;
+                    trialInterval?: components["schemas"]["RecurringInterval"] | null;
                     /**
                      * Format: int32
                      * @description >= 1; default 1 with trialInterval
                      */
                     trialIntervalCount?: number | null;
                     /** @description A live variant of the offer's product */
-                    variantId?: (string & components["schemas"]["UUID"]) | null;
+                    variantId?: components["schemas"]["UUID"] | null;
                     warningMessage?: string | null;
                 };
             };
@@ -3863,6 +3900,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 offerId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -3905,6 +3943,11 @@ export interface operations {
                 currency?: string;
                 /** @description true: validUntil has passed; false: no validUntil or not passed yet */
                 expired?: boolean;
+                /**
+                 * @example [
+                 *       "00000000-0000-4000-8000-000000000001"
+                 *     ]
+                 */
                 ids?: components["schemas"]["UUID"][];
                 /** @description amount compares the numbers regardless of amountType */
                 orderBy?: components["schemas"]["DiscountOrderBy"];
@@ -3975,7 +4018,7 @@ export interface operations {
                     /** @description 1 to 64 of A-Z a-z 0-9 _ -, unique ignoring case; generated for code discounts when absent; not allowed on sale discounts */
                     discountCode?: string | null;
                     /** @description Default once (a subscription's first period only) */
-                    duration?: (string & components["schemas"]["DiscountDuration"]) | null;
+                    duration?: components["schemas"]["DiscountDuration"] | null;
                     /**
                      * Format: int32
                      * @description Repeating only (required there): 1 to 120
@@ -3992,13 +4035,13 @@ export interface operations {
                      */
                     purchaseLimit?: number | null;
                     /** @description Default active */
-                    status?: (string & components["schemas"]["DiscountStatus"]) | null;
+                    status?: components["schemas"]["DiscountStatus"] | null;
                     /** @description IANA time zone; default UTC */
                     timezone?: string | null;
                     type: components["schemas"]["DiscountType"];
-                    validFrom?: (number & components["schemas"]["Timestamp"]) | null;
+                    validFrom?: components["schemas"]["Timestamp"] | null;
                     /** @description Not before validFrom */
-                    validUntil?: (number & components["schemas"]["Timestamp"]) | null;
+                    validUntil?: components["schemas"]["Timestamp"] | null;
                 };
             };
         };
@@ -4031,6 +4074,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 discountId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4064,6 +4108,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 discountId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4076,13 +4121,13 @@ export interface operations {
                      * @description percentage: greater than 0, at most 100, up to 4 decimals; fixed: whole minor currency units
                      */
                     amount?: number | null;
-                    amountType?: (string & components["schemas"]["DiscountAmountType"]) | null;
+                    amountType?: components["schemas"]["DiscountAmountType"] | null;
                     /** @description Currency code; default USD */
                     currency?: string | null;
                     /** @description 1 to 64 of A-Z a-z 0-9 _ -, unique ignoring case; generated for code discounts when absent; not allowed on sale discounts */
                     discountCode?: string | null;
                     /** @description Default once (a subscription's first period only) */
-                    duration?: (string & components["schemas"]["DiscountDuration"]) | null;
+                    duration?: components["schemas"]["DiscountDuration"] | null;
                     /**
                      * Format: int32
                      * @description Repeating only (required there): 1 to 120
@@ -4091,7 +4136,7 @@ export interface operations {
                     /** @description Offer ids */
                     excludedOffers?: components["schemas"]["UUID"][] | null;
                     /** @description When sent, must equal discountId */
-                    id?: (string & components["schemas"]["UUID"]) | null;
+                    id?: components["schemas"]["UUID"] | null;
                     /** @description Offer ids; empty or absent includes every offer */
                     includedOffers?: components["schemas"]["UUID"][] | null;
                     name?: string | null;
@@ -4101,13 +4146,13 @@ export interface operations {
                      */
                     purchaseLimit?: number | null;
                     /** @description Default active */
-                    status?: (string & components["schemas"]["DiscountStatus"]) | null;
+                    status?: components["schemas"]["DiscountStatus"] | null;
                     /** @description IANA time zone; default UTC */
                     timezone?: string | null;
-                    type?: (string & components["schemas"]["DiscountType"]) | null;
-                    validFrom?: (number & components["schemas"]["Timestamp"]) | null;
+                    type?: components["schemas"]["DiscountType"] | null;
+                    validFrom?: components["schemas"]["Timestamp"] | null;
                     /** @description Not before validFrom */
-                    validUntil?: (number & components["schemas"]["Timestamp"]) | null;
+                    validUntil?: components["schemas"]["Timestamp"] | null;
                 };
             };
         };
@@ -4141,6 +4186,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 discountId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4228,7 +4274,7 @@ export interface operations {
                 "application/json": {
                     billingDetails?: components["schemas"]["BillingDetailsInput"] | null;
                     /** @description A JSON object */
-                    details?: components["schemas"]["JSON"];
+                    details?: components["schemas"]["JSON"] | null;
                     /** @description Unique per workspace and mode, compared case-insensitively (archived users included) */
                     email: string;
                     internalId?: string | null;
@@ -4267,6 +4313,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 userId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4311,6 +4358,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 userId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4389,12 +4437,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Not supported: sending it at all (even null) is rejected with 400 */
-                    customFields?: components["schemas"]["JSON"];
+                    customFields?: components["schemas"]["JSON"] | null;
                     name?: string | null;
                     /** @description 1 to 25 distinct offer ids */
                     offersIds: components["schemas"]["UUID"][];
                     /** @description Default ACTIVE */
-                    status?: (string & components["schemas"]["CheckoutElementStatus"]) | null;
+                    status?: components["schemas"]["CheckoutElementStatus"] | null;
                 };
             };
         };
@@ -4427,6 +4475,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 checkoutElementId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4437,13 +4486,13 @@ export interface operations {
                     /** @description Optional here; checked when sent */
                     billingDetails?: components["schemas"]["CheckoutBillingDetails"] | null;
                     /** @description Ignored */
-                    customFields?: components["schemas"]["JSON"];
+                    customFields?: components["schemas"]["JSON"] | null;
                     /** @description Matched ignoring case (svc-discount-code); without one the best automatic sale applies */
                     discountCode?: string | null;
                     /** @description Ignored */
                     email?: string | null;
                     /** @description Ignored */
-                    method?: (string & components["schemas"]["CheckoutPaymentMethod"]) | null;
+                    method?: components["schemas"]["CheckoutPaymentMethod"] | null;
                     /**
                      * Format: int32
                      * @description Units of every offer of the element, 1 to 1000 (default 1; svc-quantity)
@@ -4485,6 +4534,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 checkoutElementId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4496,13 +4546,13 @@ export interface operations {
                     /** @description For method card when the total is above 0, or paymentMethod; refused with the Stripe processor unless ALLOW_RAW_CARD_DATA is set */
                     card?: components["schemas"]["CheckoutCard"] | null;
                     /** @description Per cart item: {<offerId>: {<fieldId>: <string>}} */
-                    customFields?: components["schemas"]["JSON"];
+                    customFields?: components["schemas"]["JSON"] | null;
                     /** @description Matched ignoring case (svc-discount-code); without one the best automatic sale applies */
                     discountCode?: string | null;
                     /** @description The buyer: the workspace's user with this email (any case), created when new */
                     email: string;
                     /** @description Default card */
-                    method?: (string & components["schemas"]["CheckoutPaymentMethod"]) | null;
+                    method?: components["schemas"]["CheckoutPaymentMethod"] | null;
                     /** @description In place of card: a payment method the buyer's browser tokenized (Stripe.js's pm_…, or the sandbox's POST /sandbox/payment-methods) */
                     paymentMethod?: string | null;
                     /**
@@ -4545,7 +4595,12 @@ export interface operations {
             query?: {
                 /** @description Only archived records (wins over withArchived) */
                 archived?: boolean;
-                /** @description Checkout element ids; repeat the parameter for several */
+                /**
+                 * @description Checkout element ids; repeat the parameter for several
+                 * @example [
+                 *       "00000000-0000-4000-8000-000000000001"
+                 *     ]
+                 */
                 checkoutIds?: components["schemas"]["UUID"][];
                 /** @description Two-letter ISO 3166-1 code */
                 country?: string;
@@ -4565,7 +4620,10 @@ export interface operations {
                 orderBy?: components["schemas"]["SaleOrderBy"];
                 /** @description Default DESC (newest first) */
                 orderDirection?: components["schemas"]["SortDirection"];
-                /** @description Fill in count */
+                /**
+                 * @description Fill in count
+                 * @example true
+                 */
                 returnCount?: boolean;
                 /** @description Records to skip (>= 0) */
                 skip?: number;
@@ -4619,7 +4677,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The order id, or its number (a leading # is ignored) */
+                /**
+                 * @description The order id, or its number (a leading # is ignored)
+                 * @example 00000000-0000-4000-8000-000000000001
+                 */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -4653,6 +4714,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -4692,6 +4754,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example #1M8DMFW3RCSZCRM5 */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -4705,7 +4768,7 @@ export interface operations {
                      * @description Minor units, at most value
                      */
                     fee?: number | null;
-                    status?: (string & components["schemas"]["OrderStatus"]) | null;
+                    status?: components["schemas"]["OrderStatus"] | null;
                     /**
                      * Format: int32
                      * @description Minor units, at most value
@@ -4823,6 +4886,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4931,6 +4995,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -4970,6 +5035,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5009,6 +5075,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5048,6 +5115,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5087,6 +5155,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5126,6 +5195,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 paymentId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5165,6 +5235,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -5182,7 +5253,7 @@ export interface operations {
                     /** @description Units of cart items to give back */
                     items?: components["schemas"]["RefundItemInput"][] | null;
                     /** @description A JSON object kept with the refund */
-                    metadata?: components["schemas"]["JSON"];
+                    metadata?: components["schemas"]["JSON"] | null;
                     reason?: string | null;
                 };
             };
@@ -5219,7 +5290,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The order id, or its number (a leading # is ignored) */
+                /**
+                 * @description The order id, or its number (a leading # is ignored)
+                 * @example 1M8DMJXDTEHVBQ2H
+                 */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -5258,7 +5332,10 @@ export interface operations {
                 createdTo?: components["schemas"]["Timestamp"];
                 /** @description data.cursor of the previous page, as it is (opaque; tied to the keys that read it) */
                 cursor?: string;
-                /** @description Page size, default 10; clamped to 1..100 */
+                /**
+                 * @description Page size, default 10; clamped to 1..100
+                 * @example 1000
+                 */
                 take?: components["schemas"]["PageSize"];
             };
             header?: never;
@@ -5293,7 +5370,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription id: its number, without # (a #-prefixed value resolves to nothing) */
+                /**
+                 * @description The subscription id: its number, without # (a #-prefixed value resolves to nothing)
+                 * @example 1M8DMMA31HK3NABB
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5376,7 +5456,10 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMMA31HK3NABB
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5420,7 +5503,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMQV4MGHJJYHZ
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5465,7 +5551,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMR3QB0Y8AYP1
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5505,7 +5594,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMR6S1PTX049H
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5547,7 +5639,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMQY64NJ7CJDN
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5587,7 +5682,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMMQJD7F1PHV6
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5621,7 +5719,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMQRYNA0R7RP6
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5661,7 +5762,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMR9Z00VP8VB3
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5701,7 +5805,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMG05RM8F6AYP
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5745,7 +5852,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMN1N0E5KF51Q
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -5828,7 +5938,7 @@ export interface operations {
                     /** @description whsec_ + base64 of 24 to 64 bytes; generated (32 bytes) when absent */
                     secret?: string | null;
                     /** @description Default active */
-                    status?: (string & components["schemas"]["WebhookStatus"]) | null;
+                    status?: components["schemas"]["WebhookStatus"] | null;
                     /** @description A publicly reachable http:// or https:// URL */
                     url: string;
                 };
@@ -5871,9 +5981,9 @@ export interface operations {
                     /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
                     eventType: string;
                     /** @description Optional hint for the synthetic payload */
-                    items?: components["schemas"]["JSON"];
+                    items?: components["schemas"]["JSON"] | null;
                     /** @description Optional hint for the synthetic payload */
-                    userId?: (string & components["schemas"]["UUID"]) | null;
+                    userId?: components["schemas"]["UUID"] | null;
                 };
             };
         };
@@ -5906,6 +6016,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 webhookId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5939,6 +6050,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 webhookId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5949,7 +6061,7 @@ export interface operations {
                     events?: string[] | null;
                     /** @description Replaces the signing secret (whsec_ + base64 of 24 to 64 bytes) */
                     secret?: string | null;
-                    status?: (string & components["schemas"]["WebhookStatus"]) | null;
+                    status?: components["schemas"]["WebhookStatus"] | null;
                     url?: string | null;
                 };
             };
@@ -5984,6 +6096,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 webhookId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6030,6 +6143,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 webhookId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6063,7 +6177,10 @@ export interface operations {
             query?: {
                 /** @description Default DESC (newest first) */
                 orderDirection?: components["schemas"]["SortDirection"];
-                /** @description Fill in count */
+                /**
+                 * @description Fill in count
+                 * @example true
+                 */
                 returnCount?: boolean;
                 /** @description Records to skip (>= 0) */
                 skip?: number;
@@ -6074,6 +6191,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6107,6 +6225,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6117,7 +6236,7 @@ export interface operations {
                     /** @description 1 to 10000 keys, each trimmed, 1 to 255 characters */
                     keys: string[];
                     /** @description The keys are for this variant's offers only (default: the offers without a variant) */
-                    variantId?: (string & components["schemas"]["UUID"]) | null;
+                    variantId?: components["schemas"]["UUID"] | null;
                 };
             };
         };
@@ -6151,7 +6270,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
+                /** @example 00000000-0000-4000-8000-000000000002 */
                 keyId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6191,6 +6312,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 offerId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6224,6 +6346,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 offerId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6402,6 +6525,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6435,7 +6559,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 productId: components["schemas"]["UUID"];
+                /** @example 00000000-0000-4000-8000-000000000002 */
                 fileId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -6475,8 +6601,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 orderIdOrNumber: string;
-                /** @description The id of an entry of the order webhook payload items */
+                /**
+                 * @description The id of an entry of the order webhook payload items
+                 * @example 00000000-0000-4000-8000-000000000002
+                 */
                 itemId: string;
             };
             cookie?: never;
@@ -6537,13 +6667,13 @@ export interface operations {
                     /** @description Default the offer's currency */
                     currency?: string | null;
                     /** @description The offer sold: its product, price and currency (amount overrides the price) */
-                    offerId?: (string & components["schemas"]["UUID"]) | null;
+                    offerId?: components["schemas"]["UUID"] | null;
                     /** @description Checked against the country's format and, in the US and Canada, against the state */
                     postalCode?: string | null;
                     /** @description Default the workspace setting pricesIncludeTax */
                     priceIncludesTax?: boolean | null;
                     /** @description The product sold (with amount and currency); or send offerId */
-                    productId?: (string & components["schemas"]["UUID"]) | null;
+                    productId?: components["schemas"]["UUID"] | null;
                     /** @description Required in the US and Canada: the state or province code (WA, QC) */
                     state?: string | null;
                     /** @description A business buyer's EU or UK VAT number: reverse charge when well formed */
@@ -6586,7 +6716,10 @@ export interface operations {
                 offerId?: string;
                 /** @description Order number or order id in the workspace (404 when unknown); required by the types that link to one order or subscription */
                 orderNumber?: string;
-                /** @description Required: one of subscriptions-list, subscriptions-manage, subscriptions-update-payment-method, subscriptions-cancel, orders-list, orders-view, orders-downloads */
+                /**
+                 * @description Required: one of subscriptions-list, subscriptions-manage, subscriptions-update-payment-method, subscriptions-cancel, orders-list, orders-view, orders-downloads
+                 * @example orders-list
+                 */
                 type?: string;
             };
             header?: never;
@@ -6636,7 +6769,7 @@ export interface operations {
                     /** @description One of subscriptions-list, subscriptions-manage, subscriptions-update-payment-method, subscriptions-cancel, orders-list, orders-view, orders-downloads; orders-list when absent */
                     type?: string | null;
                     /** @description The buyer to sign in (a user of the workspace); or give orderNumber */
-                    userId?: (string & components["schemas"]["UUID"]) | null;
+                    userId?: components["schemas"]["UUID"] | null;
                 };
             };
         };
@@ -6670,7 +6803,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The subscription number (its id), without # */
+                /**
+                 * @description The subscription number (its id), without #
+                 * @example 1M8DMMKMNRMK0104
+                 */
                 subscriptionIdOrNumber: string;
             };
             cookie?: never;
@@ -6711,7 +6847,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 subscriptionId: components["schemas"]["UUID"];
+                /** @example token00000000000000000000000000000000002 */
                 sessionToken: string;
             };
             cookie?: never;
@@ -6750,6 +6888,56 @@ export interface operations {
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadProductFile: {
+        parameters: {
+            query: {
+                /**
+                 * @description The file name buyers see when they download it
+                 * @example manual.pdf
+                 */
+                fileName: string;
+                /** @description The variant the file belongs to (the product itself when absent) */
+                variantId?: components["schemas"]["UUID"];
+            };
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
+                productId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        /** @description The file's bytes; send its own media type as content-type (e.g. application/pdf) to record it */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: {
+                            file: components["schemas"]["DownloadFile"];
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
         };
     };
 }

@@ -66,7 +66,7 @@ export async function raw(method: string, path: string, options: { headers?: Rec
   } catch {
     // Non-JSON bodies stay text so the assertion shows them.
   }
-  checkResponse(method, path, response.status, body, response.headers);
+  checkResponse(method, path, response.status, body, response.headers, options.body);
   return { status: response.status, headers: response.headers, body };
 }
 

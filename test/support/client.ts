@@ -12,10 +12,17 @@ import { checkResponse } from './openapi.js';
  */
 function checkedClient(headers: Record<string, string>, url: string) {
   const client = createClient<paths>({ baseUrl: url, headers });
+  // The request's body as sent, for the exchange recorder (test/support/recorder.ts).
+  const sent = new WeakMap<Request, Promise<string>>();
   client.use({
+    onRequest({ request }) {
+      sent.set(request, request.clone().text());
+      return undefined;
+    },
     async onResponse({ request, response }) {
       const body: unknown = await response.clone().json().catch(() => undefined);
-      checkResponse(request.method, request.url, response.status, body, response.headers);
+      const requestBody = (await sent.get(request)) || undefined;
+      checkResponse(request.method, request.url, response.status, body, response.headers, requestBody);
       return undefined;
     },
   });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { operationsOf, resolve, responseProblems, type DocumentedOperation, type OpenApi, type Schema } from './openapi.js';
+import { operationsOf, responseProblems, unwrapNullable, type DocumentedOperation, type OpenApi, type Schema } from './openapi.js';
+import { recordExchange } from './recorder.js';
 
 // The fuzzing machinery of the property tests (test/properties.test.ts walks every operation of
 // the published document with it; test/checkout-fuzz.test.ts the hosted checkout's routes):
@@ -54,6 +55,7 @@ export function checkAnswer(document: OpenApi, request: Sent, response: Received
   const failure = body.status === 'error' && response.status >= 400 && typeof body.error?.message === 'string' && !('data' in body);
   if (!success && !failure) throw new Error(`not the envelope: ${where}`);
   const problems = operation ? responseProblems(document, operation.operation, response.status, body, response.headers) : [];
+  if (operation) recordExchange({ method: request.method, url: request.path, status: response.status, request: typeof request.body === 'string' ? request.body : undefined, response: body, valid: problems.length === 0 });
   if (problems.length) throw new Error(`not as documented for ${operation!.method} ${operation!.path} (${problems.join('; ')}): ${where}`);
   return body;
 }
@@ -104,11 +106,7 @@ export function fuzzKit(document: OpenApi, knownIds: string[]) {
   );
   const json = fc.oneof({ weight: 6, arbitrary: fc.jsonValue({ maxDepth: 3 }) }, { weight: 1, arbitrary: hostileJson });
 
-  /** A schema with its $ref and allOf wrappers (nullable, described) taken off; whether null is allowed. */
-  function unwrap(schema: Schema): { node: Schema; nullable: boolean } {
-    const inner = schema.allOf?.[0] ?? schema;
-    return { node: resolve(document, inner), nullable: Boolean(schema.nullable) };
-  }
+  const unwrap = (schema: Schema) => unwrapNullable(document, schema);
 
   /** A value of (or near) a schema, as JSON. */
   function valueFor(schema: Schema): fc.Arbitrary<unknown> {
@@ -202,7 +200,7 @@ export function fuzzKit(document: OpenApi, knownIds: string[]) {
 
   /** Bodies: typed-ish objects with unknown extras, any JSON value, hostile encodings and sizes, or not JSON at all. */
   function bodyFor(operation: DocumentedOperation): fc.Arbitrary<Sent['body']> {
-    const schema = operation.operation.requestBody?.content['application/json'].schema ?? { properties: {} };
+    const schema = operation.operation.requestBody?.content['application/json']?.schema ?? { properties: {} };
     const fields = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
     const requiredNames = new Set((schema.required ?? []) as string[]);
     const typed = fc

@@ -1,11 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { documentValidator, escapePointer } from '../../scripts/openapi-validator.js';
 import { ROOT } from './processes.js';
+import { recordExchange } from './recorder.js';
 
-// The published OpenAPI document (schema/openapi.json) as a test oracle: responses are checked
-// against it status for status and field for field. raw() and the typed REST client check every
-// answer a test sees (checkResponse); the fuzzer walks the document's operations.
+// The published OpenAPI document (schema/openapi.json) as a test oracle: every answer a test sees
+// is validated with Ajv (JSON Schema 2020-12, ajv-formats, strict mode, objects closed:
+// scripts/openapi-validator.ts) against the schema the document gives its operation and status.
+// raw() and the typed REST client check every answer (checkResponse); the fuzzer walks the
+// document's operations and checks each of its answers.
 
 export type Schema = { [key: string]: any };
 export type OpenApi = { paths: Record<string, Record<string, Schema>>; components: Schema };
@@ -45,47 +49,47 @@ export function operationAt(document: OpenApi, method: string, concretePath: str
 export const resolve = (document: OpenApi, node: Schema): Schema =>
   node.$ref ? resolve(document, (node.$ref as string).split('/').slice(1).reduce((parent: any, key) => parent[key], document)) : node;
 
-/** The body checked against a schema of the document; properties the document lacks count as drift. */
-function conformance(document: OpenApi, schema: Schema, value: unknown, where: string): string[] {
-  if (schema.$ref) return conformance(document, resolve(document, schema), value, where);
-  if (value === null) {
-    if (schema.nullable) return [];
-    if (schema.allOf) return schema.allOf.flatMap((branch: Schema) => conformance(document, branch, value, where));
-    return schema.type || schema.enum || schema.oneOf ? [`${where}: null is not allowed`] : [];
+/**
+ * A schema with its nullability taken off (`anyOf: [X, {type: 'null'}]`, `type: [T, 'null']`) and
+ * its reference resolved: the node of one type, and whether null is allowed.
+ */
+export function unwrapNullable(document: OpenApi, schema: Schema): { node: Schema; nullable: boolean } {
+  if (Array.isArray(schema.anyOf) && schema.anyOf.some((branch: Schema) => branch.type === 'null')) {
+    const [inner] = schema.anyOf.filter((branch: Schema) => branch.type !== 'null');
+    return { node: resolve(document, inner), nullable: true };
   }
-  if (schema.allOf) return schema.allOf.flatMap((branch: Schema) => conformance(document, branch, value, where));
-  if (schema.oneOf) {
-    const fits = schema.oneOf.some((branch: Schema) => conformance(document, branch, value, where).length === 0);
-    return fits ? [] : [`${where}: matches no oneOf branch`];
+  if (Array.isArray(schema.type)) {
+    const types = (schema.type as string[]).filter((t) => t !== 'null');
+    return { node: { ...schema, type: types.length === 1 ? types[0] : types }, nullable: types.length < schema.type.length };
   }
-  if (schema.enum && !schema.enum.includes(value)) return [`${where}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`];
-  switch (schema.type) {
-    case 'object': {
-      if (typeof value !== 'object' || Array.isArray(value)) return [`${where}: expected an object`];
-      const record = value as Record<string, unknown>;
-      const properties = (schema.properties ?? {}) as Record<string, Schema>;
-      return [
-        ...((schema.required ?? []) as string[]).filter((key) => !(key in record)).map((key) => `${where}.${key}: missing`),
-        ...Object.keys(record).filter((key) => !(key in properties)).map((key) => `${where}.${key}: not in the document`),
-        ...Object.entries(record).flatMap(([key, child]) => (properties[key] ? conformance(document, properties[key], child, `${where}.${key}`) : [])),
-      ];
-    }
-    case 'array':
-      return Array.isArray(value) ? value.flatMap((item, index) => conformance(document, schema.items, item, `${where}[${index}]`)) : [`${where}: expected an array`];
-    case 'integer':
-      return Number.isInteger(value) ? [] : [`${where}: expected an integer`];
-    case 'number':
-      return typeof value === 'number' ? [] : [`${where}: expected a number`];
-    case 'string':
-      return typeof value === 'string' ? [] : [`${where}: expected a string`];
-    case 'boolean':
-      return typeof value === 'boolean' ? [] : [`${where}: expected a boolean`];
-    default:
-      return [];
-  }
+  return { node: resolve(document, schema), nullable: false };
 }
 
-/** A response checked against its operation: the status must be documented, the body fit it and, given the headers, each required header be there. */
+interface Checker {
+  /** Problems of an answer's body against the schema of an operation's response for a status. */
+  problems(operation: Schema, status: string, body: unknown): string[];
+}
+
+const checkers = new WeakMap<OpenApi, Checker>();
+
+function checkerFor(document: OpenApi): Checker {
+  let checker = checkers.get(document);
+  if (checker) return checker;
+  const validate = documentValidator(document);
+  const pointers = new Map<Schema, string>();
+  for (const { path: template, method, operation } of operationsOf(document)) pointers.set(operation, `#/paths/${escapePointer(template)}/${method.toLowerCase()}`);
+  checker = {
+    problems(operation, status, body) {
+      const response = operation.responses[status] as Schema;
+      const responsePointer = response.$ref ?? `${pointers.get(operation) ?? '(an operation of another document)'}/responses/${status}`;
+      return validate(`${responsePointer}/content/application~1json/schema`, body, 'body');
+    },
+  };
+  checkers.set(document, checker);
+  return checker;
+}
+
+/** A response checked against its operation: the status must be documented, the body fit its schema and, given the headers, each required header be there. */
 export function responseProblems(document: OpenApi, operation: Schema, status: number, body: unknown, headers?: Headers): string[] {
   const response = operation.responses[String(status)];
   if (!response) return [`status ${status} is not documented`];
@@ -93,9 +97,8 @@ export function responseProblems(document: OpenApi, operation: Schema, status: n
   const missing = Object.entries((documented.headers ?? {}) as Record<string, Schema>)
     .filter(([name, header]) => headers && resolve(document, header).required && !headers.has(name))
     .map(([name]) => `header ${name} is missing`);
-  return [...missing, ...conformance(document, documented.content['application/json'].schema, body, 'body')];
+  return [...missing, ...checkerFor(document).problems(operation, String(status), body)];
 }
-
 
 /** The document as this run has it, for the checks on every answer. */
 const published: OpenApi = JSON.parse(readFileSync(path.join(ROOT, 'schema/openapi.json'), 'utf8'));
@@ -113,8 +116,9 @@ export function responseMismatch(method: string, url: string, status: number, bo
   return problems.length ? `${method} ${pathname} answered ${status}, which the OpenAPI document does not allow: ${problems.join('; ')}\n${JSON.stringify(body).slice(0, 2000)}` : undefined;
 }
 
-/** Throws when the answer does not match the document (see responseMismatch). */
-export function checkResponse(method: string, url: string, status: number, body: unknown, headers?: Headers): void {
+/** Throws when the answer does not match the document (see responseMismatch); records the exchange when the run records them. */
+export function checkResponse(method: string, url: string, status: number, body: unknown, headers?: Headers, request?: unknown): void {
   const mismatch = responseMismatch(method, url, status, body, headers);
+  recordExchange({ method, url, status, request, response: body, valid: mismatch === undefined });
   if (mismatch) throw new Error(mismatch);
 }
