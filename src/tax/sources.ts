@@ -1,7 +1,7 @@
 // The maintained sources the calculation reads: the `sales-tax` package's rate table (VAT and GST
-// per country, Canada's provinces, dated past rates), the `zipcodes` package's US ZIP codes, and
-// `postcode-validator`'s postal code formats. Rates become integers (parts per million) here, so
-// the arithmetic after this module is exact. Why these and not `vatrates`: docs/decisions.md "Tax".
+// per country, Canada's provinces, dated past rates) and `postcode-validator`'s postal code
+// formats. Rates become integers (parts per million) here, so the arithmetic after this module is
+// exact. Why these and not `vatrates`: docs/decisions.md "Tax".
 import { createRequire } from 'node:module';
 import { postcodeValidator, postcodeValidatorExistsForCountry } from 'postcode-validator';
 import { COUNTRY_RATE_CORRECTIONS } from './data/country-corrections.js';
@@ -53,35 +53,4 @@ export function regionRate(country: string, region: string, at: Date): { type: s
 /** Whether the postal code has the country's format (true where the package knows no format). */
 export function postalCodeWellFormed(postalCode: string, country: string): boolean {
   return !postcodeValidatorExistsForCountry(country) || postcodeValidator(postalCode, country);
-}
-
-type ZipRecord = { zip: string; state: string };
-let zipIndex: { byZip: Map<string, string>; byPrefix: Map<string, Set<string>> } | undefined;
-
-/** Loaded on first use: 42,000 ZIP codes (about 5 MB of source). */
-function usZips() {
-  if (zipIndex) return zipIndex;
-  const { codes } = require('zipcodes/lib/codes.js') as { codes: Record<string, ZipRecord> };
-  const byZip = new Map<string, string>();
-  const byPrefix = new Map<string, Set<string>>();
-  for (const { zip, state } of Object.values(codes)) {
-    byZip.set(zip, state);
-    const prefix = zip.slice(0, 3);
-    if (!byPrefix.has(prefix)) byPrefix.set(prefix, new Set());
-    byPrefix.get(prefix)!.add(state);
-  }
-  zipIndex = { byZip, byPrefix };
-  return zipIndex;
-}
-
-/**
- * The states a US ZIP code (its first five digits) can be in: its own state when the source lists
- * the code, else the states of its three-digit prefix (a code newer than the source), else none.
- */
-export function statesOfZip(zip: string): ReadonlySet<string> {
-  const { byZip, byPrefix } = usZips();
-  const five = zip.slice(0, 5);
-  const state = byZip.get(five);
-  if (state) return new Set([state]);
-  return byPrefix.get(five.slice(0, 3)) ?? new Set();
 }
