@@ -12,7 +12,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { calculateTax, type TaxInput } from '../src/tax/calculate.js';
 import { runCli, startServerProcess } from '../test/support/processes.js';
-import { inParallel, keyHeaders, post, quantile, withBenchEnvironment, type BenchWorkspace } from './support.js';
+import { inParallel, keyHeaders, post, processesMemory, quantile, withBenchEnvironment, type BenchWorkspace } from './support.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_TAX_CONCURRENCY ?? 8);
@@ -56,6 +56,7 @@ console.log(`  ${fmt(local.perSecond, 0, 0)} calculations/s (${local.microsecond
 await withBenchEnvironment(async ({ env, stopLater }) => {
   const server = await startServerProcess({ ...env, LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS: 'false' });
   stopLater(server);
+  const memory = processesMemory({ 'API process': server.child.pid! });
   const ws = await runCli<BenchWorkspace>(['workspace', 'create', '--name', 'Bench tax'], env);
   const headers = keyHeaders(ws);
   const { product } = await post<{ product: { id: string } }>(`${server.url}/v0/products/create`, headers, { name: 'Bench ebook', projectId: ws.projectId, type: 'DigitalDownload' });
@@ -106,5 +107,6 @@ await withBenchEnvironment(async ({ env, stopLater }) => {
   }
   const pass = overhead < MAX_OVERHEAD;
   console.log(`tax adds ${(overhead * 100).toFixed(1)}% to the quote's median latency (target < ${MAX_OVERHEAD * 100}%) ${pass ? 'PASS' : 'FAIL'}`);
+  console.log(memory.stop().line);
   if (!pass) process.exitCode = 1;
 });
