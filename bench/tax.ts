@@ -1,7 +1,6 @@
 // `npm run bench:tax`: the tax calculation's cost, in one run, side by side:
 // 1. in-process: calculateTax calls per second over a mix of locations (EU VAT, UK, Quebec GST +
-//    QST, a US state with its ZIP code checked, Japan, a reverse charge), after a warm-up that
-//    loads the ZIP code data;
+//    QST, a US state with its ZIP code checked, Japan, a reverse charge), after a warm-up;
 // 2. through HTTP: POST /v0/tax/calculate requests per second at BENCH_TAX_CONCURRENCY (default
 //    8) for BENCH_DURATION seconds (default 10), with their latencies;
 // 3. the checkout quote (POST /checkout/{id}/quote) with and without tax: the same element and
@@ -27,7 +26,7 @@ const MIX: TaxInput[] = [
   { productType: 'Game', amount: 4999, currency: 'CAD', location: { country: 'CA', state: 'QC', postalCode: 'H2X 1Y4' }, priceIncludesTax: false, at },
   { productType: 'SoftwareKey', amount: 2999, currency: 'USD', location: { country: 'US', state: 'WA', postalCode: '98101' }, priceIncludesTax: false, at },
   { productType: 'VirtualCurrency', amount: 1200, currency: 'JPY', location: { country: 'JP' }, priceIncludesTax: true, at },
-  { productType: 'DigitalDownload', amount: 1999, currency: 'EUR', location: { country: 'FR' }, taxId: 'FR12345678901', priceIncludesTax: false, at },
+  { productType: 'DigitalDownload', amount: 1999, currency: 'EUR', location: { country: 'FR' }, taxId: 'FR40303265045', priceIncludesTax: false, at },
 ];
 
 const fmt = (n: number, digits = 0, width = 10) => n.toFixed(digits).padStart(width);

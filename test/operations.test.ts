@@ -14,6 +14,8 @@ const SETTINGS = {
   embeddedPaymentMethodUpdate: true,
   customSubscriptionManagementUrl: 'https://billing.example.com/manage',
   pricesIncludeTax: true,
+  taxRegistrations: 'CA,CA-QC,EU,GB,US-WA',
+  noTaxData: 'refuse',
   contactEmail: 'ops@example.com',
 };
 
@@ -61,6 +63,9 @@ describe('admin CLI', () => {
       ['workspace', 'set', ws.workspaceId, 'productLimit=1.5'],
       ['workspace', 'set', ws.workspaceId, 'customSubscriptionManagementUrl=ftp://example.com'],
       ['workspace', 'set', ws.workspaceId, 'contactEmail=not-an-email'],
+      ['workspace', 'set', ws.workspaceId, 'taxRegistrations=US'],
+      ['workspace', 'set', ws.workspaceId, 'taxRegistrations=DE,Bavaria'],
+      ['workspace', 'set', ws.workspaceId, 'noTaxData=maybe'],
       ['workspace', 'set', ws.workspaceId, 'testMode'],
       ['workspace', 'set', ws.workspaceId, 'testMode=true', 'offline=maybe'],
       ['workspace', 'set', ws.workspaceId],

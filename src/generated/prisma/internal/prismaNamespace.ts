@@ -2867,6 +2867,8 @@ export const WorkspaceScalarFieldEnum = {
   customSubscriptionManagementUrl: 'customSubscriptionManagementUrl',
   contactEmail: 'contactEmail',
   pricesIncludeTax: 'pricesIncludeTax',
+  taxRegistrations: 'taxRegistrations',
+  noTaxData: 'noTaxData',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -3128,6 +3130,8 @@ export const OrderScalarFieldEnum = {
   billingState: 'billingState',
   billingPostalCode: 'billingPostalCode',
   taxInclusive: 'taxInclusive',
+  taxId: 'taxId',
+  taxReason: 'taxReason',
   checkoutId: 'checkoutId',
   subscriptionId: 'subscriptionId',
   lastPaymentId: 'lastPaymentId',

@@ -113,6 +113,8 @@ export const WorkspaceScalarFieldEnum = {
   customSubscriptionManagementUrl: 'customSubscriptionManagementUrl',
   contactEmail: 'contactEmail',
   pricesIncludeTax: 'pricesIncludeTax',
+  taxRegistrations: 'taxRegistrations',
+  noTaxData: 'noTaxData',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -374,6 +376,8 @@ export const OrderScalarFieldEnum = {
   billingState: 'billingState',
   billingPostalCode: 'billingPostalCode',
   taxInclusive: 'taxInclusive',
+  taxId: 'taxId',
+  taxReason: 'taxReason',
   checkoutId: 'checkoutId',
   subscriptionId: 'subscriptionId',
   lastPaymentId: 'lastPaymentId',

@@ -46,6 +46,8 @@ export type WorkspaceMinAggregateOutputType = {
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
   pricesIncludeTax: boolean | null
+  taxRegistrations: string | null
+  noTaxData: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -62,6 +64,8 @@ export type WorkspaceMaxAggregateOutputType = {
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
   pricesIncludeTax: boolean | null
+  taxRegistrations: string | null
+  noTaxData: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -78,6 +82,8 @@ export type WorkspaceCountAggregateOutputType = {
   customSubscriptionManagementUrl: number
   contactEmail: number
   pricesIncludeTax: number
+  taxRegistrations: number
+  noTaxData: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -104,6 +110,8 @@ export type WorkspaceMinAggregateInputType = {
   customSubscriptionManagementUrl?: true
   contactEmail?: true
   pricesIncludeTax?: true
+  taxRegistrations?: true
+  noTaxData?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -120,6 +128,8 @@ export type WorkspaceMaxAggregateInputType = {
   customSubscriptionManagementUrl?: true
   contactEmail?: true
   pricesIncludeTax?: true
+  taxRegistrations?: true
+  noTaxData?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -136,6 +146,8 @@ export type WorkspaceCountAggregateInputType = {
   customSubscriptionManagementUrl?: true
   contactEmail?: true
   pricesIncludeTax?: true
+  taxRegistrations?: true
+  noTaxData?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -239,6 +251,8 @@ export type WorkspaceGroupByOutputType = {
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
   pricesIncludeTax: boolean
+  taxRegistrations: string
+  noTaxData: string
   createdAt: Date
   updatedAt: Date
   _count: WorkspaceCountAggregateOutputType | null
@@ -278,6 +292,8 @@ export type WorkspaceWhereInput = {
   customSubscriptionManagementUrl?: Prisma.StringNullableFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableFilter<"Workspace"> | string | null
   pricesIncludeTax?: Prisma.BoolFilter<"Workspace"> | boolean
+  taxRegistrations?: Prisma.StringFilter<"Workspace"> | string
+  noTaxData?: Prisma.StringFilter<"Workspace"> | string
   createdAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   projects?: Prisma.ProjectListRelationFilter
@@ -296,6 +312,8 @@ export type WorkspaceOrderByWithRelationInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   contactEmail?: Prisma.SortOrderInput | Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  taxRegistrations?: Prisma.SortOrder
+  noTaxData?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   projects?: Prisma.ProjectOrderByRelationAggregateInput
@@ -317,6 +335,8 @@ export type WorkspaceWhereUniqueInput = Prisma.AtLeast<{
   customSubscriptionManagementUrl?: Prisma.StringNullableFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableFilter<"Workspace"> | string | null
   pricesIncludeTax?: Prisma.BoolFilter<"Workspace"> | boolean
+  taxRegistrations?: Prisma.StringFilter<"Workspace"> | string
+  noTaxData?: Prisma.StringFilter<"Workspace"> | string
   createdAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   projects?: Prisma.ProjectListRelationFilter
@@ -335,6 +355,8 @@ export type WorkspaceOrderByWithAggregationInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   contactEmail?: Prisma.SortOrderInput | Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  taxRegistrations?: Prisma.SortOrder
+  noTaxData?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.WorkspaceCountOrderByAggregateInput
@@ -359,6 +381,8 @@ export type WorkspaceScalarWhereWithAggregatesInput = {
   customSubscriptionManagementUrl?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   pricesIncludeTax?: Prisma.BoolWithAggregatesFilter<"Workspace"> | boolean
+  taxRegistrations?: Prisma.StringWithAggregatesFilter<"Workspace"> | string
+  noTaxData?: Prisma.StringWithAggregatesFilter<"Workspace"> | string
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Workspace"> | Date | string
 }
@@ -375,6 +399,8 @@ export type WorkspaceCreateInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectCreateNestedManyWithoutWorkspaceInput
@@ -393,6 +419,8 @@ export type WorkspaceUncheckedCreateInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -411,6 +439,8 @@ export type WorkspaceUpdateInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUpdateManyWithoutWorkspaceNestedInput
@@ -429,6 +459,8 @@ export type WorkspaceUncheckedUpdateInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -447,6 +479,8 @@ export type WorkspaceCreateManyInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -463,6 +497,8 @@ export type WorkspaceUpdateManyMutationInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -479,6 +515,8 @@ export type WorkspaceUncheckedUpdateManyInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -495,6 +533,8 @@ export type WorkspaceCountOrderByAggregateInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  taxRegistrations?: Prisma.SortOrder
+  noTaxData?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -515,6 +555,8 @@ export type WorkspaceMaxOrderByAggregateInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  taxRegistrations?: Prisma.SortOrder
+  noTaxData?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -531,6 +573,8 @@ export type WorkspaceMinOrderByAggregateInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  taxRegistrations?: Prisma.SortOrder
+  noTaxData?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -608,6 +652,8 @@ export type WorkspaceCreateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
@@ -625,6 +671,8 @@ export type WorkspaceUncheckedCreateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -658,6 +706,8 @@ export type WorkspaceUpdateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
@@ -675,6 +725,8 @@ export type WorkspaceUncheckedUpdateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -692,6 +744,8 @@ export type WorkspaceCreateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectCreateNestedManyWithoutWorkspaceInput
@@ -709,6 +763,8 @@ export type WorkspaceUncheckedCreateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -742,6 +798,8 @@ export type WorkspaceUpdateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUpdateManyWithoutWorkspaceNestedInput
@@ -759,6 +817,8 @@ export type WorkspaceUncheckedUpdateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -816,6 +876,8 @@ export type WorkspaceSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  taxRegistrations?: boolean
+  noTaxData?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
@@ -835,6 +897,8 @@ export type WorkspaceSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  taxRegistrations?: boolean
+  noTaxData?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["workspace"]>
@@ -851,6 +915,8 @@ export type WorkspaceSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  taxRegistrations?: boolean
+  noTaxData?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["workspace"]>
@@ -867,11 +933,13 @@ export type WorkspaceSelectScalar = {
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  taxRegistrations?: boolean
+  noTaxData?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
+export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "taxRegistrations" | "noTaxData" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
 export type WorkspaceInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
   apiKeys?: boolean | Prisma.Workspace$apiKeysArgs<ExtArgs>
@@ -898,6 +966,8 @@ export type $WorkspacePayload<ExtArgs extends runtime.Types.Extensions.InternalA
     customSubscriptionManagementUrl: string | null
     contactEmail: string | null
     pricesIncludeTax: boolean
+    taxRegistrations: string
+    noTaxData: string
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["workspace"]>
@@ -1336,6 +1406,8 @@ export interface WorkspaceFieldRefs {
   readonly customSubscriptionManagementUrl: Prisma.FieldRef<"Workspace", 'String'>
   readonly contactEmail: Prisma.FieldRef<"Workspace", 'String'>
   readonly pricesIncludeTax: Prisma.FieldRef<"Workspace", 'Boolean'>
+  readonly taxRegistrations: Prisma.FieldRef<"Workspace", 'String'>
+  readonly noTaxData: Prisma.FieldRef<"Workspace", 'String'>
   readonly createdAt: Prisma.FieldRef<"Workspace", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Workspace", 'DateTime'>
 }
