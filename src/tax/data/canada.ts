@@ -2,8 +2,8 @@
 // provincial tax on digital goods and services, dated (periods as ./national-rates.ts has them).
 // A committed data file. Postal letters: Canada Post, "Addressing guidelines: postal code", the
 // forward sortation areas' first letters by province. Rates: CRA, "GST/HST provincial rates
-// table" (canada.ca), and the provincial ministries named per row. Checked: 2025-11-25, as known
-// then (see ./national-rates.ts for how).
+// table" (canada.ca), and the provincial ministries named per row. Checked: 2026-11-27 (see
+// ./national-rates.ts for how).
 import { TAX_DATA_STARTS, type RatePeriod } from './national-rates.js';
 
 /** Province -> the first letters of its postal codes (X is shared by the Northwest Territories and Nunavut). */

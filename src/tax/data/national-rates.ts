@@ -3,9 +3,9 @@
 // place of the `sales-tax` package's table (docs/decisions.md "Tax" lists what it had wrong).
 //
 // How it was made: checked country by country against the published standard rates for
-// electronically supplied services to consumers, from the sources named per row as the author
-// knew them in 2025 (no live access to them when this was written: re-check before relying on a
-// row, and add a period, never edit a past one, when a rate changes). The table starts on
+// electronically supplied services to consumers, on 2026-11-27, from the sources named per row as
+// the author knew them (knowledge that runs to 2025; no live access to them when this was written:
+// re-check before relying on a row, and add a period, never edit a past one, when a rate changes). The table starts on
 // TAX_DATA_STARTS: a first period dated then was already in force before it, and a sale before it
 // has no data. A country that is not here, or a date before its first period, has no data: the
 // calculation says so (reason `no_data`) instead of charging nothing as if none were due. `none`
@@ -16,7 +16,6 @@
 // royal decree renewed every year since 1999: the 7% period is extended while it is renewed).
 
 export const TAX_DATA_STARTS = '2020-01-01';
-export const NATIONAL_RATES_CHECKED_ON = '2025-11-25';
 
 /** HST, PST and QST are Canada's provincial taxes (./canada.ts); SALES_TAX the US states' (./us-states.ts) and a few countries'. */
 export type TaxType = 'VAT' | 'GST' | 'HST' | 'PST' | 'QST' | 'SALES_TAX' | 'SERVICE_TAX';

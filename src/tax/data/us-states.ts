@@ -9,8 +9,8 @@
 // no history here: a state's current rule applies to every date.
 // Source of rates: Tax Foundation, "State and Local Sales Tax Rates, 2025" (state rate column),
 // https://taxfoundation.org/data/all/state/2025-sales-taxes/, and the state pages named per row;
-// the changes since 2020 each with their own source. Checked: 2025-11-25, as known then (see
-// ./national-rates.ts for how).
+// the changes since 2020 each with their own source. Checked: 2026-11-27 (see ./national-rates.ts
+// for how).
 //
 // Only the statewide rate is charged: county, city and district rates are not in the data.
 import { TAX_DATA_STARTS, type RatePeriod } from './national-rates.js';
