@@ -103,6 +103,8 @@ export const config = {
   licenseKeyValidationsPerMinute: intEnv('LICENSE_KEY_VALIDATIONS_PER_MINUTE', 600),
   // Signs the subscriptions list's cursors (src/subscriptions/cursor.ts).
   cursorSecret: secretEnv('CURSOR_SECRET'),
+  // Signs the buyer portal's form (CSRF) tokens (src/portal/tokens.ts).
+  portalSecret: secretEnv('PORTAL_SECRET'),
   downloads: {
     // Signs the download URLs this service serves (src/delivery/download-links.ts).
     urlSecret: secretEnv('DOWNLOAD_URL_SECRET'),

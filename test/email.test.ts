@@ -124,3 +124,13 @@ test('an id makes a retried call idempotent: a failed send stays unsent and is s
   expect(received).toHaveLength(1);
   expect(await rowsTo(to)).toEqual([expect.objectContaining({ id, sentAt: first.sentAt })]);
 });
+
+test('storedText: the email goes out with its text, the outbox keeps the stand-in (a sign-in link never reaches the database)', async () => {
+  process.env.SMTP_URL = smtpUrl;
+  const to = `credential-${randomUUID()}@example.test`;
+  const sent = await sendEmail(prisma, message({ to, text: 'Sign in: https://shop.example/portal/x/sign-in/psl_secret', storedText: 'Sign in: [a one-time sign-in link, not stored]', kind: 'portal_sign_in' }));
+  expect(sent.sentAt).toBeInstanceOf(Date);
+  expect(received).toHaveLength(1);
+  expect(received[0]!.raw).toContain('psl_secret');
+  expect(await rowsTo(to)).toEqual([expect.objectContaining({ text: 'Sign in: [a one-time sign-in link, not stored]', sentAt: sent.sentAt })]);
+});

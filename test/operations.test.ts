@@ -17,6 +17,10 @@ const SETTINGS = {
   taxRegistrations: 'CA,CA-QC,EU,GB,US-WA',
   noTaxData: 'refuse',
   contactEmail: 'ops@example.com',
+  brandColor: '#1a2b3c',
+  accentColor: '#ffb000',
+  portalPauseEnabled: true,
+  portalSwitchOfferIds: '0195f8a2-0000-7000-8000-000000000001,0195f8a2-0000-7000-8000-000000000002',
 };
 
 describe('admin CLI', () => {
@@ -66,6 +70,9 @@ describe('admin CLI', () => {
       ['workspace', 'set', ws.workspaceId, 'taxRegistrations=US'],
       ['workspace', 'set', ws.workspaceId, 'taxRegistrations=DE,Bavaria'],
       ['workspace', 'set', ws.workspaceId, 'noTaxData=maybe'],
+      ['workspace', 'set', ws.workspaceId, 'brandColor=blue'],
+      ['workspace', 'set', ws.workspaceId, 'accentColor=#fff'],
+      ['workspace', 'set', ws.workspaceId, 'portalSwitchOfferIds=one,two'],
       ['workspace', 'set', ws.workspaceId, 'testMode'],
       ['workspace', 'set', ws.workspaceId, 'testMode=true', 'offline=maybe'],
       ['workspace', 'set', ws.workspaceId],

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { portalBaseUrlFromEnv } from '../src/portal/base-url.js';
-import { newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
+import { portalBaseUrl, portalBaseUrlFromEnv } from '../src/portal/base-url.js';
+import { baseUrl, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { ERROR, failure, ok } from './support/responses.js';
-import { seedOrder } from './support/sales.js';
+import { newBuyer, seedOrder } from './support/sales.js';
 
 // GET /v0/portal/url through the real HTTP surface, its rules in the contract's order: the custom
 // subscription-management URL first, then 401 for a test-mode key, 401 with the portal disabled,
 // 400 for an unknown type, 404 for an unknown orderNumber; offerId and cartOfferId unchecked.
-// The suite's server runs without PORTAL_BASE_URL: links are under its own /portal.
+// The suite's server runs without PORTAL_BASE_URL: links are under its own /portal (the origin asked).
 
 type Query = { type: string; orderNumber?: string; offerId?: string; cartOfferId?: string };
 const link = (ws: Workspace, query: Query, key: KeyChoice = {}) => restClient(ws, { write: false, ...key }).GET('/v0/portal/url', { params: { query } });
@@ -60,6 +60,23 @@ describe('GET /v0/portal/url', () => {
     }
   });
 
+  test("every caller gets exactly the contract's link: with the secret key too it carries nothing more (it signs nobody in)", async () => {
+    const buyer = await newBuyer(ws);
+    const owned = (await seedOrder(ws, { userId: buyer.id, subscription: { recurringInterval: 'month' } })).order;
+    const offerId = randomUUID();
+    const cases: [Query, string][] = [
+      [{ type: 'orders-view', orderNumber: owned.number }, `orders/${owned.number}`],
+      [{ type: 'orders-downloads', orderNumber: owned.id }, `orders/${owned.number}/downloads`],
+      [{ type: 'orders-list', orderNumber: owned.number }, 'orders'],
+      [{ type: 'subscriptions-manage', orderNumber: owned.number, offerId }, `subscriptions/${owned.number}?offerId=${offerId}`],
+      [{ type: 'subscriptions-list', orderNumber: owned.number }, 'subscriptions'],
+    ];
+    for (const [query, path] of cases) {
+      const expected = `${baseUrl()}/portal/${ws.workspaceId}/${path}`;
+      for (const write of [false, true]) expect([query, write, (await ok(link(ws, query, { write }))).url]).toEqual([query, write, expected]);
+    }
+  });
+
   test('R: the public key alone is enough; no key or a wrong one is 401', async () => {
     expect((await raw('GET', '/v0/portal/url', { query: 'type=orders-list' })).status).toBe(401);
     expect((await raw('GET', '/v0/portal/url', { query: 'type=orders-list', headers: { 'x-svc-public-key': 'pk_live_nope' } })).status).toBe(401);
@@ -107,10 +124,10 @@ describe('GET /v0/portal/url', () => {
 });
 
 describe('PORTAL_BASE_URL', () => {
-  test('the portal base URL: the variable (trailing slashes dropped), else this service under /portal; anything but an http(s) URL without query stops the start', () => {
+  test('the portal base URL: the variable (trailing slashes dropped), else this service under /portal (where the request came in); anything but an http(s) URL without query stops the start', () => {
     expect(portalBaseUrlFromEnv({ PORTAL_BASE_URL: 'https://portal.example.com/shop/' })).toBe('https://portal.example.com/shop');
-    expect(portalBaseUrlFromEnv({ HOST: '0.0.0.0', PORT: '8080' })).toBe('http://0.0.0.0:8080/portal');
-    expect(portalBaseUrlFromEnv({})).toBe('http://127.0.0.1:3000/portal');
+    expect(portalBaseUrlFromEnv({ HOST: '0.0.0.0', PORT: '8080' })).toBeUndefined();
+    expect(portalBaseUrl('http://127.0.0.1:41234')).toBe('http://127.0.0.1:41234/portal');
     for (const bad of ['ftp://x.example', 'not a url', 'https://x.example/?a=1']) expect(() => portalBaseUrlFromEnv({ PORTAL_BASE_URL: bad })).toThrow(/PORTAL_BASE_URL/);
   });
 });

@@ -18,6 +18,10 @@ export const WORKSPACE_SETTINGS = {
   noTaxData: ['sell_without_tax', 'refuse'],
   contactEmail: 'string',
   name: 'string',
+  brandColor: 'string',
+  accentColor: 'string',
+  portalPauseEnabled: 'boolean',
+  portalSwitchOfferIds: 'string',
 } as const satisfies Record<string, SettingKind>;
 
 export type SettingName = keyof typeof WORKSPACE_SETTINGS;

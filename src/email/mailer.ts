@@ -2,7 +2,8 @@ import type { Transporter } from 'nodemailer';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
 
-// Operational emails (for now the webhooks domain's notices, src/webhooks/emails.ts). With
+// Operational emails (the webhooks domain's notices, src/webhooks/emails.ts; the buyer portal's
+// sign-in links, src/portal/actions.ts). With
 // SMTP_URL set they go out over SMTP and are recorded as sent; without it they wait in the Email
 // table (sentAt null) for an operator, and only their recipient and subject are logged.
 
@@ -16,6 +17,12 @@ export interface EmailMessage {
   to: string;
   subject: string;
   text: string;
+  /**
+   * What the Email table keeps in place of `text` when `text` carries a credential (a sign-in
+   * link): the credential never reaches the database, and such a message is sent once, from
+   * `text`, never from the stored copy.
+   */
+  storedText?: string;
   /** What the email reports, named by the domain that sends it (e.g. webhook_failing). */
   kind: string;
 }
@@ -45,8 +52,8 @@ async function transport(smtpUrl: string): Promise<Transporter> {
 export async function sendEmail(prisma: PrismaClient, message: EmailMessage, options: MailerOptions = {}): Promise<{ id: string; sentAt: Date | null }> {
   const smtpUrl = options.smtpUrl ?? (process.env.SMTP_URL || undefined);
   const from = options.from ?? (process.env.EMAIL_FROM || DEFAULT_FROM);
-  const { id, workspaceId = null, to, subject, text, kind } = message;
-  const data = { workspaceId, to, subject, text, kind };
+  const { id, workspaceId = null, to, subject, text, storedText, kind } = message;
+  const data = { workspaceId, to, subject, text: storedText ?? text, kind };
   // Recorded before sending, so a failed send stays in the table as unsent.
   const email = id ? await prisma.email.upsert({ where: { id }, create: { id, ...data }, update: {} }) : await prisma.email.create({ data });
   if (email.sentAt) return { id: email.id, sentAt: email.sentAt };
@@ -54,8 +61,9 @@ export async function sendEmail(prisma: PrismaClient, message: EmailMessage, opt
     logger.info({ emailId: email.id, kind, to, subject }, 'SMTP_URL is not set: email stored unsent');
     return { id: email.id, sentAt: null };
   }
-  // The stored message is what goes out, so a retry sends what was first recorded.
-  await (await transport(smtpUrl)).sendMail({ from, to: email.to, subject: email.subject, text: email.text, headers: { 'x-commerce-email-id': email.id } });
+  // The stored message is what goes out, so a retry sends what was first recorded (unless it stands in for a credential).
+  const body = storedText === undefined ? email.text : text;
+  await (await transport(smtpUrl)).sendMail({ from, to: email.to, subject: email.subject, text: body, headers: { 'x-commerce-email-id': email.id } });
   const sent = await prisma.email.update({ where: { id: email.id }, data: { sentAt: new Date() } });
   return { id: sent.id, sentAt: sent.sentAt };
 }

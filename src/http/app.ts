@@ -183,7 +183,7 @@ export async function createApp(deps: AppDependencies) {
         const allow = methods.join(', ');
         return { response: errorResponse(405, `Method ${request.method} is not allowed here; use ${allow}`, { allow }), route: path };
       }
-      return { response: await handle({ request, url, params: endpoint.params, requestId, limits, prisma, temporal, processor }), route: path };
+      return { response: await handle({ request, url, params: endpoint.params, requestId, limits, prisma, temporal, processor, rateLimits, client: address }), route: path };
     }
     if (pathname === '/graphql') {
       const params = await graphqlParams(request, limits);

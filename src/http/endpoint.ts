@@ -1,6 +1,7 @@
 // An HTTP endpoint of a domain that is not a GraphQL-backed route: a page (the hosted checkout) or
 // an ingress with its own body rules (a processor's signed webhooks). Each domain lists its own
 // (module.ts); src/domains.ts assembles them and src/http/app.ts dispatches to them.
+import type { RateLimits } from '../core/rate-limits.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { PaymentProcessor } from '../payments/processors/processor.js';
 import type { TemporalConnection } from '../temporal/client.js';
@@ -16,6 +17,10 @@ export interface EndpointRequest {
   prisma: PrismaClient;
   temporal: TemporalConnection;
   processor: PaymentProcessor;
+  /** The domains' budgets, for an endpoint that spends one (the buyer portal's forms). */
+  rateLimits: RateLimits;
+  /** The client's address, as per-client budgets count it. */
+  client: string;
 }
 
 export interface HttpEndpoint {

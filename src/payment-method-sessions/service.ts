@@ -42,10 +42,19 @@ export interface MintRequest {
   now: Date;
 }
 
-/** POST /v0/subscriptions/{id}/paymentMethodSession: 403 feature off, 404, 400 state, 429 rate, in this order. */
-export async function mintSession({ prisma, rateLimits }: MintDeps, principal: Principal, subscriptionIdOrNumber: string, request: MintRequest) {
+/** POST /v0/subscriptions/{id}/paymentMethodSession: 403 feature off, then openSession's 404, 400 state, 429 rate. */
+export async function mintSession(deps: MintDeps, principal: Principal, subscriptionIdOrNumber: string, request: MintRequest) {
   if (!principal.settings.embeddedPaymentMethodUpdate) throw new FeatureDisabled('The embedded payment-method update is not enabled for this workspace');
-  const subscription = await findSubscription(prisma, principal, subscriptionIdOrNumber);
+  return openSession(deps, principal, subscriptionIdOrNumber, request);
+}
+
+/**
+ * A session for the subscription (404), in a state that allows one (400), within the rate (429).
+ * The API's minting checks the workspace's embedded-update switch first; the buyer portal opens
+ * sessions for its own signed-in buyers without it (docs/decisions.md "Buyer portal").
+ */
+export async function openSession({ prisma, rateLimits }: MintDeps, scope: Scope, subscriptionIdOrNumber: string, request: MintRequest) {
+  const subscription = await findSubscription(prisma, scope, subscriptionIdOrNumber);
   if (!SESSION_STATUSES.includes(subscription.status)) {
     throw new ValidationFailed(`The subscription is ${subscription.status}: a payment-method session needs it active, trialing, past_due, unpaid or paused`);
   }
@@ -54,7 +63,7 @@ export async function mintSession({ prisma, rateLimits }: MintDeps, principal: P
   // Whole seconds, as answered: the stored expiry is the one the caller was told.
   const expiresAt = new Date((Math.floor(request.now.getTime() / 1000) + SESSION_LIFETIME_SECONDS) * 1000);
   await prisma.paymentMethodSession.create({
-    data: { workspaceId: principal.workspaceId, livemode: principal.livemode, subscriptionId: subscription.id, tokenHash: hashToken(sessionToken), expiresAt },
+    data: { workspaceId: scope.workspaceId, livemode: scope.livemode, subscriptionId: subscription.id, tokenHash: hashToken(sessionToken), expiresAt },
   });
   const base = config.downloads.publicBaseUrl ?? request.origin;
   return { sessionToken, expiresAt: Math.floor(expiresAt.getTime() / 1000), url: `${base}${PAGE_PATH}/${subscription.id}/${sessionToken}` };

@@ -16,8 +16,8 @@ import type { BillingDetails } from '../users/service.js';
 import { checkItemsTotal, itemLine, MAX_ITEMS, type SubscriptionItemInput } from './items.js';
 import { chargeThroughPaymentWorkflow } from './off-session.js';
 import { findSubscription } from './queries.js';
-import { requestChange, type LifecycleDeps } from './requests.js';
-import { beginPeriods, priceLines, subscriptionPlanItems, type PlanItem } from './service.js';
+import { clockOf, requestChange, type LifecycleDeps } from './requests.js';
+import { beginPeriods, planChangeMoney, priceLines, subscriptionPlanItems, type PlanItem } from './service.js';
 
 /** An item of a create or update body: an offer (for update, default the subscription's first item's) and its price. */
 export interface SubscriptionPlanItemInput extends SubscriptionItemInput {
@@ -92,6 +92,18 @@ export async function updateSubscription(deps: LifecycleDeps, scope: Scope, idOr
     await deps.prisma.idempotencyKey.update({ where: { id: changeId }, data: { orderId, paymentId: payment?.id ?? null } });
   }
   return { subscription, payment };
+}
+
+/**
+ * What PATCH .../update with these items would cost now, without changing anything: the same
+ * items' checks (400) and the proration the change books (planChangeMoney), at the subscription's
+ * clock now (the change itself is booked at its own clock, a moment later).
+ */
+export async function previewSubscriptionUpdate(deps: LifecycleDeps, scope: Scope, idOrNumber: string, inputs: readonly SubscriptionPlanItemInput[]) {
+  const current = await findSubscription(deps.prisma, scope, idOrNumber);
+  const [first] = await subscriptionPlanItems(deps.prisma, current);
+  const { items } = await planItems(deps.prisma, scope, inputs, first?.offerId ?? null, current);
+  return { subscription: current, ...(await planChangeMoney(deps.prisma, current, items, clockOf(current))) };
 }
 
 /** The plan change's key row, committed at once (its id is the change's); a concurrent duplicate's row when it won. */

@@ -460,22 +460,33 @@ export async function startPlanChange(prisma: PrismaClient, subscriptionId: stri
     const s = await lock(tx, subscriptionId);
     if (storedItems(s)?.changeId === changeId) return { paymentId: null };
     if (await tx.payment.findUnique({ where: { id: changeId }, select: { id: true } })) return { paymentId: changeId };
-    if (s.status !== 'active' && s.status !== 'trialing') throw new ValidationFailed(`Only an active or trialing subscription can change its items; this one is ${s.status}`);
-    const at = new Date(clockMs);
-    const plan = await planOf(tx, s);
-    const start = s.currentPeriodStart!.getTime();
-    // Both priced for the whole current period, with the discount that period has.
-    const discount = discountOfPeriod(s, plan.discount, start);
-    const [before, after] = await Promise.all([priceLines(tx, plan.items, plan.address, s.currency, at, discount), priceLines(tx, items, plan.address, s.currency, at, discount)]);
-    const end = s.currentPeriodEnd!.getTime();
-    const money = s.status === 'trialing' ? { net: 0, tax: 0 } : { net: prorate(before.amount, after.amount, start, end, clockMs).net, tax: prorate(before.tax, after.tax, start, end, clockMs).net };
+    const money = await planChangeMoney(tx, s, items, clockMs);
     if (money.net > 0) {
       await createPaymentOutsidePeriods(tx, s, changeId, { amount: money.net, tax: Math.min(Math.max(money.tax, 0), money.net) }, clockMs, true);
       return { paymentId: changeId };
     }
-    await applyPlan(tx, s, changeId, items, after.amount, -money.net);
+    await applyPlan(tx, s, changeId, items, money.periodAmount, -money.net);
     return { paymentId: null };
   });
+}
+
+/**
+ * What changing an active or trialing subscription (400 otherwise) to `items` at `clockMs` costs (the proration
+ * above): `net` (> 0 charged now, <= 0 credited to the next renewals; 0 while trialing), its
+ * `tax`, and `periodAmount`, what a whole period of the new items costs. The plan change books
+ * it; a preview (the buyer portal's) shows it before the buyer confirms.
+ */
+export async function planChangeMoney(db: Tx | PrismaClient, s: Subscription, items: PlanItem[], clockMs: number) {
+  if (s.status !== 'active' && s.status !== 'trialing') throw new ValidationFailed(`Only an active or trialing subscription can change its items; this one is ${s.status}`);
+  const at = new Date(clockMs);
+  const plan = await planOf(db, s);
+  const start = s.currentPeriodStart!.getTime();
+  // Both priced for the whole current period, with the discount that period has.
+  const discount = discountOfPeriod(s, plan.discount, start);
+  const [before, after] = await Promise.all([priceLines(db, plan.items, plan.address, s.currency, at, discount), priceLines(db, items, plan.address, s.currency, at, discount)]);
+  const end = s.currentPeriodEnd!.getTime();
+  const money = s.status === 'trialing' ? { net: 0, tax: 0 } : { net: prorate(before.amount, after.amount, start, end, clockMs).net, tax: prorate(before.tax, after.tax, start, end, clockMs).net };
+  return { ...money, periodAmount: after.amount };
 }
 
 /** The plan-change payment was charged: PAID applies the change, FAILED leaves the items as they were. */

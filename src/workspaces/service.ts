@@ -73,6 +73,15 @@ function parseSetting(name: string, raw: string): [SettingName, boolean | number
     throw new Error('customSubscriptionManagementUrl must be an http(s) URL or empty');
   }
   if (name === 'contactEmail' && raw !== '' && !/^[^\s@]+@[^\s@]+$/.test(raw)) throw new Error('contactEmail must be an email address or empty');
+  if ((name === 'brandColor' || name === 'accentColor') && raw !== '') {
+    if (!/^#[0-9a-fA-F]{6}$/.test(raw)) throw new Error(`${name} must be a colour as #rrggbb, or empty`);
+    return [name, raw.toLowerCase()];
+  }
+  if (name === 'portalSwitchOfferIds' && raw !== '') {
+    const ids = raw.split(',').map((id) => id.trim().toLowerCase());
+    if (!ids.every(isUuid)) throw new Error('portalSwitchOfferIds must be offer ids separated by commas, or empty');
+    return [name, [...new Set(ids)].join(',')];
+  }
   return [name as SettingName, raw === '' ? null : raw];
 }
 

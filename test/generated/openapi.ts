@@ -1406,11 +1406,31 @@ export interface paths {
         };
         /**
          * Resolve a customer-portal deep link
-         * @description The deep link into the buyer portal for a link type. Only computes where the buyer lands: no authentication of the buyer, no token. 401 for a test-mode key and while the portal is disabled, except that subscriptions-* types return the custom subscription-management URL when one is set, before any other rule
+         * @description The deep link into the buyer portal for a link type. Only computes where the buyer lands: it neither authenticates the buyer nor mints a token (a buyer without a session signs in first, then lands there; POST /v0/portal/sessions signs one in). 401 for a test-mode key and while the portal is disabled, except that subscriptions-* types return the custom subscription-management URL when one is set, before any other rule
          */
         get: operations["portalUrl"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/portal/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a buyer's single-use sign-in URL into the customer portal, landing on a deep link (call from the back end, then redirect the buyer)
+         * @description A single-use sign-in URL into the buyer portal for one buyer (as Stripe's billing-portal sessions; beyond the contract): it signs the buyer in and lands on the page GET /v0/portal/url names for the same type and parameters. Call it from the back end as the buyer asks for the portal, and redirect them. The same rules as that route: the custom subscription-management URL for subscriptions-* types first, then 401 for a test-mode key and while the portal is disabled. The buyer: userId, else the buyer of orderNumber (400 when the order has none; both given, the order must be that user's); 404 for an unknown or archived user
+         */
+        post: operations["createPortalSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2395,6 +2415,12 @@ export interface components {
         PaymentStatus: "CANCELLED" | "EXPIRED" | "FAILED" | "PAID" | "PARTIALLY_REFUNDED" | "PENDING" | "REFUNDED" | "UNPAID";
         PlanPayload: {
             plan: components["schemas"]["Variant"];
+        };
+        PortalSession: {
+            /** @description Unix seconds, 5 minutes after minting; null for the custom subscription-management URL, which signs nobody in */
+            expiresAt: (number & components["schemas"]["Timestamp"]) | null;
+            /** @description Send the buyer's browser here: it signs that buyer in to the portal and lands on the type's page. Once, within expiresAt; a credential, so give it to that buyer only. The custom subscription-management URL instead for subscriptions-* types when the workspace has one */
+            url: string;
         };
         PortalUrl: {
             /** @description Where the buyer lands; the custom subscription-management URL for subscriptions-* types when the workspace has one */
@@ -6608,6 +6634,54 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Passed into the link as is, not checked */
+                    cartOfferId?: string | null;
+                    /** @description Passed into the link as is, not checked */
+                    offerId?: string | null;
+                    /** @description Order number or order id in the workspace (404 when unknown); required by the types that link to one order or subscription; names the buyer when userId is absent */
+                    orderNumber?: string | null;
+                    /** @description One of subscriptions-list, subscriptions-manage, subscriptions-update-payment-method, subscriptions-cancel, orders-list, orders-view, orders-downloads; orders-list when absent */
+                    type?: string | null;
+                    /** @description The buyer to sign in (a user of the workspace); or give orderNumber */
+                    userId?: (string & components["schemas"]["UUID"]) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["PortalSession"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];

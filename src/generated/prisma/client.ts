@@ -202,3 +202,13 @@ export type SandboxEvent = Prisma.SandboxEventModel
  * 
  */
 export type PaymentMethodSession = Prisma.PaymentMethodSessionModel
+/**
+ * Model PortalSession
+ * 
+ */
+export type PortalSession = Prisma.PortalSessionModel
+/**
+ * Model PortalSignInLink
+ * 
+ */
+export type PortalSignInLink = Prisma.PortalSignInLinkModel

@@ -428,7 +428,9 @@ export const ModelName = {
   Refund: 'Refund',
   RefundPart: 'RefundPart',
   SandboxEvent: 'SandboxEvent',
-  PaymentMethodSession: 'PaymentMethodSession'
+  PaymentMethodSession: 'PaymentMethodSession',
+  PortalSession: 'PortalSession',
+  PortalSignInLink: 'PortalSignInLink'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -444,7 +446,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "idempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "idempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession" | "portalSession" | "portalSignInLink"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2816,6 +2818,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    PortalSession: {
+      payload: Prisma.$PortalSessionPayload<ExtArgs>
+      fields: Prisma.PortalSessionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PortalSessionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PortalSessionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload>
+        }
+        findFirst: {
+          args: Prisma.PortalSessionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PortalSessionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload>
+        }
+        findMany: {
+          args: Prisma.PortalSessionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload>[]
+        }
+        create: {
+          args: Prisma.PortalSessionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload>
+        }
+        createMany: {
+          args: Prisma.PortalSessionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PortalSessionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload>[]
+        }
+        delete: {
+          args: Prisma.PortalSessionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload>
+        }
+        update: {
+          args: Prisma.PortalSessionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload>
+        }
+        deleteMany: {
+          args: Prisma.PortalSessionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PortalSessionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PortalSessionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload>[]
+        }
+        upsert: {
+          args: Prisma.PortalSessionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSessionPayload>
+        }
+        aggregate: {
+          args: Prisma.PortalSessionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePortalSession>
+        }
+        groupBy: {
+          args: Prisma.PortalSessionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PortalSessionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PortalSessionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PortalSessionCountAggregateOutputType> | number
+        }
+      }
+    }
+    PortalSignInLink: {
+      payload: Prisma.$PortalSignInLinkPayload<ExtArgs>
+      fields: Prisma.PortalSignInLinkFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.PortalSignInLinkFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.PortalSignInLinkFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload>
+        }
+        findFirst: {
+          args: Prisma.PortalSignInLinkFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.PortalSignInLinkFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload>
+        }
+        findMany: {
+          args: Prisma.PortalSignInLinkFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload>[]
+        }
+        create: {
+          args: Prisma.PortalSignInLinkCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload>
+        }
+        createMany: {
+          args: Prisma.PortalSignInLinkCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.PortalSignInLinkCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload>[]
+        }
+        delete: {
+          args: Prisma.PortalSignInLinkDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload>
+        }
+        update: {
+          args: Prisma.PortalSignInLinkUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload>
+        }
+        deleteMany: {
+          args: Prisma.PortalSignInLinkDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.PortalSignInLinkUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.PortalSignInLinkUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload>[]
+        }
+        upsert: {
+          args: Prisma.PortalSignInLinkUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$PortalSignInLinkPayload>
+        }
+        aggregate: {
+          args: Prisma.PortalSignInLinkAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregatePortalSignInLink>
+        }
+        groupBy: {
+          args: Prisma.PortalSignInLinkGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PortalSignInLinkGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.PortalSignInLinkCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.PortalSignInLinkCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -2869,6 +3019,10 @@ export const WorkspaceScalarFieldEnum = {
   pricesIncludeTax: 'pricesIncludeTax',
   taxRegistrations: 'taxRegistrations',
   noTaxData: 'noTaxData',
+  brandColor: 'brandColor',
+  accentColor: 'accentColor',
+  portalPauseEnabled: 'portalPauseEnabled',
+  portalSwitchOfferIds: 'portalSwitchOfferIds',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -3469,6 +3623,35 @@ export const PaymentMethodSessionScalarFieldEnum = {
 } as const
 
 export type PaymentMethodSessionScalarFieldEnum = (typeof PaymentMethodSessionScalarFieldEnum)[keyof typeof PaymentMethodSessionScalarFieldEnum]
+
+
+export const PortalSessionScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  userId: 'userId',
+  tokenHash: 'tokenHash',
+  expiresAt: 'expiresAt',
+  endedAt: 'endedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PortalSessionScalarFieldEnum = (typeof PortalSessionScalarFieldEnum)[keyof typeof PortalSessionScalarFieldEnum]
+
+
+export const PortalSignInLinkScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  userId: 'userId',
+  tokenHash: 'tokenHash',
+  next: 'next',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PortalSignInLinkScalarFieldEnum = (typeof PortalSignInLinkScalarFieldEnum)[keyof typeof PortalSignInLinkScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -4106,6 +4289,8 @@ export type GlobalOmitConfig = {
   refundPart?: Prisma.RefundPartOmit
   sandboxEvent?: Prisma.SandboxEventOmit
   paymentMethodSession?: Prisma.PaymentMethodSessionOmit
+  portalSession?: Prisma.PortalSessionOmit
+  portalSignInLink?: Prisma.PortalSignInLinkOmit
 }
 
 /* Types for Logging */

@@ -82,7 +82,9 @@ export const ModelName = {
   Refund: 'Refund',
   RefundPart: 'RefundPart',
   SandboxEvent: 'SandboxEvent',
-  PaymentMethodSession: 'PaymentMethodSession'
+  PaymentMethodSession: 'PaymentMethodSession',
+  PortalSession: 'PortalSession',
+  PortalSignInLink: 'PortalSignInLink'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -115,6 +117,10 @@ export const WorkspaceScalarFieldEnum = {
   pricesIncludeTax: 'pricesIncludeTax',
   taxRegistrations: 'taxRegistrations',
   noTaxData: 'noTaxData',
+  brandColor: 'brandColor',
+  accentColor: 'accentColor',
+  portalPauseEnabled: 'portalPauseEnabled',
+  portalSwitchOfferIds: 'portalSwitchOfferIds',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -715,6 +721,35 @@ export const PaymentMethodSessionScalarFieldEnum = {
 } as const
 
 export type PaymentMethodSessionScalarFieldEnum = (typeof PaymentMethodSessionScalarFieldEnum)[keyof typeof PaymentMethodSessionScalarFieldEnum]
+
+
+export const PortalSessionScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  userId: 'userId',
+  tokenHash: 'tokenHash',
+  expiresAt: 'expiresAt',
+  endedAt: 'endedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PortalSessionScalarFieldEnum = (typeof PortalSessionScalarFieldEnum)[keyof typeof PortalSessionScalarFieldEnum]
+
+
+export const PortalSignInLinkScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  userId: 'userId',
+  tokenHash: 'tokenHash',
+  next: 'next',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type PortalSignInLinkScalarFieldEnum = (typeof PortalSignInLinkScalarFieldEnum)[keyof typeof PortalSignInLinkScalarFieldEnum]
 
 
 export const SortOrder = {

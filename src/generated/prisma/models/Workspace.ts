@@ -48,6 +48,10 @@ export type WorkspaceMinAggregateOutputType = {
   pricesIncludeTax: boolean | null
   taxRegistrations: string | null
   noTaxData: string | null
+  brandColor: string | null
+  accentColor: string | null
+  portalPauseEnabled: boolean | null
+  portalSwitchOfferIds: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -66,6 +70,10 @@ export type WorkspaceMaxAggregateOutputType = {
   pricesIncludeTax: boolean | null
   taxRegistrations: string | null
   noTaxData: string | null
+  brandColor: string | null
+  accentColor: string | null
+  portalPauseEnabled: boolean | null
+  portalSwitchOfferIds: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -84,6 +92,10 @@ export type WorkspaceCountAggregateOutputType = {
   pricesIncludeTax: number
   taxRegistrations: number
   noTaxData: number
+  brandColor: number
+  accentColor: number
+  portalPauseEnabled: number
+  portalSwitchOfferIds: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -112,6 +124,10 @@ export type WorkspaceMinAggregateInputType = {
   pricesIncludeTax?: true
   taxRegistrations?: true
   noTaxData?: true
+  brandColor?: true
+  accentColor?: true
+  portalPauseEnabled?: true
+  portalSwitchOfferIds?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -130,6 +146,10 @@ export type WorkspaceMaxAggregateInputType = {
   pricesIncludeTax?: true
   taxRegistrations?: true
   noTaxData?: true
+  brandColor?: true
+  accentColor?: true
+  portalPauseEnabled?: true
+  portalSwitchOfferIds?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -148,6 +168,10 @@ export type WorkspaceCountAggregateInputType = {
   pricesIncludeTax?: true
   taxRegistrations?: true
   noTaxData?: true
+  brandColor?: true
+  accentColor?: true
+  portalPauseEnabled?: true
+  portalSwitchOfferIds?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -253,6 +277,10 @@ export type WorkspaceGroupByOutputType = {
   pricesIncludeTax: boolean
   taxRegistrations: string
   noTaxData: string
+  brandColor: string | null
+  accentColor: string | null
+  portalPauseEnabled: boolean
+  portalSwitchOfferIds: string | null
   createdAt: Date
   updatedAt: Date
   _count: WorkspaceCountAggregateOutputType | null
@@ -294,6 +322,10 @@ export type WorkspaceWhereInput = {
   pricesIncludeTax?: Prisma.BoolFilter<"Workspace"> | boolean
   taxRegistrations?: Prisma.StringFilter<"Workspace"> | string
   noTaxData?: Prisma.StringFilter<"Workspace"> | string
+  brandColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  accentColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  portalPauseEnabled?: Prisma.BoolFilter<"Workspace"> | boolean
+  portalSwitchOfferIds?: Prisma.StringNullableFilter<"Workspace"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   projects?: Prisma.ProjectListRelationFilter
@@ -314,6 +346,10 @@ export type WorkspaceOrderByWithRelationInput = {
   pricesIncludeTax?: Prisma.SortOrder
   taxRegistrations?: Prisma.SortOrder
   noTaxData?: Prisma.SortOrder
+  brandColor?: Prisma.SortOrderInput | Prisma.SortOrder
+  accentColor?: Prisma.SortOrderInput | Prisma.SortOrder
+  portalPauseEnabled?: Prisma.SortOrder
+  portalSwitchOfferIds?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   projects?: Prisma.ProjectOrderByRelationAggregateInput
@@ -337,6 +373,10 @@ export type WorkspaceWhereUniqueInput = Prisma.AtLeast<{
   pricesIncludeTax?: Prisma.BoolFilter<"Workspace"> | boolean
   taxRegistrations?: Prisma.StringFilter<"Workspace"> | string
   noTaxData?: Prisma.StringFilter<"Workspace"> | string
+  brandColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  accentColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  portalPauseEnabled?: Prisma.BoolFilter<"Workspace"> | boolean
+  portalSwitchOfferIds?: Prisma.StringNullableFilter<"Workspace"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   projects?: Prisma.ProjectListRelationFilter
@@ -357,6 +397,10 @@ export type WorkspaceOrderByWithAggregationInput = {
   pricesIncludeTax?: Prisma.SortOrder
   taxRegistrations?: Prisma.SortOrder
   noTaxData?: Prisma.SortOrder
+  brandColor?: Prisma.SortOrderInput | Prisma.SortOrder
+  accentColor?: Prisma.SortOrderInput | Prisma.SortOrder
+  portalPauseEnabled?: Prisma.SortOrder
+  portalSwitchOfferIds?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.WorkspaceCountOrderByAggregateInput
@@ -383,6 +427,10 @@ export type WorkspaceScalarWhereWithAggregatesInput = {
   pricesIncludeTax?: Prisma.BoolWithAggregatesFilter<"Workspace"> | boolean
   taxRegistrations?: Prisma.StringWithAggregatesFilter<"Workspace"> | string
   noTaxData?: Prisma.StringWithAggregatesFilter<"Workspace"> | string
+  brandColor?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
+  accentColor?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
+  portalPauseEnabled?: Prisma.BoolWithAggregatesFilter<"Workspace"> | boolean
+  portalSwitchOfferIds?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Workspace"> | Date | string
 }
@@ -401,6 +449,10 @@ export type WorkspaceCreateInput = {
   pricesIncludeTax?: boolean
   taxRegistrations?: string
   noTaxData?: string
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectCreateNestedManyWithoutWorkspaceInput
@@ -421,6 +473,10 @@ export type WorkspaceUncheckedCreateInput = {
   pricesIncludeTax?: boolean
   taxRegistrations?: string
   noTaxData?: string
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -441,6 +497,10 @@ export type WorkspaceUpdateInput = {
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
   noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUpdateManyWithoutWorkspaceNestedInput
@@ -461,6 +521,10 @@ export type WorkspaceUncheckedUpdateInput = {
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
   noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -481,6 +545,10 @@ export type WorkspaceCreateManyInput = {
   pricesIncludeTax?: boolean
   taxRegistrations?: string
   noTaxData?: string
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -499,6 +567,10 @@ export type WorkspaceUpdateManyMutationInput = {
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
   noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -517,6 +589,10 @@ export type WorkspaceUncheckedUpdateManyInput = {
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
   noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -535,6 +611,10 @@ export type WorkspaceCountOrderByAggregateInput = {
   pricesIncludeTax?: Prisma.SortOrder
   taxRegistrations?: Prisma.SortOrder
   noTaxData?: Prisma.SortOrder
+  brandColor?: Prisma.SortOrder
+  accentColor?: Prisma.SortOrder
+  portalPauseEnabled?: Prisma.SortOrder
+  portalSwitchOfferIds?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -557,6 +637,10 @@ export type WorkspaceMaxOrderByAggregateInput = {
   pricesIncludeTax?: Prisma.SortOrder
   taxRegistrations?: Prisma.SortOrder
   noTaxData?: Prisma.SortOrder
+  brandColor?: Prisma.SortOrder
+  accentColor?: Prisma.SortOrder
+  portalPauseEnabled?: Prisma.SortOrder
+  portalSwitchOfferIds?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -575,6 +659,10 @@ export type WorkspaceMinOrderByAggregateInput = {
   pricesIncludeTax?: Prisma.SortOrder
   taxRegistrations?: Prisma.SortOrder
   noTaxData?: Prisma.SortOrder
+  brandColor?: Prisma.SortOrder
+  accentColor?: Prisma.SortOrder
+  portalPauseEnabled?: Prisma.SortOrder
+  portalSwitchOfferIds?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -654,6 +742,10 @@ export type WorkspaceCreateWithoutProjectsInput = {
   pricesIncludeTax?: boolean
   taxRegistrations?: string
   noTaxData?: string
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
@@ -673,6 +765,10 @@ export type WorkspaceUncheckedCreateWithoutProjectsInput = {
   pricesIncludeTax?: boolean
   taxRegistrations?: string
   noTaxData?: string
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -708,6 +804,10 @@ export type WorkspaceUpdateWithoutProjectsInput = {
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
   noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
@@ -727,6 +827,10 @@ export type WorkspaceUncheckedUpdateWithoutProjectsInput = {
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
   noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -746,6 +850,10 @@ export type WorkspaceCreateWithoutApiKeysInput = {
   pricesIncludeTax?: boolean
   taxRegistrations?: string
   noTaxData?: string
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectCreateNestedManyWithoutWorkspaceInput
@@ -765,6 +873,10 @@ export type WorkspaceUncheckedCreateWithoutApiKeysInput = {
   pricesIncludeTax?: boolean
   taxRegistrations?: string
   noTaxData?: string
+  brandColor?: string | null
+  accentColor?: string | null
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -800,6 +912,10 @@ export type WorkspaceUpdateWithoutApiKeysInput = {
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
   noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUpdateManyWithoutWorkspaceNestedInput
@@ -819,6 +935,10 @@ export type WorkspaceUncheckedUpdateWithoutApiKeysInput = {
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
   taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
   noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
+  brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -878,6 +998,10 @@ export type WorkspaceSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   pricesIncludeTax?: boolean
   taxRegistrations?: boolean
   noTaxData?: boolean
+  brandColor?: boolean
+  accentColor?: boolean
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
@@ -899,6 +1023,10 @@ export type WorkspaceSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   pricesIncludeTax?: boolean
   taxRegistrations?: boolean
   noTaxData?: boolean
+  brandColor?: boolean
+  accentColor?: boolean
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["workspace"]>
@@ -917,6 +1045,10 @@ export type WorkspaceSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   pricesIncludeTax?: boolean
   taxRegistrations?: boolean
   noTaxData?: boolean
+  brandColor?: boolean
+  accentColor?: boolean
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["workspace"]>
@@ -935,11 +1067,15 @@ export type WorkspaceSelectScalar = {
   pricesIncludeTax?: boolean
   taxRegistrations?: boolean
   noTaxData?: boolean
+  brandColor?: boolean
+  accentColor?: boolean
+  portalPauseEnabled?: boolean
+  portalSwitchOfferIds?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "taxRegistrations" | "noTaxData" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
+export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "taxRegistrations" | "noTaxData" | "brandColor" | "accentColor" | "portalPauseEnabled" | "portalSwitchOfferIds" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
 export type WorkspaceInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
   apiKeys?: boolean | Prisma.Workspace$apiKeysArgs<ExtArgs>
@@ -968,6 +1104,10 @@ export type $WorkspacePayload<ExtArgs extends runtime.Types.Extensions.InternalA
     pricesIncludeTax: boolean
     taxRegistrations: string
     noTaxData: string
+    brandColor: string | null
+    accentColor: string | null
+    portalPauseEnabled: boolean
+    portalSwitchOfferIds: string | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["workspace"]>
@@ -1408,6 +1548,10 @@ export interface WorkspaceFieldRefs {
   readonly pricesIncludeTax: Prisma.FieldRef<"Workspace", 'Boolean'>
   readonly taxRegistrations: Prisma.FieldRef<"Workspace", 'String'>
   readonly noTaxData: Prisma.FieldRef<"Workspace", 'String'>
+  readonly brandColor: Prisma.FieldRef<"Workspace", 'String'>
+  readonly accentColor: Prisma.FieldRef<"Workspace", 'String'>
+  readonly portalPauseEnabled: Prisma.FieldRef<"Workspace", 'Boolean'>
+  readonly portalSwitchOfferIds: Prisma.FieldRef<"Workspace", 'String'>
   readonly createdAt: Prisma.FieldRef<"Workspace", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Workspace", 'DateTime'>
 }
