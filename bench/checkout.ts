@@ -6,12 +6,13 @@
 // /v0/orders/{id} does. At each concurrency (BENCH_CHECKOUT_CONCURRENCY, default 1,5,20) buyers
 // keep paying for BENCH_DURATION seconds (default 20); the level's throughput is its paid orders
 // over the time from its first request to its last order paid. Prints orders/s, the latencies of
-// the POST and of paid (request to PAID seen), CPU per order, and the peak RSS of both processes.
+// the POST and of paid (request to PAID seen), CPU per order, and both processes' RSS, idle (before
+// the first request) and peak.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli, startServerProcess, startWorkerProcess } from '../test/support/processes.js';
-import { cpuSeconds, keyHeaders, post, postgresCpuSeconds, postgresCpuSince, quantile, sampleMemory, withBenchEnvironment, type BenchWorkspace } from './support.js';
+import { cpuSeconds, keyHeaders, post, postgresCpuSeconds, postgresCpuSince, processesMemory, quantile, withBenchEnvironment, type BenchWorkspace } from './support.js';
 
 const CONCURRENCIES = (process.env.BENCH_CHECKOUT_CONCURRENCY ?? '1,5,20').split(',').map(Number);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 20);
@@ -80,11 +81,11 @@ await withBenchEnvironment(async ({ env, databaseName, stopLater }) => {
   stopLater(server);
   const worker = await startWorkerProcess({ ...env, LOG_LEVEL: 'info' });
   stopLater(worker);
+  const pids = { server: server.child.pid!, worker: worker.child.pid! };
+  const memory = processesMemory({ 'API process': pids.server, worker: pids.worker });
   const ws = await runCli<BenchWorkspace>(['workspace', 'create', '--name', 'Bench'], env);
   const elementId = await newCheckoutElement(server.url, ws);
   const readHeaders = keyHeaders(ws, { write: false });
-  const pids = { server: server.child.pid!, worker: worker.child.pid! };
-  const memory = { server: sampleMemory(pids.server), worker: sampleMemory(pids.worker) };
 
   let buyer = 0;
   const warmup = await Promise.all(Array.from({ length: WARMUP_ORDERS }, () => checkout(server.url, elementId, readHeaders, buyer++ % BUYERS)));
@@ -132,9 +133,11 @@ await withBenchEnvironment(async ({ env, databaseName, stopLater }) => {
     for (const failure of new Set(failures.map((outcome) => outcome.failure))) console.log(`  failed: ${failure}`);
   }
 
-  const peak = { server: memory.server.stop().rootRss, worker: memory.worker.stop().rootRss };
-  const rssOk = peak.server < TARGET_RSS_MB;
+  const { peaks, line } = memory.stop();
+  const apiPeak = peaks[0]!.rootRss;
+  const rssOk = apiPeak < TARGET_RSS_MB;
   console.log(`\npolled: paid orders whose POST answered before PAID; latencies in ms; CPU per paid order: the API process, the worker process, PostgreSQL's backends; load: the machine's 1-minute load average after the level`);
-  console.log(`API process peak RSS: ${peak.server.toFixed(1)} MB (target < ${TARGET_RSS_MB} MB) ${rssOk ? 'PASS' : 'FAIL'}; worker process peak RSS: ${peak.worker.toFixed(1)} MB`);
+  console.log(line);
+  console.log(`API process peak RSS: ${apiPeak.toFixed(1)} MB (target < ${TARGET_RSS_MB} MB) ${rssOk ? 'PASS' : 'FAIL'}; machine load ${os.loadavg().map((load) => load.toFixed(1)).join(' ')}`);
   if (failed || !rssOk) process.exitCode = 1;
 });

@@ -83,7 +83,7 @@ const row = (name: string, r: Round) =>
 
 await withBenchEnvironment(async (environment) => {
   const { env } = environment;
-  const { server, taskQueue, client } = await startApiAndWorker(environment);
+  const { server, taskQueue, client, memory } = await startApiAndWorker(environment);
 
   const ws = await runCli<BenchWorkspace>(['workspace', 'create', '--name', 'Bench refunds'], env);
   const headers = keyHeaders(ws);
@@ -152,5 +152,6 @@ await withBenchEnvironment(async (environment) => {
     const p50 = (pick: (t: (typeof times)[number]) => number) => quantile(times.map(pick), 0.5).toFixed(1);
     console.log(`${name.padEnd(42)}${p50((t) => t.queued).padStart(10)}${p50((t) => t.inWorker).padStart(11)}${p50((t) => t.closed).padStart(9)}${outside.toFixed(1).padStart(10)}`);
   }
+  console.log(memory.stop().line);
   if (ratio > TARGET_RATIO) process.exitCode = 1;
 });

@@ -29,7 +29,7 @@ interface TestWorkspace {
 
 await withBenchEnvironment(async (environment) => {
   const { env } = environment;
-  const { server, taskQueue, client } = await startApiAndWorker(environment);
+  const { server, taskQueue, client, memory } = await startApiAndWorker(environment);
 
   const ws = await runCli<TestWorkspace>(['workspace', 'create', '--name', 'Bench subscriptions'], env);
   await runCli(['workspace', 'set', ws.workspaceId, 'testMode=true'], env);
@@ -101,5 +101,6 @@ await withBenchEnvironment(async (environment) => {
   console.log(`largest history of one run: ${largest} events (${runs} runs of 20 subscriptions)`);
   const ratio = rate / floorRate;
   console.log(`\nrenewals/s / floor: ${(ratio * 100).toFixed(0)}% (target >= ${TARGET_RATIO * 100}%) ${ratio >= TARGET_RATIO ? 'PASS' : 'FAIL'}; load ${os.loadavg()[0]!.toFixed(1)}`);
+  console.log(memory.stop().line);
   if (ratio < TARGET_RATIO) process.exitCode = 1;
 });

@@ -45,16 +45,18 @@ export async function withBenchEnvironment<T>(bench: (environment: BenchEnvironm
 
 /**
  * Production's shape on the environment: an API process (WORKER_IN_PROCESS=false, no rate limit)
- * and a worker process, and a Temporal client for the floor's empty workflows on the worker's queue.
+ * and a worker process, and a Temporal client for the floor's empty workflows on the worker's queue;
+ * `memory` samples both processes' RSS from their start (print `memory.stop().line` at the end).
  */
 export async function startApiAndWorker({ env, stopLater }: BenchEnvironment) {
   const server = await startServerProcess({ ...env, LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS: 'false' });
   stopLater(server);
   const worker = await startWorkerProcess({ ...env, LOG_LEVEL: 'warn' });
   stopLater(worker);
+  const memory = processesMemory({ 'API process': server.child.pid!, worker: worker.child.pid! });
   const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
   stopLater({ stop: () => connection.close() });
-  return { server, taskQueue: worker.ready[1]!, client: new Client({ connection }) };
+  return { server, taskQueue: worker.ready[1]!, client: new Client({ connection }), memory };
 }
 
 /** The value at quantile q (0..1) of the values, nearest rank. */
@@ -114,13 +116,14 @@ function memoryMb(pid: number, file: 'status' | 'smaps_rollup', field: 'VmRSS' |
 }
 
 /**
- * Peak memory of a process tree, sampled every `intervalMs` until stop(): the root's own RSS, the tree's summed RSS
+ * Memory of a process tree: the root's RSS at the first sample (`idleRootRss`: take it before the
+ * process is asked anything), then peaks sampled every `intervalMs` until stop(): the root's own RSS, the tree's summed RSS
  * (counts shared pages, such as PostgreSQL's buffer cache, once per process that touched them),
  * the tree's summed PSS (shares each shared page out among its processes: what the tree really
  * holds), and that PSS by program (node, postgres, temporal, ...).
  */
 export function sampleMemory(root: number, intervalMs = 250) {
-  const peak = { rootRss: 0, treeRss: 0, treePss: 0, pssByProgram: {} as Record<string, number> };
+  const peak = { idleRootRss: 0, rootRss: 0, treeRss: 0, treePss: 0, pssByProgram: {} as Record<string, number> };
   const read = () => {
     const tree = processTree(root);
     peak.rootRss = Math.max(peak.rootRss, memoryMb(root, 'status', 'VmRSS'));
@@ -134,12 +137,27 @@ export function sampleMemory(root: number, intervalMs = 250) {
     for (const [program, mb] of Object.entries(byProgram)) peak.pssByProgram[program] = Math.max(peak.pssByProgram[program] ?? 0, mb);
   };
   read();
+  peak.idleRootRss = peak.rootRss;
   const timer = setInterval(read, intervalMs);
   return {
     stop() {
       clearInterval(timer);
       read();
       return peak;
+    },
+  };
+}
+
+/**
+ * Each named process's RSS from now: stop() gives a line with each one's idle RSS (at this call:
+ * started, asked nothing yet) and its peak since.
+ */
+export function processesMemory(processes: Record<string, number>) {
+  const samples = Object.entries(processes).map(([name, pid]) => ({ name, sample: sampleMemory(pid) }));
+  return {
+    stop() {
+      const peaks = samples.map(({ name, sample }) => ({ name, ...sample.stop() }));
+      return { peaks, line: `RSS idle -> peak: ${peaks.map((p) => `${p.name} ${p.idleRootRss.toFixed(1)} -> ${p.rootRss.toFixed(1)} MB`).join('; ')}` };
     },
   };
 }

@@ -1,7 +1,6 @@
 // `npm run bench:tax`: the tax calculation's cost, in one run, side by side:
 // 1. in-process: calculateTax calls per second over a mix of locations (EU VAT, UK, Quebec GST +
-//    QST, a US state with its ZIP code checked, Japan, a reverse charge), after a warm-up that
-//    loads the ZIP code data;
+//    QST, a US state with its ZIP code checked, Japan, a reverse charge), after a warm-up;
 // 2. through HTTP: POST /v0/tax/calculate requests per second at BENCH_TAX_CONCURRENCY (default
 //    8) for BENCH_DURATION seconds (default 10), with their latencies;
 // 3. the checkout quote (POST /checkout/{id}/quote) with and without tax: the same element and
@@ -12,7 +11,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { calculateTax, type TaxInput } from '../src/tax/calculate.js';
 import { runCli, startServerProcess } from '../test/support/processes.js';
-import { inParallel, keyHeaders, post, quantile, withBenchEnvironment, type BenchWorkspace } from './support.js';
+import { inParallel, keyHeaders, post, processesMemory, quantile, withBenchEnvironment, type BenchWorkspace } from './support.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_TAX_CONCURRENCY ?? 8);
@@ -27,7 +26,7 @@ const MIX: TaxInput[] = [
   { productType: 'Game', amount: 4999, currency: 'CAD', location: { country: 'CA', state: 'QC', postalCode: 'H2X 1Y4' }, priceIncludesTax: false, at },
   { productType: 'SoftwareKey', amount: 2999, currency: 'USD', location: { country: 'US', state: 'WA', postalCode: '98101' }, priceIncludesTax: false, at },
   { productType: 'VirtualCurrency', amount: 1200, currency: 'JPY', location: { country: 'JP' }, priceIncludesTax: true, at },
-  { productType: 'DigitalDownload', amount: 1999, currency: 'EUR', location: { country: 'FR' }, taxId: 'FR12345678901', priceIncludesTax: false, at },
+  { productType: 'DigitalDownload', amount: 1999, currency: 'EUR', location: { country: 'FR' }, taxId: 'FR40303265045', priceIncludesTax: false, at },
 ];
 
 const fmt = (n: number, digits = 0, width = 10) => n.toFixed(digits).padStart(width);
@@ -56,6 +55,7 @@ console.log(`  ${fmt(local.perSecond, 0, 0)} calculations/s (${local.microsecond
 await withBenchEnvironment(async ({ env, stopLater }) => {
   const server = await startServerProcess({ ...env, LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS: 'false' });
   stopLater(server);
+  const memory = processesMemory({ 'API process': server.child.pid! });
   const ws = await runCli<BenchWorkspace>(['workspace', 'create', '--name', 'Bench tax'], env);
   const headers = keyHeaders(ws);
   const { product } = await post<{ product: { id: string } }>(`${server.url}/v0/products/create`, headers, { name: 'Bench ebook', projectId: ws.projectId, type: 'DigitalDownload' });
@@ -106,5 +106,6 @@ await withBenchEnvironment(async ({ env, stopLater }) => {
   }
   const pass = overhead < MAX_OVERHEAD;
   console.log(`tax adds ${(overhead * 100).toFixed(1)}% to the quote's median latency (target < ${MAX_OVERHEAD * 100}%) ${pass ? 'PASS' : 'FAIL'}`);
+  console.log(memory.stop().line);
   if (!pass) process.exitCode = 1;
 });

@@ -61,7 +61,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
   const processor = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
   const schemas = await buildSchemas();
   // One Redis connection (REDIS_URL) for every limiter of the process: the edge limit and the domains' budgets.
-  const rateLimitStore = connectRateLimitStore(config.redisUrl);
+  const rateLimitStore = await connectRateLimitStore(config.redisUrl);
   await rateLimitStore.ready();
   const app = await createApp({
     prisma,

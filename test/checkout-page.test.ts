@@ -369,6 +369,14 @@ describe('checkout page: headless Chromium', () => {
       await until(/VAT 19% \(DE\)\$4\.75/);
       expect(await totals()).toContain('Total$29.75');
       expect(await page.textContent('#pay')).toBe('Pay $29.75');
+      // A business's VAT number: a wrong one is said, a valid one reverse charges; cleared, VAT again.
+      await page.fill('#tax-id', 'DE123456789');
+      await page.waitForFunction(() => /check digits/.test(document.getElementById('quote-error')!.textContent!));
+      await page.fill('#tax-id', 'DE143454214');
+      await until(/VAT \(reverse charge\)\$0\.00/);
+      expect(await totals()).toContain('Total$25.00');
+      await page.fill('#tax-id', '');
+      await until(/VAT 19% \(DE\)\$4\.75/);
       // A US address: no tax can be determined without the state, and the page says why.
       await page.selectOption('#country', 'US');
       await page.fill('#postal-code', '98101');

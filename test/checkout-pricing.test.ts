@@ -6,6 +6,7 @@ import {
   discountProblem,
   discountShares,
   normalizeDiscountCode,
+  orderTaxReason,
   priceCheckout,
   priceLines,
   type PricingDiscount,
@@ -182,21 +183,36 @@ describe('the whole price', () => {
     expect(priceCheckout({ offers: [offer('f', 0)], quantity: 3, code: null, sales: [], nowSeconds: NOW, tax: null })).toMatchObject({ total: 0, requiresPayment: false });
   });
   test('tax per line on what it costs after its discount, exclusive: added to the total', () => {
-    const tax = { location: { country: 'DE', state: null, postalCode: null }, pricesIncludeTax: false, at: new Date(NOW * 1000) };
+    const tax = { location: { country: 'DE', state: null, postalCode: null }, taxId: null, pricesIncludeTax: false, registrations: 'everywhere' as const, noTaxData: 'refuse' as const, at: new Date(NOW * 1000) };
     const price = priceCheckout({ offers, quantity: 1, code: { sent: 'ten', discount: discount() }, sales: [], nowSeconds: NOW, tax });
     // 900 and 450 after 10% off; 19% VAT: 171 and 85.5 -> 86.
     expect(price.lines.map((l) => [l.discount, l.tax, l.total, l.taxInclusive])).toEqual([[100, 171, 1071, false], [50, 86, 536, false]]);
     expect(price).toMatchObject({ subtotal: 1500, tax: 257, total: 1607, taxInclusive: false, taxCalculated: true, taxes: [{ type: 'VAT', rate: 0.19, jurisdiction: 'DE', amount: 257 }] });
   });
   test('tax inclusive: within the price, the total unchanged; a gift card line untaxed', () => {
-    const tax = { location: { country: 'CA', state: 'QC', postalCode: null }, pricesIncludeTax: true, at: new Date(NOW * 1000) };
+    const tax = { location: { country: 'CA', state: 'QC', postalCode: null }, taxId: null, pricesIncludeTax: true, registrations: 'everywhere' as const, noTaxData: 'refuse' as const, at: new Date(NOW * 1000) };
     const price = priceCheckout({ offers: [offer('a', 114_975), offer('g', 50_000, 'USD', 'GiftCard')], quantity: 1, code: null, sales: [], nowSeconds: NOW, tax });
     expect(price.lines.map((l) => [l.subtotal, l.tax, l.total])).toEqual([[114975, 14975, 114975], [50000, 0, 50000]]);
     expect(price).toMatchObject({ tax: 14975, total: 164975, taxInclusive: true });
     expect(price.taxes).toEqual([{ type: 'GST', rate: 0.05, jurisdiction: 'CA', amount: 5000 }, { type: 'QST', rate: 0.09975, jurisdiction: 'CA-QC', amount: 9975 }]);
   });
   test('no location yet: no tax, and the quote says so', () => {
-    expect(priceCheckout({ offers, quantity: 1, code: null, sales: [], nowSeconds: NOW, tax: null })).toMatchObject({ tax: 0, taxCalculated: false, taxes: [], total: 1500 });
+    expect(priceCheckout({ offers, quantity: 1, code: null, sales: [], nowSeconds: NOW, tax: null })).toMatchObject({ tax: 0, taxCalculated: false, taxes: [], total: 1500, taxReason: null });
+  });
+  test('the order\'s tax reason: one the buyer or the location gives on any line, else the one every line gives', () => {
+    expect(orderTaxReason(['not_taxable', 'reverse_charge'])).toBe('reverse_charge');
+    expect(orderTaxReason([null, 'not_registered'])).toBe('not_registered');
+    expect(orderTaxReason(['not_taxable', 'no_data'])).toBe('no_data');
+    expect(orderTaxReason(['not_taxable', 'not_taxable'])).toBe('not_taxable');
+    expect(orderTaxReason(['not_taxable', null])).toBeNull();
+    expect(orderTaxReason([])).toBeNull();
+  });
+  test('no tax data: refused (422) when the workspace says refuse, sold without tax (no_data) otherwise', () => {
+    const tax = { location: { country: 'BR', state: null, postalCode: null }, taxId: null, pricesIncludeTax: false, registrations: 'everywhere' as const, at: new Date(NOW * 1000) };
+    expect(() => priceCheckout({ offers, quantity: 1, code: null, sales: [], nowSeconds: NOW, tax: { ...tax, noTaxData: 'refuse' } })).toThrow(/BR .*cannot be determined/);
+    const sold = priceCheckout({ offers, quantity: 1, code: null, sales: [], nowSeconds: NOW, tax: { ...tax, noTaxData: 'sell_without_tax' } });
+    expect(sold).toMatchObject({ tax: 0, total: 1500, taxReason: 'no_data' });
+    expect(sold.lines.map((line) => line.taxReason)).toEqual(['no_data', 'no_data']);
   });
   test('applyDiscount without a discount changes nothing', () => {
     const lines = priceLines(offers, 1);

@@ -69,8 +69,8 @@ describe('quote', () => {
       livemode: true,
       currency: 'USD',
       lines: [
-        { offerId: a.offer.id, productId: a.product.id, name: a.product.name, quantity: 3, unitPrice: 1000, subtotal: 3000, discount: 0, tax: 0, total: 3000, taxInclusive: false },
-        { offerId: b.offer.id, productId: b.product.id, name: 'Second offer', quantity: 3, unitPrice: 250, subtotal: 750, discount: 0, tax: 0, total: 750, taxInclusive: false },
+        { offerId: a.offer.id, productId: a.product.id, name: a.product.name, quantity: 3, unitPrice: 1000, subtotal: 3000, discount: 0, tax: 0, total: 3000, taxInclusive: false, taxReason: null },
+        { offerId: b.offer.id, productId: b.product.id, name: 'Second offer', quantity: 3, unitPrice: 250, subtotal: 750, discount: 0, tax: 0, total: 750, taxInclusive: false, taxReason: null },
       ],
       subtotal: 3750,
       discount: null,
@@ -79,6 +79,7 @@ describe('quote', () => {
       taxInclusive: false,
       taxCalculated: false,
       taxes: [],
+      taxReason: null,
       total: 3750,
       requiresPayment: true,
     });

@@ -11,7 +11,8 @@ import tls from 'node:tls';
 import { TemporarilyUnavailable } from '../src/core/errors.js';
 import { ReusedBufferBody } from '../src/delivery/reused-buffer-body.js';
 import { getOverSocket } from '../src/delivery/storage-socket.js';
-import { localStorage, s3Storage, StoredFileMissing } from '../src/delivery/storage.js';
+import { s3Storage } from '../src/delivery/s3-storage.js';
+import { localStorage, StoredFileMissing } from '../src/delivery/storage.js';
 
 // Download bodies reuse their buffers (ReusedBufferBody): piped, a destination that holds on to a
 // chunk until its write callback must still receive every byte as stored, also when it writes

@@ -52,7 +52,7 @@ const keys = fc.oneof(
 const countries = fc.constantFrom('DE', 'FR', 'GB', 'NO', 'CH', 'AU', 'NZ', 'CA', 'US', 'HK', 'XK', 'de', 'ZZ', '', 'DEU');
 const states = fc.constantFrom('WA', 'CA', 'NY', 'QC', 'ON', 'BC', 'ZZ', 'wa', 'Washington', '', 'x'.repeat(300));
 const postalCodes = fc.constantFrom('10115', '98101', '10001', '94107', 'H2X 1Y4', 'M5V 3L9', '00000', 'ABCDE', '', ' ', 'x'.repeat(65));
-const taxIds = fc.constantFrom('DE123456789', 'FR12345678901', 'EL123456789', 'GB123456789', 'DE12', '', 'ATU1234567');
+const taxIds = fc.constantFrom('DE143454214', 'FR40303265045', 'EL094259216', 'GB980780684', 'DE123456789', 'GB123456789', 'DE12', '', 'ATU1234567');
 
 const plausibleTax = fc
   .record(

@@ -48,7 +48,9 @@ describe('POST /v0/tax/calculate', () => {
       jurisdiction: 'DE',
       components: [{ type: 'VAT', rate: 0.19, jurisdiction: 'DE', amount: 380 }],
       reverseCharge: false,
+      taxReason: null,
       exemption: null,
+      taxId: null,
     });
   });
 
@@ -75,7 +77,7 @@ describe('POST /v0/tax/calculate', () => {
   });
 
   test('reverse charge for an EU business with a well-formed VAT number; gift cards untaxed', async () => {
-    expect((await ok(calculate({ offerId: offer.id, country: 'FR', taxId: 'FR12345678901' }))).tax).toMatchObject({ reverseCharge: true, taxAmount: 0, totalAmount: 2_000 });
+    expect((await ok(calculate({ offerId: offer.id, country: 'FR', taxId: 'fr 40 303265045' }))).tax).toMatchObject({ reverseCharge: true, taxReason: 'reverse_charge', taxId: 'FR40303265045', taxAmount: 0, totalAmount: 2_000 });
     expect((await ok(calculate({ productId: giftCard.id, amount: 5_000, currency: 'EUR', country: 'DE' }))).tax).toMatchObject({ taxAmount: 0, exemption: expect.stringMatching(/Gift cards/) });
   });
 
@@ -93,6 +95,30 @@ describe('POST /v0/tax/calculate', () => {
     expect(body.error.message).toMatch(/cannot be determined/);
   });
 
+  test('422 where the rate data does not know the country, said as such (never "no tax applies"); a country that levies none is 200', async () => {
+    const { status, body } = await failure(calculate({ productId: product.id, amount: 1_000, currency: 'BRL', country: 'BR' }));
+    expect([status, body]).toEqual([422, ERROR]);
+    expect(body.error.message).toMatch(/^No tax rate of BR is known for \d{4}-\d{2}-\d{2}: tax cannot be determined$/);
+    expect((await ok(calculate({ productId: product.id, amount: 1_000, currency: 'HKD', country: 'HK' }))).tax).toMatchObject({ taxAmount: 0, taxReason: 'no_tax' });
+    // A gift card is not taxed when sold, wherever it is: no rate is needed.
+    expect((await ok(calculate({ productId: giftCard.id, amount: 1_000, currency: 'BRL', country: 'BR' }))).tax).toMatchObject({ taxAmount: 0, taxReason: 'not_taxable' });
+  });
+
+  test('taxRegistrations: outside them 0 with the reason not_registered (no 422 where no tax is collected anyway); everywhere again as before', async () => {
+    const registered = await newWorkspace('Tax registered', ['taxRegistrations=gb,EU,us-wa,CA']);
+    const p = await newProduct(registered);
+    const sold = { productId: p.id, amount: 10_000, currency: 'EUR' };
+    expect((await ok(calculate({ ...sold, country: 'DE' }, registered))).tax).toMatchObject({ taxAmount: 1_900, taxReason: null });
+    expect((await ok(calculate({ ...sold, country: 'NO' }, registered))).tax).toMatchObject({ taxAmount: 0, components: [], taxReason: 'not_registered', exemption: 'Not registered for tax in NO: no tax collected' });
+    expect((await ok(calculate({ ...sold, country: 'BR' }, registered))).tax).toMatchObject({ taxAmount: 0, taxReason: 'not_registered' });
+    expect((await ok(calculate({ ...sold, country: 'US', state: 'TX' }, registered))).tax).toMatchObject({ taxAmount: 0, taxReason: 'not_registered' });
+    expect((await ok(calculate({ ...sold, country: 'CA', state: 'QC' }, registered))).tax).toMatchObject({ taxAmount: 500, taxType: 'GST', taxReason: 'not_registered' });
+    await setWorkspace(registered.workspaceId, 'taxRegistrations=everywhere');
+    expect((await ok(calculate({ ...sold, country: 'NO' }, registered))).tax).toMatchObject({ taxAmount: 2_500, taxReason: null });
+    await expect(setWorkspace(registered.workspaceId, 'taxRegistrations=US')).rejects.toThrow(/registered per state/);
+    await expect(setWorkspace(registered.workspaceId, 'noTaxData=maybe')).rejects.toThrow(/sell_without_tax, refuse/);
+  });
+
   const malformed: [string, Body][] = [
     ['neither productId nor offerId', { amount: 1_000, currency: 'USD', country: 'DE' }],
     ['a product without amount', { productId: 'P', currency: 'USD', country: 'DE' }],
@@ -105,7 +131,8 @@ describe('POST /v0/tax/calculate', () => {
     ['an unknown currency', { productId: 'P', amount: 1_000, currency: 'ABC', country: 'DE' }],
     ['a malformed postal code', { productId: 'P', amount: 1_000, currency: 'USD', country: 'US', state: 'WA', postalCode: 'NOPE' }],
     ['a malformed VAT number', { productId: 'P', amount: 1_000, currency: 'EUR', country: 'DE', taxId: 'DE1' }],
-    ['a VAT number of another country', { productId: 'P', amount: 1_000, currency: 'EUR', country: 'DE', taxId: 'FR12345678901' }],
+    ['a VAT number whose check digits are wrong', { productId: 'P', amount: 1_000, currency: 'EUR', country: 'DE', taxId: 'DE123456789' }],
+    ['a VAT number of another country', { productId: 'P', amount: 1_000, currency: 'EUR', country: 'DE', taxId: 'FR40303265045' }],
     ['a malformed product id', { productId: 'not-a-uuid', amount: 1_000, currency: 'USD', country: 'DE' }],
     ['a string amount', { productId: 'P', amount: '1000', currency: 'USD', country: 'DE' }],
     ['a currency other than the offer\'s', { offerId: 'O', currency: 'USD', country: 'DE' }],

@@ -8,6 +8,7 @@ import { checkCard } from '../payments/processors/test-cards.js';
 import { isCountry, postalCodeRequired } from '../reference/countries.js';
 import { checkEmail } from '../users/service.js';
 import { checkTaxLocation } from '../tax/location.js';
+import { checkTaxId } from '../tax/vat-id.js';
 import { checkQuantity, normalizeDiscountCode } from './pricing.js';
 
 /** Custom fields per cart item: at most this many, ids of 1..64 of [A-Za-z0-9_.-], values strings of at most 1,000 characters. */
@@ -17,6 +18,16 @@ export interface CheckoutBillingDetails {
   countryCode: string;
   postalCode?: string | null;
   state?: string | null;
+  /** A business buyer's EU or UK VAT number: the order is reverse charged. */
+  taxId?: string | null;
+}
+
+/** Billing details as checked: codes upper case; the VAT number as src/tax/vat-id.ts keeps it. */
+export interface CheckedBillingDetails {
+  countryCode: string;
+  postalCode: string | null;
+  state: string | null;
+  taxId: string | null;
 }
 
 export interface QuoteRequest {
@@ -41,7 +52,7 @@ export interface CheckedOrderRequest {
   email: string;
   quantity: number;
   discountCode: string | null;
-  billingDetails: { countryCode: string; postalCode: string | null; state: string | null };
+  billingDetails: CheckedBillingDetails;
   customFields: Record<string, Record<string, string>>;
   method: PaymentMethodType;
   card: CardDetails | null;
@@ -49,7 +60,7 @@ export interface CheckedOrderRequest {
   paymentMethod: string | null;
 }
 
-export function checkBillingDetails(details: CheckoutBillingDetails) {
+export function checkBillingDetails(details: CheckoutBillingDetails): CheckedBillingDetails {
   const countryCode = details.countryCode.trim().toUpperCase();
   if (!isCountry(countryCode)) throw new ValidationFailed('billingDetails.countryCode must be a two-letter ISO 3166-1 country code');
   const postalCode = details.postalCode?.trim() || null;
@@ -57,7 +68,9 @@ export function checkBillingDetails(details: CheckoutBillingDetails) {
   if (!postalCode && postalCodeRequired(countryCode)) throw new ValidationFailed(`billingDetails.postalCode is required for country ${countryCode}`);
   // The address must be one tax can be determined for (400 malformed, 422 not), before anything is written or charged.
   const location = checkTaxLocation({ country: countryCode, state, postalCode });
-  return { countryCode, postalCode: location.postalCode, state: location.state };
+  const taxId = details.taxId?.trim() ? checkTaxId(details.taxId, 'billingDetails.taxId') : null;
+  if (taxId && taxId.country !== countryCode) throw new ValidationFailed(`billingDetails.taxId is a VAT number of ${taxId.country}, but the billing country is ${countryCode}`);
+  return { countryCode, postalCode: location.postalCode, state: location.state, taxId: taxId?.value ?? null };
 }
 
 function checkCustomFields(value: unknown): Record<string, Record<string, string>> {

@@ -86,6 +86,8 @@ ${CARD_FORM_SCRIPT}
       if (postal) billing.postalCode = postal;
       const state = value('state');
       if (state) billing.state = state;
+      const taxId = value('tax-id');
+      if (taxId) billing.taxId = taxId;
       body.billingDetails = billing;
     }
     body.method = method();
@@ -141,8 +143,8 @@ ${CARD_FORM_SCRIPT}
     showPaymentSection();
   };
 
-  const TAX_NAMES = { VAT: 'VAT', GST: 'GST', HST: 'HST', PST: 'PST', QST: 'QST', SALES_TAX: 'Sales tax' };
-  /** One row per tax ("VAT 19% (DE)"), "Includes ..." when the prices include it; before a country is chosen, a hint. */
+  const TAX_NAMES = { VAT: 'VAT', GST: 'GST', HST: 'HST', PST: 'PST', QST: 'QST', SALES_TAX: 'Sales tax', SERVICE_TAX: 'Service tax' };
+  /** One row per tax ("VAT 19% (DE)"), "Includes ..." when the prices include it; "VAT (reverse charge)" for a business; before a country is chosen, a hint. */
   const taxRows = (quote) => {
     if (!quote.taxCalculated) {
       const hint = row('Tax', '', 'tax');
@@ -150,7 +152,7 @@ ${CARD_FORM_SCRIPT}
       hint.lastChild.className = 'amount muted';
       return [hint];
     }
-    if (quote.taxes.length === 0) return [row('Tax', fmt(0), 'tax')];
+    if (quote.taxes.length === 0) return [row(quote.taxReason === 'reverse_charge' ? 'VAT (reverse charge)' : 'Tax', fmt(0), 'tax')];
     return quote.taxes.map((tax) => {
       const label = (TAX_NAMES[tax.type] || tax.type) + ' ' + String(Math.round(tax.rate * 100000) / 1000) + '% (' + tax.jurisdiction + ')';
       return row((quote.taxInclusive ? 'Includes ' : '') + label, fmt(tax.amount), 'tax');
@@ -188,7 +190,7 @@ ${CARD_FORM_SCRIPT}
     quoteTimer = setTimeout(refreshQuote, 250);
   };
 
-  for (const id of ['quantity', 'discount-code', 'postal-code', 'state']) $(id).addEventListener('input', scheduleQuote);
+  for (const id of ['quantity', 'discount-code', 'postal-code', 'state', 'tax-id']) $(id).addEventListener('input', scheduleQuote);
   $('country').addEventListener('change', () => {
     $('postal-code').required = data.postalCodeRequired.includes(value('country'));
     scheduleQuote();

@@ -287,6 +287,7 @@ ${initialSummary(offers, quantity, currency)}
 <div><label for="postal-code">Postal code</label><input id="postal-code" autocomplete="postal-code" maxlength="64"></div>
 <div><label for="state">State or province <span class="hint">(required in the US and Canada, e.g. WA, QC)</span></label><input id="state" autocomplete="address-level1" maxlength="255"></div>
 </div>
+<label for="tax-id">VAT number <span class="hint">(optional: a business in the EU or the UK, for the reverse charge)</span></label><input id="tax-id" autocomplete="off" maxlength="32" spellcheck="false">
 ${customFieldInputs(offers)}
 </section>
 <section class="card" id="payment" aria-labelledby="payment-heading"${requiresPayment ? '' : ' hidden'}>

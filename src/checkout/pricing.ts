@@ -7,8 +7,9 @@
 import { ValidationFailed } from '../core/errors.js';
 import { isMoney, MAX_MONEY } from '../core/money.js';
 import type { ProductType } from '../generated/prisma/enums.js';
-import { calculateTax, type TaxComponent } from '../tax/calculate.js';
+import { calculateTax, requireTaxData, type TaxComponent, type TaxReason } from '../tax/calculate.js';
 import type { TaxLocation } from '../tax/location.js';
+import type { TaxRegistrations } from '../tax/registrations.js';
 
 /** Units of every offer line a checkout may buy (svc-quantity); docs/decisions.md "Hosted checkout". */
 export const MIN_QUANTITY = 1;
@@ -27,10 +28,17 @@ export interface PricingOffer {
   productType: ProductType;
 }
 
-/** Where the buyer is taxed, and whether the offers' prices include the tax (the workspace's pricesIncludeTax). */
+/** Where the buyer is taxed, and the workspace's tax settings. */
 export interface PricingTax {
   location: TaxLocation;
+  /** A business buyer's checked VAT number: reverse charge. */
+  taxId: string | null;
+  /** The workspace's pricesIncludeTax. */
   pricesIncludeTax: boolean;
+  /** The workspace's taxRegistrations. */
+  registrations: TaxRegistrations;
+  /** The workspace's noTaxData: refuse a sale the rate data does not know the location of (422), or sell it without tax. */
+  noTaxData: 'sell_without_tax' | 'refuse';
   /** Rates in force at this time. */
   at: Date;
 }
@@ -74,6 +82,8 @@ export interface QuoteLine {
   /** subtotal - discount, plus tax unless taxInclusive. */
   total: number;
   taxInclusive: boolean;
+  /** Why less tax than the location's, or none, is charged on the line (null: in full, or not calculated yet). */
+  taxReason: TaxReason | null;
 }
 
 export interface AppliedDiscount {
@@ -101,6 +111,8 @@ export interface CheckoutPrice {
   taxCalculated: boolean;
   /** The taxes of all lines, summed per type, rate and jurisdiction, for the summary. */
   taxes: TaxComponent[];
+  /** Why less tax than the location's, or none, is charged on the order (orderTaxReason of the lines). */
+  taxReason: TaxReason | null;
   total: number;
   requiresPayment: boolean;
 }
@@ -118,7 +130,7 @@ export function checkQuantity(quantity: number | null | undefined): number {
 export function priceLines(offers: readonly PricingOffer[], quantity: number): QuoteLine[] {
   return offers.map((offer) => {
     const subtotal = offer.price * quantity;
-    return { offerId: offer.id, productId: offer.productId, variantId: offer.variantId, name: offer.name, quantity, unitPrice: offer.price, subtotal, discount: 0, tax: 0, total: subtotal, taxInclusive: false };
+    return { offerId: offer.id, productId: offer.productId, variantId: offer.variantId, name: offer.name, quantity, unitPrice: offer.price, subtotal, discount: 0, tax: 0, total: subtotal, taxInclusive: false, taxReason: null };
   });
 }
 
@@ -207,16 +219,32 @@ export function applyTax(lines: readonly QuoteLine[], offers: readonly PricingOf
   const taxes = new Map<string, TaxComponent>();
   const taxed = lines.map((line, index) => {
     const base = line.subtotal - line.discount;
-    const calculation = calculateTax({ productType: offers[index]!.productType, amount: base, currency, location: tax.location, priceIncludesTax: tax.pricesIncludeTax, at: tax.at });
+    const { location, taxId, registrations, at } = tax;
+    const calculated = calculateTax({ productType: offers[index]!.productType, amount: base, currency, location, taxId, priceIncludesTax: tax.pricesIncludeTax, registrations, at });
+    const calculation = tax.noTaxData === 'refuse' ? requireTaxData(calculated) : calculated;
     for (const component of calculation.components) {
       const key = `${component.type}|${component.jurisdiction}|${component.rate}`;
       const sum = taxes.get(key);
       taxes.set(key, sum ? { ...sum, amount: sum.amount + component.amount } : { ...component });
     }
     const total = tax.pricesIncludeTax ? base : base + calculation.taxAmount;
-    return { ...line, tax: calculation.taxAmount, total, taxInclusive: tax.pricesIncludeTax };
+    return { ...line, tax: calculation.taxAmount, total, taxInclusive: tax.pricesIncludeTax, taxReason: calculation.taxReason };
   });
   return { lines: taxed, taxes: [...taxes.values()] };
+}
+
+// Reasons that hold for the buyer or the location, so for every taxable line: any line's names the order.
+const ORDER_REASONS: readonly TaxReason[] = ['reverse_charge', 'not_registered', 'no_data'];
+
+/**
+ * The order's reason from its lines': the first of reverse_charge, not_registered and no_data that
+ * a line gives (a gift card line beside them says not_taxable); else the reason every line gives
+ * (no_tax, not_taxable), or null when the lines differ or any is taxed in full.
+ */
+export function orderTaxReason(reasons: readonly (TaxReason | null)[]): TaxReason | null {
+  const located = ORDER_REASONS.find((reason) => reasons.includes(reason));
+  if (located) return located;
+  return reasons.length > 0 && reasons.every((reason) => reason === reasons[0]) ? (reasons[0] ?? null) : null;
 }
 
 const amountOff = (discount: PricingDiscount, lines: readonly QuoteLine[]) => discountShares(discount, lines).reduce((sum, share) => sum + share, 0);
@@ -297,6 +325,7 @@ export function priceCheckout(input: PriceInput): CheckoutPrice {
     taxInclusive: input.tax?.pricesIncludeTax ?? false,
     taxCalculated: input.tax !== null,
     taxes: taxed.taxes,
+    taxReason: orderTaxReason(priced.map((line) => line.taxReason)),
     total,
     requiresPayment: total > 0,
   };

@@ -20,12 +20,14 @@ import { DECLINE_MESSAGES } from '../payments/processors/test-cards.js';
 import { notifyPaymentPaid } from '../payments/payment-hooks.js';
 import { markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/transitions.js';
 import type { TemporalConnection } from '../temporal/client.js';
+import { systemClock, unixSeconds, type Clock } from '../core/time.js';
+import { taxRegistrations } from '../tax/registrations.js';
 import { discountResource } from '../discounts/events.js';
 import { reserveLicenseKeys } from '../delivery/license-keys.js';
 import { userEventData } from '../users/events.js';
 import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, type Placed } from '../core/idempotency.js';
 import { checkoutTarget, requestHash } from './idempotency.js';
-import { checkBillingDetails, checkOrderRequest, type CheckedOrderRequest, type CheckoutOrderRequest, type QuoteRequest } from './order-request.js';
+import { checkBillingDetails, checkOrderRequest, type CheckedBillingDetails, type CheckedOrderRequest, type CheckoutOrderRequest, type QuoteRequest } from './order-request.js';
 import { checkQuantity, normalizeDiscountCode, priceCheckout, type CheckoutPrice, type PricingDiscount, type PricingOffer, type PricingTax } from './pricing.js';
 
 /** The processor is unreachable: the buyer is answered 503 and may retry (with the same Idempotency-Key). */
@@ -37,6 +39,8 @@ export interface CheckoutDeps {
   prisma: PrismaClient;
   temporal: TemporalConnection;
   processor: PaymentProcessor;
+  /** The sale's time (rates in force, discounts' validity); default the system's. */
+  now?: Clock;
 }
 
 export type CheckoutQuote = CheckoutPrice & { checkoutElementId: string; livemode: boolean };
@@ -47,15 +51,18 @@ const offerProduct = { select: { name: true, archivedAt: true, type: true } } as
 const withOffers = { offers: { orderBy: { position: 'asc' }, include: { offer: { include: { product: offerProduct } } } } } as const;
 type ElementOffer = Prisma.OfferGetPayload<{ include: { product: typeof offerProduct } }>;
 
+const taxSettings = { pricesIncludeTax: true, taxRegistrations: true, noTaxData: true } as const;
+type TaxSettings = Prisma.WorkspaceGetPayload<{ select: typeof taxSettings }>;
+
 /** The element a buyer may buy from: live (not archived), ACTIVE, of a workspace that sells in that mode; 404 otherwise. */
 async function sellingElement(prisma: PrismaClient | Tx, checkoutElementId: string) {
   const element = await prisma.checkoutElement.findUnique({ where: { id: checkoutElementId }, include: withOffers });
   if (!element || element.archivedAt || element.status !== 'ACTIVE') throw new NotFound('Checkout element');
-  const workspace = await prisma.workspace.findUnique({ where: { id: element.workspaceId }, select: { offline: true, testMode: true, pricesIncludeTax: true } });
+  const workspace = await prisma.workspace.findUnique({ where: { id: element.workspaceId }, select: { offline: true, testMode: true, ...taxSettings } });
   // An offline workspace, or test mode not set up, cannot sell: the element is as good as absent.
   if (!workspace || workspace.offline || (!element.livemode && !workspace.testMode)) throw new NotFound('Checkout element');
   const scope: Scope = { workspaceId: element.workspaceId, livemode: element.livemode };
-  return { element, scope, offers: element.offers.map(({ offer }) => offer), pricesIncludeTax: workspace.pricesIncludeTax };
+  return { element, scope, offers: element.offers.map(({ offer }) => offer), workspace };
 }
 
 /** Each offer can be sold now in that quantity (400 otherwise): live, ACTIVE, enough left under its limit. */
@@ -81,11 +88,14 @@ const pricingOffer = (offer: ElementOffer): PricingOffer => ({
   productType: offer.product.type,
 });
 
-/** Where the buyer is taxed (checked billing details), at the workspace's inclusive or exclusive prices. */
-const pricingTax = (billing: { countryCode: string; state: string | null; postalCode: string | null }, pricesIncludeTax: boolean): PricingTax => ({
+/** Where and how the buyer is taxed: the checked billing details, the workspace's tax settings, the rates in force `at`. */
+const pricingTax = (billing: CheckedBillingDetails, workspace: TaxSettings, at: Date): PricingTax => ({
   location: { country: billing.countryCode, state: billing.state, postalCode: billing.postalCode },
-  pricesIncludeTax,
-  at: new Date(),
+  taxId: billing.taxId,
+  pricesIncludeTax: workspace.pricesIncludeTax,
+  registrations: taxRegistrations(workspace.taxRegistrations),
+  noTaxData: workspace.noTaxData === 'refuse' ? 'refuse' : 'sell_without_tax',
+  at,
 });
 
 /** The discount as pricing reads it: its API fields (discountResource) plus what availability needs. */
@@ -108,13 +118,12 @@ async function codeDiscountId(db: PrismaClient | Tx, scope: Scope, code: string)
 
 const liveSales = (db: PrismaClient | Tx, scope: Scope) => db.discount.findMany({ where: { ...inScope(scope), type: 'sale', status: 'active', archivedAt: null } });
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-/** `POST /checkout/{id}/quote`: what the order would cost now (no locks, nothing written). */
-export async function quoteCheckout(prisma: PrismaClient, checkoutElementId: string, request: QuoteRequest): Promise<CheckoutQuote> {
+/** `POST /checkout/{id}/quote`: what the order would cost at `now` (no locks, nothing written). */
+export async function quoteCheckout(prisma: PrismaClient, checkoutElementId: string, request: QuoteRequest, now: Clock = systemClock): Promise<CheckoutQuote> {
+  const at = now();
   const quantity = checkQuantity(request.quantity);
   const billing = request.billingDetails ? checkBillingDetails(request.billingDetails) : null;
-  const { element, scope, offers, pricesIncludeTax } = await sellingElement(prisma, checkoutElementId);
+  const { element, scope, offers, workspace } = await sellingElement(prisma, checkoutElementId);
   checkOffersSellable(offers, quantity);
   const sent = normalizeDiscountCode(request.discountCode);
   let code: { sent: string; discount: PricingDiscount | null } | null = null;
@@ -126,8 +135,8 @@ export async function quoteCheckout(prisma: PrismaClient, checkoutElementId: str
   } else {
     sales = (await liveSales(prisma, scope)).map(pricingDiscount);
   }
-  const tax = billing && pricingTax(billing, pricesIncludeTax);
-  const price = priceCheckout({ offers: offers.map(pricingOffer), quantity, code, sales, nowSeconds: nowSeconds(), tax });
+  const tax = billing && pricingTax(billing, workspace, at);
+  const price = priceCheckout({ offers: offers.map(pricingOffer), quantity, code, sales, nowSeconds: unixSeconds(at), tax });
   return { checkoutElementId: element.id, livemode: element.livemode, ...price };
 }
 
@@ -152,7 +161,7 @@ async function lockDiscounts(tx: Tx, ids: readonly string[]): Promise<Discount[]
  * checkouts never lock them in different orders.
  */
 async function lockedPrice(tx: Tx, scope: Scope, offers: PricingOffer[], quantity: number, sent: string | null, tax: PricingTax): Promise<CheckoutPrice> {
-  const now = nowSeconds();
+  const now = unixSeconds(tax.at);
   if (sent) {
     const id = await codeDiscountId(tx, scope, sent);
     const [discount] = id ? await lockDiscounts(tx, [id]) : [];
@@ -167,14 +176,14 @@ async function lockedPrice(tx: Tx, scope: Scope, offers: PricingOffer[], quantit
 }
 
 /** The scope's user with this email (any case, archived ones too: the address stays theirs), created when there is none. */
-async function buyerFor(tx: Tx, scope: Scope, email: string, billingDetails: CheckedOrderRequest['billingDetails']) {
+async function buyerFor(tx: Tx, scope: Scope, email: string, { countryCode, postalCode, state }: CheckedBillingDetails) {
   const emailNormalized = email.toLowerCase();
   const where = { ...inScope(scope), emailNormalized };
   const found = await tx.user.findFirst({ where });
   if (found) return found;
   // ON CONFLICT DO NOTHING: a concurrent checkout creating the same buyer makes this wait, then find theirs.
   const { count } = await tx.user.createMany({
-    data: [{ ...inScope(scope), email, emailNormalized, billingDetails: { ...billingDetails, city: null, line1: null, line2: null, name: null } }],
+    data: [{ ...inScope(scope), email, emailNormalized, billingDetails: { countryCode, postalCode, state, city: null, line1: null, line2: null, name: null } }],
     skipDuplicates: true,
   });
   const user = await tx.user.findFirstOrThrow({ where });
@@ -183,9 +192,9 @@ async function buyerFor(tx: Tx, scope: Scope, email: string, billingDetails: Che
 }
 
 /** The order and its first payment, in one transaction; returns their ids. */
-async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, checkoutElementId: string, request: CheckedOrderRequest, key: { value: string; hash: string } | null): Promise<Placed> {
+async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, checkoutElementId: string, request: CheckedOrderRequest, key: { value: string; hash: string } | null, at: Date): Promise<Placed> {
   return prisma.$transaction(async (tx) => {
-    const { element, scope, offers: elementOffers, pricesIncludeTax } = await sellingElement(tx, checkoutElementId);
+    const { element, scope, offers: elementOffers, workspace } = await sellingElement(tx, checkoutElementId);
     const keyRowId = key ? await claimKey(tx, scope, checkoutTarget(element.id), key.value, key.hash) : null;
     const offerIds = elementOffers.map((offer) => offer.id);
     for (const offerId of Object.keys(request.customFields)) {
@@ -194,7 +203,7 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
     const locked = await lockOffers(tx, offerIds);
     const offers = offerIds.map((id) => locked.get(id)!);
     checkOffersSellable(offers, request.quantity);
-    const price = await lockedPrice(tx, scope, offers.map(pricingOffer), request.quantity, request.discountCode, pricingTax(request.billingDetails, pricesIncludeTax));
+    const price = await lockedPrice(tx, scope, offers.map(pricingOffer), request.quantity, request.discountCode, pricingTax(request.billingDetails, workspace, at));
     if (price.requiresPayment && request.method === 'card' && !request.card && !request.paymentMethod) throw new ValidationFailed('card is required to pay with method card (or paymentMethod: a card tokenized in the browser)');
     const user = await buyerFor(tx, scope, request.email, request.billingDetails);
     const recurring = offers.find((offer) => offer.recurringInterval !== null);
@@ -220,6 +229,8 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
       billingState: request.billingDetails.state,
       billingPostalCode: request.billingDetails.postalCode,
       taxInclusive: price.taxInclusive,
+      taxId: request.billingDetails.taxId,
+      taxReason: price.taxReason,
       checkoutId: element.id,
       discountId: price.discount?.id ?? null,
       items,
@@ -330,7 +341,7 @@ export async function createCheckoutOrder(deps: CheckoutDeps, checkoutElementId:
   let placed = key ? await earlierOrder(deps.prisma, checkoutTarget(checkoutElementId), key.value, key.hash) : null;
   if (!placed) {
     try {
-      placed = await placeOrder(deps.prisma, deps.processor, checkoutElementId, checked, key);
+      placed = await placeOrder(deps.prisma, deps.processor, checkoutElementId, checked, key, (deps.now ?? systemClock)());
     } catch (error) {
       if (!(error instanceof KeyTaken) || !key) throw error;
       placed = await earlierOrder(deps.prisma, checkoutTarget(checkoutElementId), key.value, key.hash);

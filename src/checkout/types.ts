@@ -12,7 +12,7 @@ import { MAX_QUANTITY, MIN_QUANTITY } from './pricing.js';
 import * as sale from './sale-service.js';
 import { Order } from '../orders/types.js';
 import { Payment } from '../payments/types.js';
-import { TaxComponentRef } from '../tax/types.js';
+import { TaxComponentRef, TaxReasonEnum } from '../tax/types.js';
 
 export const CheckoutElementStatusEnum = builder.enumType(CheckoutElementStatus, { name: 'CheckoutElementStatus' });
 
@@ -94,6 +94,7 @@ const CheckoutBillingDetails = builder.inputType('CheckoutBillingDetails', {
     countryCode: t.string({ required: true, description: 'Two-letter ISO 3166-1 code (XK included)' }),
     postalCode: t.string({ description: 'Required for the countries that need one (US, CA, GB, DE, FR, ...)' }),
     state: t.string({ description: 'Required in the US and Canada (two-letter code): tax cannot be determined without it (422)' }),
+    taxId: t.string({ description: "A business buyer's EU or UK VAT number of the billing country, checked with its check digits (400 otherwise): the order is reverse charged" }),
   }),
 });
 
@@ -110,6 +111,7 @@ const CheckoutQuoteLine = builder.simpleObject('CheckoutQuoteLine', {
     tax: t.int({ description: "The line's tax on subtotal - discount (0 until a country is given)" }),
     total: t.int({ description: 'subtotal - discount, plus tax unless taxInclusive' }),
     taxInclusive: t.boolean({ description: 'Whether the price includes the tax (the workspace setting pricesIncludeTax)' }),
+    taxReason: t.field({ type: TaxReasonEnum, nullable: true, description: "Why less tax than the location's, or none, is charged on the line; null when it is charged in full or not calculated yet" }),
   }),
 });
 
@@ -138,6 +140,7 @@ const CheckoutQuote = builder.simpleObject('CheckoutQuote', {
     taxInclusive: t.boolean({ description: 'Whether the prices include the tax (then total does not add it)' }),
     taxCalculated: t.boolean({ description: 'false while no billingDetails are sent: tax is 0 until the buyer\'s country is known' }),
     taxes: t.field({ type: [TaxComponentRef], description: 'The taxes of all lines, summed per type, rate and jurisdiction' }),
+    taxReason: t.field({ type: TaxReasonEnum, nullable: true, description: "Why less tax than the location's, or none, is charged: a reason a line gives for the buyer or the location (reverse_charge, not_registered, no_data), else the one every line gives; null otherwise" }),
     total: t.int(),
     requiresPayment: t.boolean({ description: 'false when the total is 0: no card is needed' }),
   }),

@@ -2,7 +2,8 @@
 // One list, so a new setting is added in one place.
 import type { Workspace } from '../generated/prisma/client.js';
 
-export type SettingKind = 'boolean' | 'integer' | 'string';
+/** `taxRegistrations`: src/tax/registrations.ts's form; a list: one of these words. */
+export type SettingKind = 'boolean' | 'integer' | 'string' | 'taxRegistrations' | readonly string[];
 
 export const WORKSPACE_SETTINGS = {
   testMode: 'boolean',
@@ -13,6 +14,8 @@ export const WORKSPACE_SETTINGS = {
   embeddedPaymentMethodUpdate: 'boolean',
   customSubscriptionManagementUrl: 'string',
   pricesIncludeTax: 'boolean',
+  taxRegistrations: 'taxRegistrations',
+  noTaxData: ['sell_without_tax', 'refuse'],
   contactEmail: 'string',
   name: 'string',
   brandColor: 'string',

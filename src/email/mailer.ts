@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
 
@@ -37,10 +37,12 @@ export interface MailerOptions {
 const DEFAULT_FROM = 'Commerce API <no-reply@localhost>';
 const transports = new Map<string, Transporter>();
 
-function transport(smtpUrl: string): Transporter {
+/** nodemailer (about 30 MB of memory) is imported only by a process that sends over SMTP. */
+async function transport(smtpUrl: string): Promise<Transporter> {
   let existing = transports.get(smtpUrl);
   if (!existing) {
-    existing = nodemailer.createTransport(smtpUrl);
+    const { default: nodemailer } = await import('nodemailer');
+    existing = transports.get(smtpUrl) ?? nodemailer.createTransport(smtpUrl);
     transports.set(smtpUrl, existing);
   }
   return existing;
@@ -61,7 +63,7 @@ export async function sendEmail(prisma: PrismaClient, message: EmailMessage, opt
   }
   // The stored message is what goes out, so a retry sends what was first recorded (unless it stands in for a credential).
   const body = storedText === undefined ? email.text : text;
-  await transport(smtpUrl).sendMail({ from, to: email.to, subject: email.subject, text: body, headers: { 'x-commerce-email-id': email.id } });
+  await (await transport(smtpUrl)).sendMail({ from, to: email.to, subject: email.subject, text: body, headers: { 'x-commerce-email-id': email.id } });
   const sent = await prisma.email.update({ where: { id: email.id }, data: { sentAt: new Date() } });
   return { id: sent.id, sentAt: sent.sentAt };
 }

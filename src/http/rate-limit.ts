@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { RateLimited } from '../core/errors.js';
 import type { RateLimitRule, RateLimits } from '../core/rate-limits.js';
@@ -21,8 +21,10 @@ export interface RateLimitStore {
 /** The name the connection carries in Redis (CLIENT LIST), to tell a process's connection apart. */
 export const redisClientName = (pid = process.pid) => `commerce-api:${pid}`;
 
-export function connectRateLimitStore(redisUrl: string | undefined): RateLimitStore {
+/** The store for REDIS_URL (ioredis, about 20 MB of memory, imported only then), or memory without it. */
+export async function connectRateLimitStore(redisUrl: string | undefined): Promise<RateLimitStore> {
   if (!redisUrl) return { ready: async () => undefined, close: async () => undefined };
+  const { Redis } = await import('ioredis');
   const redis = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectionName: redisClientName() });
   return {
     redis,

@@ -39,6 +39,8 @@ export function orderResource(o: OrderRow) {
     billingState: o.billingState,
     billingPostalCode: o.billingPostalCode,
     taxInclusive: o.taxInclusive,
+    taxId: o.taxId,
+    taxReason: o.taxReason,
     currency: o.currency,
     currencyDecimals: currencyDecimals(o.currency) ?? null,
     createdAt: unixSeconds(o.createdAt),
@@ -71,7 +73,7 @@ export function sampleOrder(now: Date, value: number, status: Order['status'], p
   const fee = 0;
   return {
     id, ...scope, number, type: value === 0 ? 'FREE' : 'ONE_TIME', status, userId: null, currency: 'USD', value, tax: 0, fee, discountId: null,
-    discountAmount: 0, totalItems: 1, country: 'US', billingState: null, billingPostalCode: null, taxInclusive: false, checkoutId: randomUUID(), subscriptionId: null, lastPaymentId: paymentId, disputed: false,
+    discountAmount: 0, totalItems: 1, country: 'US', billingState: null, billingPostalCode: null, taxInclusive: false, taxId: null, taxReason: null, checkoutId: randomUUID(), subscriptionId: null, lastPaymentId: paymentId, disputed: false,
     itemCustomFields: [], paidAt: status === 'PAID' ? now : null, cancelledAt: status === 'CANCELLED' ? now : null, reservedAt: null, releasedAt: null, createdAt: now, updatedAt: now,
     user: null,
     subscription: null,

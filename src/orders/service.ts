@@ -49,6 +49,9 @@ export interface NewOrder {
   billingPostalCode?: string | null;
   /** Whether the items' prices include their tax (then value does not add it again). */
   taxInclusive?: boolean;
+  /** A business buyer's checked VAT number (the order is reverse charged), and why less tax than the location's, or none, is charged (src/tax). */
+  taxId?: string | null;
+  taxReason?: string | null;
   checkoutId?: string | null;
   discountId?: string | null;
   items: NewOrderItem[];
@@ -127,7 +130,7 @@ export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, in
       ...owner, number, type: subscription ? 'SUBSCRIPTION' : value === 0 ? 'FREE' : 'ONE_TIME', currency: input.currency, value, tax, fee,
       discountId: input.discountId ?? null, discountAmount, totalItems: input.items.reduce((sum, item) => sum + item.quantity, 0),
       country: input.country ?? null, billingState: input.billingState ?? null, billingPostalCode: input.billingPostalCode ?? null,
-      taxInclusive: input.taxInclusive ?? false, checkoutId: input.checkoutId ?? null, subscriptionId: subscription?.id ?? null,
+      taxInclusive: input.taxInclusive ?? false, taxId: input.taxId ?? null, taxReason: input.taxReason ?? null, checkoutId: input.checkoutId ?? null, subscriptionId: subscription?.id ?? null,
       itemCustomFields: input.items.map((item) => item.customFields ?? {}),
       items: {
         create: input.items.map((item, position) => ({

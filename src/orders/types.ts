@@ -8,6 +8,8 @@ import { offsetListArgs } from '../graphql/pagination.js';
 import { currencyDecimals } from '../reference/currencies.js';
 import { Offer } from '../offers/types.js';
 import { Product } from '../products/types.js';
+import type { TaxReason } from '../tax/calculate.js';
+import { TaxReasonEnum } from '../tax/types.js';
 import { signalOrderCancelRequests } from '../payments/processor-callbacks.js';
 import { MILLISECONDS_FROM } from './filters.js';
 import { notifyOrderCancelled } from './hooks.js';
@@ -43,6 +45,8 @@ const orderFields = <Model extends PrismaTypes['Order'], Shape extends OrderRow>
   billingState: t.string({ nullable: true, description: 'The state or province the order was taxed on (US and Canada)', resolve: (o) => o.billingState }),
   billingPostalCode: t.string({ nullable: true, description: 'The postal code the order was taxed on', resolve: (o) => o.billingPostalCode }),
   taxInclusive: t.boolean({ description: 'Whether the item prices included the tax (then value does not add it)', resolve: (o) => o.taxInclusive }),
+  taxId: t.string({ nullable: true, description: "The business buyer's VAT number given at checkout (the order was reverse charged)", resolve: (o) => o.taxId }),
+  taxReason: t.field({ type: TaxReasonEnum, nullable: true, description: "Why less tax than the location's, or none, was charged; null when it was charged in full", resolve: (o) => o.taxReason as TaxReason | null }),
   currency: t.string({ resolve: (o) => o.currency }),
   currencyDecimals: t.int({ nullable: true, resolve: (o) => currencyDecimals(o.currency) ?? null }),
   createdAt: t.field({ type: 'Timestamp', resolve: (o) => o.createdAt }),

@@ -184,15 +184,18 @@ async function placeSubscription(deps: LifecycleDeps, scope: Scope, userId: stri
   const { items, offers } = await planItems(deps.prisma, scope, inputs, null);
   const terms = offers[0]!;
   const card = await savedCardOf(deps.prisma, scope, user.id);
-  const workspace = await deps.prisma.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { pricesIncludeTax: true } });
+  const workspace = await deps.prisma.workspace.findUniqueOrThrow({ where: { id: scope.workspaceId }, select: { pricesIncludeTax: true, taxRegistrations: true } });
   const billing = user.billingDetails as BillingDetails | null;
-  const address = { country: billing?.countryCode ?? null, billingState: billing?.state ?? null, billingPostalCode: billing?.postalCode ?? null, taxInclusive: workspace.pricesIncludeTax };
-  const { lineTaxes } = await priceLines(deps.prisma, items, address, terms.currency, new Date());
+  const address = {
+    country: billing?.countryCode ?? null, billingState: billing?.state ?? null, billingPostalCode: billing?.postalCode ?? null,
+    taxInclusive: workspace.pricesIncludeTax, taxId: null, taxRegistrations: workspace.taxRegistrations,
+  };
+  const { lineTaxes, taxReason } = await priceLines(deps.prisma, items, address, terms.currency, new Date());
   return deps.prisma.$transaction(async (tx) => {
     const keyRowId = key ? await claimKey(tx, scope, createTarget(scope), key.value, key.hash) : null;
     const order = await createOrder(tx, scope, {
       userId: user.id, currency: terms.currency, country: address.country, billingState: address.billingState, billingPostalCode: address.billingPostalCode,
-      taxInclusive: address.taxInclusive,
+      taxInclusive: address.taxInclusive, taxReason,
       items: items.map((item, index) => {
         const offer = offers[index]!;
         return { offerId: item.offerId, productId: item.productId, variantId: offer.variantId, quantity: item.quantity, unitPrice: item.unitPrice, tax: lineTaxes[index], taxInclusive: address.taxInclusive };

@@ -5,7 +5,7 @@
 // (./requests.ts) only asks the workflow. Times are the subscription's clock (test clocks), passed
 // in by the workflow.
 import type { Discount, Prisma, PrismaClient, Subscription, SubscriptionStatus } from '../generated/prisma/client.js';
-import { discountShares } from '../checkout/pricing.js';
+import { discountShares, orderTaxReason } from '../checkout/pricing.js';
 import { formatAmount } from '../discounts/events.js';
 import { ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
@@ -15,7 +15,8 @@ import { orderItemResource } from '../orders/item-resource.js';
 import { paymentNumber } from '../orders/numbers.js';
 import { loadOrderForEvent } from '../orders/service.js';
 import { markPaymentCancelled, markPaymentFailed, markPaymentPaid, markPaymentUnpaid, recordCharge, recordRetryingPaymentFailure } from '../payments/transitions.js';
-import { calculateTax } from '../tax/calculate.js';
+import { calculateTax, type TaxReason } from '../tax/calculate.js';
+import { taxRegistrations } from '../tax/registrations.js';
 import { userResource } from '../users/events.js';
 import { subscriptionEventData } from './events.js';
 import { addInterval, HARD_DECLINES, retryAt, type Interval } from './periods.js';
@@ -145,6 +146,10 @@ export interface TaxAddress {
   billingState: string | null;
   billingPostalCode: string | null;
   taxInclusive: boolean;
+  /** The business buyer's VAT number (reverse charge), as the initial order kept it. */
+  taxId: string | null;
+  /** The workspace's taxRegistrations now: a registration made since applies from the next period. */
+  taxRegistrations: string;
 }
 
 /** A discount's terms as a subscription's periods apply it (the Discount row's). */
@@ -166,6 +171,7 @@ export async function priceLines(db: Tx | PrismaClient, lines: readonly PlanItem
   let tax = 0;
   let amount = 0;
   const lineTaxes: number[] = [];
+  const lineReasons: (TaxReason | null)[] = [];
   const taxes: { type: string; rate: number; jurisdiction: string; amount: number }[] = [];
   for (const [index, item] of lines.entries()) {
     const line = item.unitPrice * item.quantity - shares[index]!;
@@ -173,11 +179,13 @@ export async function priceLines(db: Tx | PrismaClient, lines: readonly PlanItem
       ? calculateTax({
           productType: typeOf.get(item.productId)!, amount: line, currency, priceIncludesTax: address.taxInclusive, at,
           location: { country: address.country, state: address.billingState, postalCode: address.billingPostalCode },
+          taxId: address.taxId, registrations: taxRegistrations(address.taxRegistrations),
         })
       : null;
     subtotal += item.unitPrice * item.quantity;
     tax += taxed?.taxAmount ?? 0;
     lineTaxes.push(taxed?.taxAmount ?? 0);
+    lineReasons.push(taxed?.taxReason ?? null);
     for (const component of taxed?.components ?? []) {
       const same = taxes.find((t) => t.type === component.type && t.rate === component.rate && t.jurisdiction === component.jurisdiction);
       if (same) same.amount += component.amount;
@@ -186,7 +194,7 @@ export async function priceLines(db: Tx | PrismaClient, lines: readonly PlanItem
     amount += taxed?.totalAmount ?? line;
   }
   const discounted = shares.reduce((sum, share) => sum + share, 0);
-  return { subtotal, discount: discounted, tax, amount, taxInclusive: address.taxInclusive, taxes, lineTaxes };
+  return { subtotal, discount: discounted, tax, amount, taxInclusive: address.taxInclusive, taxes, lineTaxes, taxReason: orderTaxReason(lineReasons) };
 }
 
 /** The subscription's items (the last plan change's, else the initial order's lines), its tax address and its checkout's discount. */
@@ -194,14 +202,15 @@ async function planOf(db: Tx | PrismaClient, s: Subscription): Promise<{ items: 
   const order = await db.order.findFirstOrThrow({
     where: { subscriptionId: s.id, number: s.number },
     select: {
-      country: true, billingState: true, billingPostalCode: true, taxInclusive: true, discountId: true,
+      country: true, billingState: true, billingPostalCode: true, taxInclusive: true, taxId: true, discountId: true, workspaceId: true,
       items: { orderBy: { position: 'asc' }, select: { offerId: true, productId: true, unitPrice: true, quantity: true } },
     },
   });
-  const { items, discountId, ...address } = order;
+  const { items, discountId, workspaceId, ...taxed } = order;
+  const { taxRegistrations } = await db.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: { taxRegistrations: true } });
   // Archived or edited since, the discount still applies as it now is (archiving stops new uses only).
   const discount = discountId ? await db.discount.findUnique({ where: { id: discountId } }) : null;
-  return { items: storedItems(s)?.items ?? items, address, discount };
+  return { items: storedItems(s)?.items ?? items, address: { ...taxed, taxRegistrations }, discount };
 }
 
 /**

@@ -5,7 +5,8 @@ import { DomainError, ValidationFailed } from '../core/errors.js';
 import { isCountry } from '../reference/countries.js';
 import { CANADA_POSTAL_LETTERS } from './data/canada.js';
 import { US_STATES } from './data/us-states.js';
-import { postalCodeWellFormed, statesOfZip } from './sources.js';
+import { postalCodeWellFormed } from './sources.js';
+import { statesOfZip } from './us-zip.js';
 
 /** Tax cannot be determined for a well-formed address (422). */
 export class TaxUndetermined extends DomainError {

@@ -1,13 +1,17 @@
 // POST /v0/tax/calculate: the calculation (./calculate.ts) for a product or offer of the scope.
 // Checked in this order: the request's own values (400), the location (400 malformed, 422
-// undeterminable), then the product or offer (404); docs/decisions.md "Tax".
+// undeterminable), the product or offer (404), then whether the rate data knows the location
+// (422); docs/decisions.md "Tax".
 import { NotFound, ValidationFailed } from '../core/errors.js';
 import { isMoney, MAX_MONEY } from '../core/money.js';
 import { inScope, type Principal } from '../core/scope.js';
 import { isCurrency } from '../reference/currencies.js';
+import { systemClock, type Clock } from '../core/time.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { calculateTax, taxIdCountry, type TaxCalculation } from './calculate.js';
+import { calculateTax, requireTaxData, type TaxCalculation } from './calculate.js';
 import { checkTaxLocation } from './location.js';
+import { taxRegistrations } from './registrations.js';
+import { checkTaxId } from './vat-id.js';
 
 export interface TaxRequest {
   productId?: string | null;
@@ -37,7 +41,8 @@ async function soldItem(prisma: PrismaClient, principal: Principal, request: Tax
   return { productId: product.id, offerId: null, productType: product.type, amount: request.amount!, currency: request.currency!, offerCurrency: null };
 }
 
-export async function calculateTaxFor(prisma: PrismaClient, principal: Principal, request: TaxRequest): Promise<TaxQuote> {
+/** The calculation at `now`'s rates, where the workspace is registered; 422 where the rate data does not know the location. */
+export async function calculateTaxFor(prisma: PrismaClient, principal: Principal, request: TaxRequest, now: Clock = systemClock): Promise<TaxQuote> {
   if (!request.productId && !request.offerId) throw new ValidationFailed('Send productId or offerId');
   if (!request.offerId && (request.amount == null || request.currency == null)) throw new ValidationFailed('amount and currency are required with productId (an offer gives its own price and currency)');
   for (const name of ['amount', 'priceIncludesTax'] as const) if (request[name] === null) throw new ValidationFailed(`${name} cannot be null`);
@@ -45,7 +50,7 @@ export async function calculateTaxFor(prisma: PrismaClient, principal: Principal
   if (request.currency != null && !isCurrency(request.currency.trim().toUpperCase())) throw new ValidationFailed('currency must be a three-letter currency code of the list');
   const location = { country: request.country, state: request.state, postalCode: request.postalCode };
   checkTaxLocation(location);
-  if (request.taxId?.trim()) taxIdCountry(request.taxId.trim());
+  if (request.taxId?.trim()) checkTaxId(request.taxId);
   const item = await soldItem(prisma, principal, request);
   if (item.offerCurrency && item.currency.trim().toUpperCase() !== item.offerCurrency) throw new ValidationFailed(`currency ${item.currency} is not the offer's currency ${item.offerCurrency}`);
   const calculation = calculateTax({
@@ -55,6 +60,8 @@ export async function calculateTaxFor(prisma: PrismaClient, principal: Principal
     location,
     taxId: request.taxId,
     priceIncludesTax: request.priceIncludesTax ?? principal.settings.pricesIncludeTax,
+    registrations: taxRegistrations(principal.settings.taxRegistrations),
+    at: now(),
   });
-  return { ...calculation, productId: item.productId, offerId: item.offerId };
+  return { ...requireTaxData(calculation), productId: item.productId, offerId: item.offerId };
 }

@@ -1,87 +1,20 @@
-// The maintained sources the calculation reads: the `sales-tax` package's rate table (VAT and GST
-// per country, Canada's provinces, dated past rates), the `zipcodes` package's US ZIP codes, and
-// `postcode-validator`'s postal code formats. Rates become integers (parts per million) here, so
-// the arithmetic after this module is exact. Why these and not `vatrates`: docs/decisions.md "Tax".
-import { createRequire } from 'node:module';
+// What the calculation reads besides the committed rate tables (./data/): `postcode-validator`'s
+// postal code formats (its public API), and the period of a dated table in force at a time.
 import { postcodeValidator, postcodeValidatorExistsForCountry } from 'postcode-validator';
-import { COUNTRY_RATE_CORRECTIONS } from './data/country-corrections.js';
-
-const require = createRequire(import.meta.url);
-
-interface SourceRate {
-  type: string;
-  rate: number;
-  currency?: string;
-  before?: Record<string, Omit<SourceRate, 'before' | 'states'>>;
-  states?: Record<string, SourceRate>;
-}
-
-const RATES = require('sales-tax/res/sales_tax_rates.json') as Record<string, SourceRate>;
-const REGIONS = require('sales-tax/res/region_countries.json') as { EU: string[] };
-
-export const EU_MEMBER_STATES: ReadonlySet<string> = new Set(REGIONS.EU);
-
-/** 0.09975 -> 99750. */
-export const toPpm = (rate: number) => Math.round(rate * 1_000_000);
-
-/** The entry in force at `at`: `before[date]` holds what applied before that date (the earliest such date after `at` wins). */
-function inForce(entry: SourceRate, at: Date): { type: string; ratePpm: number } {
-  const later = Object.keys(entry.before ?? {})
-    .filter((date) => new Date(date).getTime() > at.getTime())
-    .sort();
-  const chosen = later.length ? entry.before![later[0]!]! : entry;
-  return { type: chosen.type, ratePpm: toPpm(chosen.rate) };
-}
-
-/** The package's own current national rate (for the test that keeps the corrections honest). */
-export const packageRate = (country: string, region?: string) => (region ? RATES[country]?.states?.[region]?.rate : RATES[country]?.rate);
-
-/** The country's national rate at `at` (null: the source has no rate for it); a committed correction wins. */
-export function countryRate(country: string, at: Date): { type: string; ratePpm: number } | null {
-  const correction = COUNTRY_RATE_CORRECTIONS[country];
-  if (correction) return { type: correction.type, ratePpm: correction.ratePpm };
-  const entry = RATES[country];
-  return entry ? inForce(entry, at) : null;
-}
-
-/** A state's or province's rate as the source has it, added to the national one (null: none). */
-export function regionRate(country: string, region: string, at: Date): { type: string; ratePpm: number } | null {
-  const entry = RATES[country]?.states?.[region];
-  return entry ? inForce(entry, at) : null;
-}
+import type { RatePeriod } from './data/national-rates.js';
 
 /** Whether the postal code has the country's format (true where the package knows no format). */
 export function postalCodeWellFormed(postalCode: string, country: string): boolean {
   return !postcodeValidatorExistsForCountry(country) || postcodeValidator(postalCode, country);
 }
 
-type ZipRecord = { zip: string; state: string };
-let zipIndex: { byZip: Map<string, string>; byPrefix: Map<string, Set<string>> } | undefined;
-
-/** Loaded on first use: 42,000 ZIP codes (about 5 MB of source). */
-function usZips() {
-  if (zipIndex) return zipIndex;
-  const { codes } = require('zipcodes/lib/codes.js') as { codes: Record<string, ZipRecord> };
-  const byZip = new Map<string, string>();
-  const byPrefix = new Map<string, Set<string>>();
-  for (const { zip, state } of Object.values(codes)) {
-    byZip.set(zip, state);
-    const prefix = zip.slice(0, 3);
-    if (!byPrefix.has(prefix)) byPrefix.set(prefix, new Set());
-    byPrefix.get(prefix)!.add(state);
+/** The period in force at `at` (the last one from on or before its UTC date), or null: no data then. */
+export function inForce(periods: readonly RatePeriod[] | undefined, at: Date): RatePeriod | null {
+  const day = at.toISOString().slice(0, 10);
+  let found: RatePeriod | null = null;
+  for (const period of periods ?? []) {
+    if (period.from > day) break;
+    found = period;
   }
-  zipIndex = { byZip, byPrefix };
-  return zipIndex;
-}
-
-/**
- * The states a US ZIP code (its first five digits) can be in: its own state when the source lists
- * the code, else the states of its three-digit prefix (a code newer than the source), else none.
- */
-export function statesOfZip(zip: string): ReadonlySet<string> {
-  const { byZip, byPrefix } = usZips();
-  const five = zip.slice(0, 5);
-  const state = byZip.get(five);
-  if (state) return new Set([state]);
-  return byPrefix.get(five.slice(0, 3)) ?? new Set();
+  return found;
 }

@@ -2,6 +2,7 @@ import type { Prisma, PrismaClient, Workspace } from '../generated/prisma/client
 import type { Db } from '../db/client.js';
 import { isUuid } from '../core/uuid.js';
 import { WORKSPACE_SETTINGS, workspaceSettings, type SettingName } from '../core/workspace-settings.js';
+import { normalizeTaxRegistrations } from '../tax/registrations.js';
 import { generateKeyPair, hashSecretKey, type KeyMode } from './keys.js';
 
 export interface IssuedKeys {
@@ -61,6 +62,11 @@ function parseSetting(name: string, raw: string): [SettingName, boolean | number
   if (kind === 'integer') {
     if (!/^\d+$/.test(raw) || Number(raw) > 2_147_483_647) throw new Error(`${name} must be a non-negative integer`);
     return [name as SettingName, Number(raw)];
+  }
+  if (kind === 'taxRegistrations') return [name as SettingName, normalizeTaxRegistrations(raw)];
+  if (Array.isArray(kind)) {
+    if (!kind.includes(raw)) throw new Error(`${name} must be one of ${kind.join(', ')}`);
+    return [name as SettingName, raw];
   }
   if (name === 'name' && raw === '') throw new Error('name must not be empty');
   if (name === 'customSubscriptionManagementUrl' && raw !== '' && !/^https?:\/\/\S+$/.test(raw)) {

@@ -1388,7 +1388,7 @@ export interface paths {
         put?: never;
         /**
          * Calculate the tax on a product or offer for a location
-         * @description The tax on a product or offer for a buyer's location, before purchase. 400 for malformed input, 422 when tax cannot be determined for the country, state and postal code (a US or Canadian address without a state, an unknown state, a postal code not in that state), 404 for an unknown product or offer
+         * @description The tax on a product or offer for a buyer's location, before purchase, where the workspace is registered (taxRegistrations). 400 for malformed input, 422 when tax cannot be determined for the country, state and postal code (a US or Canadian address without a state, an unknown state, a postal code not in that state, a country or date the rate data does not know), 404 for an unknown product or offer
          */
         post: operations["calculateTax"];
         delete?: never;
@@ -1587,6 +1587,8 @@ export interface components {
             postalCode?: string | null;
             /** @description Required in the US and Canada (two-letter code): tax cannot be determined without it (422) */
             state?: string | null;
+            /** @description A business buyer's EU or UK VAT number of the billing country, checked with its check digits (400 otherwise): the order is reverse charged */
+            taxId?: string | null;
         };
         /** @description Card details: passed to the processor, never stored or logged */
         CheckoutCard: {
@@ -1659,6 +1661,8 @@ export interface components {
             taxCalculated: boolean;
             /** @description Whether the prices include the tax (then total does not add it) */
             taxInclusive: boolean;
+            /** @description Why less tax than the location's, or none, is charged: a reason a line gives for the buyer or the location (reverse_charge, not_registered, no_data), else the one every line gives; null otherwise */
+            taxReason: components["schemas"]["TaxReason"] | null;
             /** @description The taxes of all lines, summed per type, rate and jurisdiction */
             taxes: components["schemas"]["TaxComponent"][];
             /** Format: int32 */
@@ -1704,6 +1708,8 @@ export interface components {
             tax: number;
             /** @description Whether the price includes the tax (the workspace setting pricesIncludeTax) */
             taxInclusive: boolean;
+            /** @description Why less tax than the location's, or none, is charged on the line; null when it is charged in full or not calculated yet */
+            taxReason: components["schemas"]["TaxReason"] | null;
             /**
              * Format: int32
              * @description subtotal - discount, plus tax unless taxInclusive
@@ -2204,8 +2210,12 @@ export interface components {
              * @description The tax within value, minor units
              */
             tax: number;
+            /** @description The business buyer's VAT number given at checkout (the order was reverse charged) */
+            taxId: string | null;
             /** @description Whether the item prices included the tax (then value does not add it) */
             taxInclusive: boolean;
+            /** @description Why less tax than the location's, or none, was charged; null when it was charged in full */
+            taxReason: components["schemas"]["TaxReason"] | null;
             /**
              * Format: int32
              * @description Units bought (sum of the quantities)
@@ -2264,8 +2274,12 @@ export interface components {
              * @description The tax within value, minor units
              */
             tax: number;
+            /** @description The business buyer's VAT number given at checkout (the order was reverse charged) */
+            taxId: string | null;
             /** @description Whether the item prices included the tax (then value does not add it) */
             taxInclusive: boolean;
+            /** @description Why less tax than the location's, or none, was charged; null when it was charged in full */
+            taxReason: components["schemas"]["TaxReason"] | null;
             /**
              * Format: int32
              * @description Units bought (sum of the quantities)
@@ -2824,7 +2838,7 @@ export interface components {
             components: components["schemas"]["TaxComponent"][];
             country: string;
             currency: string;
-            /** @description Why no tax is charged (null when some is) */
+            /** @description taxReason in words (null with it) */
             exemption: string | null;
             jurisdiction: string;
             /**
@@ -2841,7 +2855,7 @@ export interface components {
             productType: components["schemas"]["ProductType"];
             /** @description The sum of the components' rates */
             rate: number;
-            /** @description A business buyer with a well-formed EU or UK VAT number accounts for the VAT itself */
+            /** @description A business buyer with a valid EU or UK VAT number accounts for the VAT itself */
             reverseCharge: boolean;
             /** @description US state or Canadian province; null elsewhere */
             state: string | null;
@@ -2850,6 +2864,10 @@ export interface components {
              * @description Minor units, rounded half up to the currency's smallest unit
              */
             taxAmount: number;
+            /** @description The VAT number sent, as checked (upper case, without separators) */
+            taxId: string | null;
+            /** @description Why less tax than the location's, or none, is charged (null when it is charged in full) */
+            taxReason: components["schemas"]["TaxReason"] | null;
             /** @description The main tax; null when none is charged */
             taxType: components["schemas"]["TaxType"] | null;
             /**
@@ -2875,10 +2893,15 @@ export interface components {
             type: components["schemas"]["TaxType"];
         };
         /**
-         * @description VAT (EU, UK, NO, CH), GST (AU, NZ, Canada federal), HST (harmonized Canadian provinces), PST or QST (Canadian provinces), SALES_TAX (US states)
+         * @description Why less tax than the location's, or none, is charged; null when it is charged in full
          * @enum {string}
          */
-        TaxType: "GST" | "HST" | "PST" | "QST" | "SALES_TAX" | "VAT";
+        TaxReason: "no_data" | "no_tax" | "not_registered" | "not_taxable" | "reverse_charge";
+        /**
+         * @description VAT (EU, UK, NO, CH, ...), GST (AU, NZ, SG, IN, Canada federal, ...), HST (harmonized Canadian provinces), PST or QST (Canadian provinces), SALES_TAX (US states, Puerto Rico, Pakistan), SERVICE_TAX (Malaysia's service tax on digital services)
+         * @enum {string}
+         */
+        TaxType: "GST" | "HST" | "PST" | "QST" | "SALES_TAX" | "SERVICE_TAX" | "VAT";
         TestEventPayload: {
             /**
              * Format: int32
@@ -6676,7 +6699,7 @@ export interface operations {
                     productId?: components["schemas"]["UUID"] | null;
                     /** @description Required in the US and Canada: the state or province code (WA, QC) */
                     state?: string | null;
-                    /** @description A business buyer's EU or UK VAT number: reverse charge when well formed */
+                    /** @description A business buyer's EU or UK VAT number, checked with its country's check digits: reverse charge when valid (400 otherwise) */
                     taxId?: string | null;
                 };
             };

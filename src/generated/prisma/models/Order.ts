@@ -61,6 +61,8 @@ export type OrderMinAggregateOutputType = {
   billingState: string | null
   billingPostalCode: string | null
   taxInclusive: boolean | null
+  taxId: string | null
+  taxReason: string | null
   checkoutId: string | null
   subscriptionId: string | null
   lastPaymentId: string | null
@@ -92,6 +94,8 @@ export type OrderMaxAggregateOutputType = {
   billingState: string | null
   billingPostalCode: string | null
   taxInclusive: boolean | null
+  taxId: string | null
+  taxReason: string | null
   checkoutId: string | null
   subscriptionId: string | null
   lastPaymentId: string | null
@@ -123,6 +127,8 @@ export type OrderCountAggregateOutputType = {
   billingState: number
   billingPostalCode: number
   taxInclusive: number
+  taxId: number
+  taxReason: number
   checkoutId: number
   subscriptionId: number
   lastPaymentId: number
@@ -173,6 +179,8 @@ export type OrderMinAggregateInputType = {
   billingState?: true
   billingPostalCode?: true
   taxInclusive?: true
+  taxId?: true
+  taxReason?: true
   checkoutId?: true
   subscriptionId?: true
   lastPaymentId?: true
@@ -204,6 +212,8 @@ export type OrderMaxAggregateInputType = {
   billingState?: true
   billingPostalCode?: true
   taxInclusive?: true
+  taxId?: true
+  taxReason?: true
   checkoutId?: true
   subscriptionId?: true
   lastPaymentId?: true
@@ -235,6 +245,8 @@ export type OrderCountAggregateInputType = {
   billingState?: true
   billingPostalCode?: true
   taxInclusive?: true
+  taxId?: true
+  taxReason?: true
   checkoutId?: true
   subscriptionId?: true
   lastPaymentId?: true
@@ -354,6 +366,8 @@ export type OrderGroupByOutputType = {
   billingState: string | null
   billingPostalCode: string | null
   taxInclusive: boolean
+  taxId: string | null
+  taxReason: string | null
   checkoutId: string | null
   subscriptionId: string | null
   lastPaymentId: string | null
@@ -409,6 +423,8 @@ export type OrderWhereInput = {
   billingState?: Prisma.StringNullableFilter<"Order"> | string | null
   billingPostalCode?: Prisma.StringNullableFilter<"Order"> | string | null
   taxInclusive?: Prisma.BoolFilter<"Order"> | boolean
+  taxId?: Prisma.StringNullableFilter<"Order"> | string | null
+  taxReason?: Prisma.StringNullableFilter<"Order"> | string | null
   checkoutId?: Prisma.UuidNullableFilter<"Order"> | string | null
   subscriptionId?: Prisma.UuidNullableFilter<"Order"> | string | null
   lastPaymentId?: Prisma.UuidNullableFilter<"Order"> | string | null
@@ -447,6 +463,8 @@ export type OrderOrderByWithRelationInput = {
   billingState?: Prisma.SortOrderInput | Prisma.SortOrder
   billingPostalCode?: Prisma.SortOrderInput | Prisma.SortOrder
   taxInclusive?: Prisma.SortOrder
+  taxId?: Prisma.SortOrderInput | Prisma.SortOrder
+  taxReason?: Prisma.SortOrderInput | Prisma.SortOrder
   checkoutId?: Prisma.SortOrderInput | Prisma.SortOrder
   subscriptionId?: Prisma.SortOrderInput | Prisma.SortOrder
   lastPaymentId?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -490,6 +508,8 @@ export type OrderWhereUniqueInput = Prisma.AtLeast<{
   billingState?: Prisma.StringNullableFilter<"Order"> | string | null
   billingPostalCode?: Prisma.StringNullableFilter<"Order"> | string | null
   taxInclusive?: Prisma.BoolFilter<"Order"> | boolean
+  taxId?: Prisma.StringNullableFilter<"Order"> | string | null
+  taxReason?: Prisma.StringNullableFilter<"Order"> | string | null
   checkoutId?: Prisma.UuidNullableFilter<"Order"> | string | null
   subscriptionId?: Prisma.UuidNullableFilter<"Order"> | string | null
   disputed?: Prisma.BoolFilter<"Order"> | boolean
@@ -527,6 +547,8 @@ export type OrderOrderByWithAggregationInput = {
   billingState?: Prisma.SortOrderInput | Prisma.SortOrder
   billingPostalCode?: Prisma.SortOrderInput | Prisma.SortOrder
   taxInclusive?: Prisma.SortOrder
+  taxId?: Prisma.SortOrderInput | Prisma.SortOrder
+  taxReason?: Prisma.SortOrderInput | Prisma.SortOrder
   checkoutId?: Prisma.SortOrderInput | Prisma.SortOrder
   subscriptionId?: Prisma.SortOrderInput | Prisma.SortOrder
   lastPaymentId?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -567,6 +589,8 @@ export type OrderScalarWhereWithAggregatesInput = {
   billingState?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
   billingPostalCode?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
   taxInclusive?: Prisma.BoolWithAggregatesFilter<"Order"> | boolean
+  taxId?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
+  taxReason?: Prisma.StringNullableWithAggregatesFilter<"Order"> | string | null
   checkoutId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
   subscriptionId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
   lastPaymentId?: Prisma.UuidNullableWithAggregatesFilter<"Order"> | string | null
@@ -598,6 +622,8 @@ export type OrderCreateInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -634,6 +660,8 @@ export type OrderUncheckedCreateInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -668,6 +696,8 @@ export type OrderUpdateInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -704,6 +734,8 @@ export type OrderUncheckedUpdateInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -739,6 +771,8 @@ export type OrderCreateManyInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -770,6 +804,8 @@ export type OrderUpdateManyMutationInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -800,6 +836,8 @@ export type OrderUncheckedUpdateManyInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -848,6 +886,8 @@ export type OrderCountOrderByAggregateInput = {
   billingState?: Prisma.SortOrder
   billingPostalCode?: Prisma.SortOrder
   taxInclusive?: Prisma.SortOrder
+  taxId?: Prisma.SortOrder
+  taxReason?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrder
   subscriptionId?: Prisma.SortOrder
   lastPaymentId?: Prisma.SortOrder
@@ -888,6 +928,8 @@ export type OrderMaxOrderByAggregateInput = {
   billingState?: Prisma.SortOrder
   billingPostalCode?: Prisma.SortOrder
   taxInclusive?: Prisma.SortOrder
+  taxId?: Prisma.SortOrder
+  taxReason?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrder
   subscriptionId?: Prisma.SortOrder
   lastPaymentId?: Prisma.SortOrder
@@ -919,6 +961,8 @@ export type OrderMinOrderByAggregateInput = {
   billingState?: Prisma.SortOrder
   billingPostalCode?: Prisma.SortOrder
   taxInclusive?: Prisma.SortOrder
+  taxId?: Prisma.SortOrder
+  taxReason?: Prisma.SortOrder
   checkoutId?: Prisma.SortOrder
   subscriptionId?: Prisma.SortOrder
   lastPaymentId?: Prisma.SortOrder
@@ -1133,6 +1177,8 @@ export type OrderCreateWithoutUserInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1167,6 +1213,8 @@ export type OrderUncheckedCreateWithoutUserInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -1231,6 +1279,8 @@ export type OrderScalarWhereInput = {
   billingState?: Prisma.StringNullableFilter<"Order"> | string | null
   billingPostalCode?: Prisma.StringNullableFilter<"Order"> | string | null
   taxInclusive?: Prisma.BoolFilter<"Order"> | boolean
+  taxId?: Prisma.StringNullableFilter<"Order"> | string | null
+  taxReason?: Prisma.StringNullableFilter<"Order"> | string | null
   checkoutId?: Prisma.UuidNullableFilter<"Order"> | string | null
   subscriptionId?: Prisma.UuidNullableFilter<"Order"> | string | null
   lastPaymentId?: Prisma.UuidNullableFilter<"Order"> | string | null
@@ -1262,6 +1312,8 @@ export type OrderCreateWithoutItemsInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1297,6 +1349,8 @@ export type OrderUncheckedCreateWithoutItemsInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -1346,6 +1400,8 @@ export type OrderUpdateWithoutItemsInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1381,6 +1437,8 @@ export type OrderUncheckedUpdateWithoutItemsInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1414,6 +1472,8 @@ export type OrderCreateWithoutPaymentsInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1449,6 +1509,8 @@ export type OrderUncheckedCreateWithoutPaymentsInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -1487,6 +1549,8 @@ export type OrderCreateWithoutLastPaymentInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1522,6 +1586,8 @@ export type OrderUncheckedCreateWithoutLastPaymentInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   subscriptionId?: string | null
   disputed?: boolean
@@ -1571,6 +1637,8 @@ export type OrderUpdateWithoutPaymentsInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1606,6 +1674,8 @@ export type OrderUncheckedUpdateWithoutPaymentsInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1650,6 +1720,8 @@ export type OrderUpdateWithoutLastPaymentInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1685,6 +1757,8 @@ export type OrderUncheckedUpdateWithoutLastPaymentInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -1718,6 +1792,8 @@ export type OrderCreateWithoutSubscriptionInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1753,6 +1829,8 @@ export type OrderUncheckedCreateWithoutSubscriptionInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   lastPaymentId?: string | null
   disputed?: boolean
@@ -1812,6 +1890,8 @@ export type OrderCreateWithoutRefundsInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   disputed?: boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1847,6 +1927,8 @@ export type OrderUncheckedCreateWithoutRefundsInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -1896,6 +1978,8 @@ export type OrderUpdateWithoutRefundsInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -1931,6 +2015,8 @@ export type OrderUncheckedUpdateWithoutRefundsInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -1964,6 +2050,8 @@ export type OrderCreateManyUserInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   subscriptionId?: string | null
   lastPaymentId?: string | null
@@ -1995,6 +2083,8 @@ export type OrderUpdateWithoutUserInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -2029,6 +2119,8 @@ export type OrderUncheckedUpdateWithoutUserInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2063,6 +2155,8 @@ export type OrderUncheckedUpdateManyWithoutUserInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   subscriptionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
@@ -2095,6 +2189,8 @@ export type OrderCreateManySubscriptionInput = {
   billingState?: string | null
   billingPostalCode?: string | null
   taxInclusive?: boolean
+  taxId?: string | null
+  taxReason?: string | null
   checkoutId?: string | null
   lastPaymentId?: string | null
   disputed?: boolean
@@ -2125,6 +2221,8 @@ export type OrderUpdateWithoutSubscriptionInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
   itemCustomFields?: Prisma.JsonNullValueInput | runtime.InputJsonValue
@@ -2160,6 +2258,8 @@ export type OrderUncheckedUpdateWithoutSubscriptionInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -2194,6 +2294,8 @@ export type OrderUncheckedUpdateManyWithoutSubscriptionInput = {
   billingState?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   billingPostalCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   taxInclusive?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  taxReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   checkoutId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastPaymentId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   disputed?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -2274,6 +2376,8 @@ export type OrderSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   billingState?: boolean
   billingPostalCode?: boolean
   taxInclusive?: boolean
+  taxId?: boolean
+  taxReason?: boolean
   checkoutId?: boolean
   subscriptionId?: boolean
   lastPaymentId?: boolean
@@ -2313,6 +2417,8 @@ export type OrderSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   billingState?: boolean
   billingPostalCode?: boolean
   taxInclusive?: boolean
+  taxId?: boolean
+  taxReason?: boolean
   checkoutId?: boolean
   subscriptionId?: boolean
   lastPaymentId?: boolean
@@ -2348,6 +2454,8 @@ export type OrderSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   billingState?: boolean
   billingPostalCode?: boolean
   taxInclusive?: boolean
+  taxId?: boolean
+  taxReason?: boolean
   checkoutId?: boolean
   subscriptionId?: boolean
   lastPaymentId?: boolean
@@ -2383,6 +2491,8 @@ export type OrderSelectScalar = {
   billingState?: boolean
   billingPostalCode?: boolean
   taxInclusive?: boolean
+  taxId?: boolean
+  taxReason?: boolean
   checkoutId?: boolean
   subscriptionId?: boolean
   lastPaymentId?: boolean
@@ -2396,7 +2506,7 @@ export type OrderSelectScalar = {
   updatedAt?: boolean
 }
 
-export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "type" | "status" | "userId" | "currency" | "value" | "tax" | "fee" | "discountId" | "discountAmount" | "totalItems" | "country" | "billingState" | "billingPostalCode" | "taxInclusive" | "checkoutId" | "subscriptionId" | "lastPaymentId" | "disputed" | "itemCustomFields" | "paidAt" | "cancelledAt" | "reservedAt" | "releasedAt" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
+export type OrderOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "number" | "type" | "status" | "userId" | "currency" | "value" | "tax" | "fee" | "discountId" | "discountAmount" | "totalItems" | "country" | "billingState" | "billingPostalCode" | "taxInclusive" | "taxId" | "taxReason" | "checkoutId" | "subscriptionId" | "lastPaymentId" | "disputed" | "itemCustomFields" | "paidAt" | "cancelledAt" | "reservedAt" | "releasedAt" | "createdAt" | "updatedAt", ExtArgs["result"]["order"]>
 export type OrderInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   user?: boolean | Prisma.Order$userArgs<ExtArgs>
   subscription?: boolean | Prisma.Order$subscriptionArgs<ExtArgs>
@@ -2446,6 +2556,8 @@ export type $OrderPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     billingState: string | null
     billingPostalCode: string | null
     taxInclusive: boolean
+    taxId: string | null
+    taxReason: string | null
     checkoutId: string | null
     subscriptionId: string | null
     lastPaymentId: string | null
@@ -2904,6 +3016,8 @@ export interface OrderFieldRefs {
   readonly billingState: Prisma.FieldRef<"Order", 'String'>
   readonly billingPostalCode: Prisma.FieldRef<"Order", 'String'>
   readonly taxInclusive: Prisma.FieldRef<"Order", 'Boolean'>
+  readonly taxId: Prisma.FieldRef<"Order", 'String'>
+  readonly taxReason: Prisma.FieldRef<"Order", 'String'>
   readonly checkoutId: Prisma.FieldRef<"Order", 'String'>
   readonly subscriptionId: Prisma.FieldRef<"Order", 'String'>
   readonly lastPaymentId: Prisma.FieldRef<"Order", 'String'>

@@ -46,6 +46,8 @@ export type WorkspaceMinAggregateOutputType = {
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
   pricesIncludeTax: boolean | null
+  taxRegistrations: string | null
+  noTaxData: string | null
   brandColor: string | null
   accentColor: string | null
   portalPauseEnabled: boolean | null
@@ -66,6 +68,8 @@ export type WorkspaceMaxAggregateOutputType = {
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
   pricesIncludeTax: boolean | null
+  taxRegistrations: string | null
+  noTaxData: string | null
   brandColor: string | null
   accentColor: string | null
   portalPauseEnabled: boolean | null
@@ -86,6 +90,8 @@ export type WorkspaceCountAggregateOutputType = {
   customSubscriptionManagementUrl: number
   contactEmail: number
   pricesIncludeTax: number
+  taxRegistrations: number
+  noTaxData: number
   brandColor: number
   accentColor: number
   portalPauseEnabled: number
@@ -116,6 +122,8 @@ export type WorkspaceMinAggregateInputType = {
   customSubscriptionManagementUrl?: true
   contactEmail?: true
   pricesIncludeTax?: true
+  taxRegistrations?: true
+  noTaxData?: true
   brandColor?: true
   accentColor?: true
   portalPauseEnabled?: true
@@ -136,6 +144,8 @@ export type WorkspaceMaxAggregateInputType = {
   customSubscriptionManagementUrl?: true
   contactEmail?: true
   pricesIncludeTax?: true
+  taxRegistrations?: true
+  noTaxData?: true
   brandColor?: true
   accentColor?: true
   portalPauseEnabled?: true
@@ -156,6 +166,8 @@ export type WorkspaceCountAggregateInputType = {
   customSubscriptionManagementUrl?: true
   contactEmail?: true
   pricesIncludeTax?: true
+  taxRegistrations?: true
+  noTaxData?: true
   brandColor?: true
   accentColor?: true
   portalPauseEnabled?: true
@@ -263,6 +275,8 @@ export type WorkspaceGroupByOutputType = {
   customSubscriptionManagementUrl: string | null
   contactEmail: string | null
   pricesIncludeTax: boolean
+  taxRegistrations: string
+  noTaxData: string
   brandColor: string | null
   accentColor: string | null
   portalPauseEnabled: boolean
@@ -306,6 +320,8 @@ export type WorkspaceWhereInput = {
   customSubscriptionManagementUrl?: Prisma.StringNullableFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableFilter<"Workspace"> | string | null
   pricesIncludeTax?: Prisma.BoolFilter<"Workspace"> | boolean
+  taxRegistrations?: Prisma.StringFilter<"Workspace"> | string
+  noTaxData?: Prisma.StringFilter<"Workspace"> | string
   brandColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
   accentColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
   portalPauseEnabled?: Prisma.BoolFilter<"Workspace"> | boolean
@@ -328,6 +344,8 @@ export type WorkspaceOrderByWithRelationInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   contactEmail?: Prisma.SortOrderInput | Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  taxRegistrations?: Prisma.SortOrder
+  noTaxData?: Prisma.SortOrder
   brandColor?: Prisma.SortOrderInput | Prisma.SortOrder
   accentColor?: Prisma.SortOrderInput | Prisma.SortOrder
   portalPauseEnabled?: Prisma.SortOrder
@@ -353,6 +371,8 @@ export type WorkspaceWhereUniqueInput = Prisma.AtLeast<{
   customSubscriptionManagementUrl?: Prisma.StringNullableFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableFilter<"Workspace"> | string | null
   pricesIncludeTax?: Prisma.BoolFilter<"Workspace"> | boolean
+  taxRegistrations?: Prisma.StringFilter<"Workspace"> | string
+  noTaxData?: Prisma.StringFilter<"Workspace"> | string
   brandColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
   accentColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
   portalPauseEnabled?: Prisma.BoolFilter<"Workspace"> | boolean
@@ -375,6 +395,8 @@ export type WorkspaceOrderByWithAggregationInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrderInput | Prisma.SortOrder
   contactEmail?: Prisma.SortOrderInput | Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  taxRegistrations?: Prisma.SortOrder
+  noTaxData?: Prisma.SortOrder
   brandColor?: Prisma.SortOrderInput | Prisma.SortOrder
   accentColor?: Prisma.SortOrderInput | Prisma.SortOrder
   portalPauseEnabled?: Prisma.SortOrder
@@ -403,6 +425,8 @@ export type WorkspaceScalarWhereWithAggregatesInput = {
   customSubscriptionManagementUrl?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   contactEmail?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   pricesIncludeTax?: Prisma.BoolWithAggregatesFilter<"Workspace"> | boolean
+  taxRegistrations?: Prisma.StringWithAggregatesFilter<"Workspace"> | string
+  noTaxData?: Prisma.StringWithAggregatesFilter<"Workspace"> | string
   brandColor?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   accentColor?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   portalPauseEnabled?: Prisma.BoolWithAggregatesFilter<"Workspace"> | boolean
@@ -423,6 +447,8 @@ export type WorkspaceCreateInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   brandColor?: string | null
   accentColor?: string | null
   portalPauseEnabled?: boolean
@@ -445,6 +471,8 @@ export type WorkspaceUncheckedCreateInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   brandColor?: string | null
   accentColor?: string | null
   portalPauseEnabled?: boolean
@@ -467,6 +495,8 @@ export type WorkspaceUpdateInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -489,6 +519,8 @@ export type WorkspaceUncheckedUpdateInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -511,6 +543,8 @@ export type WorkspaceCreateManyInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   brandColor?: string | null
   accentColor?: string | null
   portalPauseEnabled?: boolean
@@ -531,6 +565,8 @@ export type WorkspaceUpdateManyMutationInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -551,6 +587,8 @@ export type WorkspaceUncheckedUpdateManyInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -571,6 +609,8 @@ export type WorkspaceCountOrderByAggregateInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  taxRegistrations?: Prisma.SortOrder
+  noTaxData?: Prisma.SortOrder
   brandColor?: Prisma.SortOrder
   accentColor?: Prisma.SortOrder
   portalPauseEnabled?: Prisma.SortOrder
@@ -595,6 +635,8 @@ export type WorkspaceMaxOrderByAggregateInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  taxRegistrations?: Prisma.SortOrder
+  noTaxData?: Prisma.SortOrder
   brandColor?: Prisma.SortOrder
   accentColor?: Prisma.SortOrder
   portalPauseEnabled?: Prisma.SortOrder
@@ -615,6 +657,8 @@ export type WorkspaceMinOrderByAggregateInput = {
   customSubscriptionManagementUrl?: Prisma.SortOrder
   contactEmail?: Prisma.SortOrder
   pricesIncludeTax?: Prisma.SortOrder
+  taxRegistrations?: Prisma.SortOrder
+  noTaxData?: Prisma.SortOrder
   brandColor?: Prisma.SortOrder
   accentColor?: Prisma.SortOrder
   portalPauseEnabled?: Prisma.SortOrder
@@ -696,6 +740,8 @@ export type WorkspaceCreateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   brandColor?: string | null
   accentColor?: string | null
   portalPauseEnabled?: boolean
@@ -717,6 +763,8 @@ export type WorkspaceUncheckedCreateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   brandColor?: string | null
   accentColor?: string | null
   portalPauseEnabled?: boolean
@@ -754,6 +802,8 @@ export type WorkspaceUpdateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -775,6 +825,8 @@ export type WorkspaceUncheckedUpdateWithoutProjectsInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -796,6 +848,8 @@ export type WorkspaceCreateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   brandColor?: string | null
   accentColor?: string | null
   portalPauseEnabled?: boolean
@@ -817,6 +871,8 @@ export type WorkspaceUncheckedCreateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: string | null
   contactEmail?: string | null
   pricesIncludeTax?: boolean
+  taxRegistrations?: string
+  noTaxData?: string
   brandColor?: string | null
   accentColor?: string | null
   portalPauseEnabled?: boolean
@@ -854,6 +910,8 @@ export type WorkspaceUpdateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -875,6 +933,8 @@ export type WorkspaceUncheckedUpdateWithoutApiKeysInput = {
   customSubscriptionManagementUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   contactEmail?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   pricesIncludeTax?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  taxRegistrations?: Prisma.StringFieldUpdateOperationsInput | string
+  noTaxData?: Prisma.StringFieldUpdateOperationsInput | string
   brandColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -936,6 +996,8 @@ export type WorkspaceSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  taxRegistrations?: boolean
+  noTaxData?: boolean
   brandColor?: boolean
   accentColor?: boolean
   portalPauseEnabled?: boolean
@@ -959,6 +1021,8 @@ export type WorkspaceSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  taxRegistrations?: boolean
+  noTaxData?: boolean
   brandColor?: boolean
   accentColor?: boolean
   portalPauseEnabled?: boolean
@@ -979,6 +1043,8 @@ export type WorkspaceSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  taxRegistrations?: boolean
+  noTaxData?: boolean
   brandColor?: boolean
   accentColor?: boolean
   portalPauseEnabled?: boolean
@@ -999,6 +1065,8 @@ export type WorkspaceSelectScalar = {
   customSubscriptionManagementUrl?: boolean
   contactEmail?: boolean
   pricesIncludeTax?: boolean
+  taxRegistrations?: boolean
+  noTaxData?: boolean
   brandColor?: boolean
   accentColor?: boolean
   portalPauseEnabled?: boolean
@@ -1007,7 +1075,7 @@ export type WorkspaceSelectScalar = {
   updatedAt?: boolean
 }
 
-export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "brandColor" | "accentColor" | "portalPauseEnabled" | "portalSwitchOfferIds" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
+export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "taxRegistrations" | "noTaxData" | "brandColor" | "accentColor" | "portalPauseEnabled" | "portalSwitchOfferIds" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
 export type WorkspaceInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
   apiKeys?: boolean | Prisma.Workspace$apiKeysArgs<ExtArgs>
@@ -1034,6 +1102,8 @@ export type $WorkspacePayload<ExtArgs extends runtime.Types.Extensions.InternalA
     customSubscriptionManagementUrl: string | null
     contactEmail: string | null
     pricesIncludeTax: boolean
+    taxRegistrations: string
+    noTaxData: string
     brandColor: string | null
     accentColor: string | null
     portalPauseEnabled: boolean
@@ -1476,6 +1546,8 @@ export interface WorkspaceFieldRefs {
   readonly customSubscriptionManagementUrl: Prisma.FieldRef<"Workspace", 'String'>
   readonly contactEmail: Prisma.FieldRef<"Workspace", 'String'>
   readonly pricesIncludeTax: Prisma.FieldRef<"Workspace", 'Boolean'>
+  readonly taxRegistrations: Prisma.FieldRef<"Workspace", 'String'>
+  readonly noTaxData: Prisma.FieldRef<"Workspace", 'String'>
   readonly brandColor: Prisma.FieldRef<"Workspace", 'String'>
   readonly accentColor: Prisma.FieldRef<"Workspace", 'String'>
   readonly portalPauseEnabled: Prisma.FieldRef<"Workspace", 'Boolean'>
