@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 
 import type { PrismaClient, Subscription } from '../generated/prisma/client.js';
 import { TemporarilyUnavailable, Unauthenticated, ValidationFailed } from '../core/errors.js';
@@ -32,20 +32,43 @@ export interface LifecycleDeps {
 
 const NOT_STARTED: readonly string[] = ['incomplete', 'incomplete_expired'];
 
-/** Sends a request to the subscription's workflow and waits for its answer; 400 with the workflow's reason when refused. */
+/**
+ * How the subscription's workflow starts, from the same arguments whoever starts it: the first
+ * payment's hook, or any request that reaches it first (one sent the moment the purchase was
+ * answered can beat the hook), with update- or signal-with-start. A running one takes the request
+ * (USE_EXISTING); a closed one is never started again (REJECT_DUPLICATE): it closed because the
+ * subscription ended, and the start fails WorkflowExecutionAlreadyStartedError.
+ */
+function workflowStart(deps: LifecycleDeps, s: Subscription) {
+  return {
+    taskQueue: deps.temporal.taskQueue,
+    workflowId: subscriptionWorkflowId(s),
+    workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+    workflowIdConflictPolicy: 'USE_EXISTING' as const,
+    args: [{ subscriptionId: s.id, clockOffsetMs: Number(s.clockOffsetMs), begun: false }] as Parameters<typeof subscriptionWorkflow>,
+  };
+}
+
+/** Its workflow closed: the subscription ended (the only way it closes). */
+const ended = (error: unknown) => error instanceof WorkflowExecutionAlreadyStartedError || error instanceof WorkflowNotFoundError;
+
+/** Sends a request to the subscription's workflow (started by it if need be) and waits for its answer; 400 with the workflow's reason when refused. */
 export async function requestChange(deps: LifecycleDeps, scope: Scope, idOrNumber: string, command: LifecycleCommand): Promise<Subscription> {
   const subscription = await findSubscription(deps.prisma, scope, idOrNumber);
   if (NOT_STARTED.includes(subscription.status)) throw new ValidationFailed(`The subscription is ${subscription.status}: its first payment is not paid`);
   if (subscription.status === 'cancelled') throw new ValidationFailed('The subscription is cancelled');
   try {
-    await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(subscription)).executeUpdate<LifecycleState, [LifecycleCommand]>(COMMAND, { args: [command] });
+    await deps.temporal.client.workflow.executeUpdateWithStart<typeof subscriptionWorkflow, LifecycleState, [LifecycleCommand]>(COMMAND, {
+      args: [command],
+      startWorkflowOperation: new WithStartWorkflowOperation<typeof subscriptionWorkflow>('subscriptionWorkflow', workflowStart(deps, subscription)),
+    });
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
       if (error.cause instanceof ApplicationFailure && error.cause.type === 'TemporarilyUnavailable') throw new TemporarilyUnavailable(error.cause.message);
       throw new ValidationFailed(error.cause?.message ?? 'The request was refused');
     }
     // Ended meanwhile (a cancel at period end that just took effect).
-    if (error instanceof WorkflowNotFoundError) throw new ValidationFailed('The subscription no longer changes');
+    if (ended(error)) throw new ValidationFailed('The subscription no longer changes');
     throw error;
   }
   return deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } });
@@ -73,9 +96,9 @@ export async function advanceClock(deps: LifecycleDeps, scope: Scope, idOrNumber
   if (toMs > clockOf(subscription) + MAX_ADVANCE_MS) throw new ValidationFailed('to may be at most 5 years after the subscription\'s clock (advance again for more)');
   if (NOT_STARTED.includes(subscription.status) || subscription.status === 'cancelled') throw new ValidationFailed(`A ${subscription.status} subscription has no clock to advance`);
   try {
-    await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(subscription)).signal<[number]>(ADVANCE_CLOCK, toMs);
+    await deps.temporal.client.workflow.signalWithStart<typeof subscriptionWorkflow, [number]>('subscriptionWorkflow', { ...workflowStart(deps, subscription), signal: ADVANCE_CLOCK, signalArgs: [toMs] });
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError) throw new ValidationFailed('The subscription no longer changes');
+    if (ended(error)) throw new ValidationFailed('The subscription no longer changes');
     throw error;
   }
   for (const deadline = Date.now() + ADVANCE_WAIT.ms; Date.now() < deadline; await sleep(ADVANCE_WAIT.step)) {
@@ -93,20 +116,15 @@ export async function advanceClock(deps: LifecycleDeps, scope: Scope, idOrNumber
 export const replacePaymentMethod = (deps: LifecycleDeps, scope: Scope, idOrNumber: string, paymentMethodRef: string) =>
   requestChange(deps, scope, idOrNumber, { type: 'paymentMethodReplaced', paymentMethodRef });
 
-/** onPaymentPaid: a subscription's first payment is paid, its workflow starts (once: the id is its business key). */
+/** onPaymentPaid: a subscription's first payment is paid, its workflow starts (unless a request started it first). */
 export async function startSubscriptionWorkflow(deps: LifecycleDeps, paymentId: string): Promise<void> {
   const payment = await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { sequence: true, subscription: true } });
   const subscription = payment.subscription;
   if (payment.sequence !== 1 || !subscription || NOT_STARTED.includes(subscription.status)) return;
   try {
-    await deps.temporal.client.workflow.start<typeof subscriptionWorkflow>('subscriptionWorkflow', {
-      taskQueue: deps.temporal.taskQueue,
-      workflowId: subscriptionWorkflowId(subscription),
-      // A closed run is never started again (a redelivered payment event after the subscription ended).
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ subscriptionId: subscription.id, clockOffsetMs: Number(subscription.clockOffsetMs), begun: false }],
-    });
+    await deps.temporal.client.workflow.start<typeof subscriptionWorkflow>('subscriptionWorkflow', workflowStart(deps, subscription));
   } catch (error) {
+    // Closed already: a redelivered payment event after the subscription ended.
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
 }
@@ -122,9 +140,13 @@ export async function routeRenewalOutcome(deps: LifecycleDeps, paymentId: string
         ? { status: 'failed', chargeId: outcome.chargeId, failureCode: outcome.failureCode, failureMessage: outcome.failureMessage }
         : { status: 'failed', chargeId: outcome.chargeId, failureCode: 'cancelled', failureMessage: 'The charge was cancelled' };
   try {
-    await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(payment.subscription)).signal(RENEWAL_CHARGE, { paymentId, outcome: attempt });
+    await deps.temporal.client.workflow.signalWithStart<typeof subscriptionWorkflow, [{ paymentId: string; outcome: AttemptOutcome }]>('subscriptionWorkflow', {
+      ...workflowStart(deps, payment.subscription),
+      signal: RENEWAL_CHARGE,
+      signalArgs: [{ paymentId, outcome: attempt }],
+    });
   } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    if (!ended(error)) throw error;
     log.warn({ paymentId, chargeId: outcome.chargeId, type: outcome.type }, 'renewal charge event for a subscription whose workflow ended');
   }
   return true;

@@ -18,7 +18,8 @@ import { markPaymentCancelled, markPaymentFailed, markPaymentPaid, markPaymentUn
 import { calculateTax } from '../tax/calculate.js';
 import { userResource } from '../users/events.js';
 import { subscriptionEventData } from './events.js';
-import { addInterval, HARD_DECLINES, retryAt, type Interval } from './periods.js';
+import { beginFirstPeriod, periodEnd } from './first-period.js';
+import { HARD_DECLINES, retryAt } from './periods.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -97,28 +98,15 @@ export async function lifecycleState(db: Tx | PrismaClient, subscriptionId: stri
   };
 }
 
-const periodEnd = (s: Pick<Subscription, 'recurringInterval' | 'recurringIntervalCount' | 'billingAnchor'>, startMs: number) =>
-  addInterval(startMs, s.recurringInterval as Interval, s.recurringIntervalCount, s.billingAnchor?.getUTCDate());
-
-/** The workflow's first run: the first paid period gets its end (the payment's transition marked its start). */
+/**
+ * The workflow's first run. A subscription begins its first period in its first payment's
+ * transaction (./first-period.ts); one paid before that was so gets it here, from its start.
+ */
 export async function beginPeriods(prisma: PrismaClient, subscriptionId: string): Promise<LifecycleState> {
   await prisma.$transaction(async (tx) => {
     const s = await lock(tx, subscriptionId);
     if (s.currentPeriodEnd || !s.currentPeriodStart || (s.status !== 'active' && s.status !== 'trialing')) return;
-    const start = s.currentPeriodStart.getTime();
-    const { discount } = await planOf(tx, s);
-    // Counted from the subscription's start, the trial included (as Stripe counts a coupon's months).
-    const discountEnd = (firstEnd: number) =>
-      discount?.duration === 'once' ? new Date(firstEnd) : discount?.duration === 'repeating' ? new Date(addInterval(start, 'month', discount.durationInMonths!)) : null;
-    if (s.status === 'trialing' && s.trialInterval) {
-      // The trial is the first period; its end is the first charge (and the billing anchor).
-      const trialEnd = new Date(addInterval(start, s.trialInterval as Interval, s.trialIntervalCount ?? 1));
-      await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: trialEnd, trialEndsAt: trialEnd, currentPeriodEnd: trialEnd, discountEndsAt: discountEnd(trialEnd.getTime()) } });
-      return;
-    }
-    const anchored = { ...s, billingAnchor: s.currentPeriodStart };
-    const end = periodEnd(anchored, start);
-    await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: s.currentPeriodStart, currentPeriodEnd: new Date(end), discountEndsAt: discountEnd(end) } });
+    await beginFirstPeriod(tx, s, (await initialOrder(tx, s)).id, s.currentPeriodStart);
   });
   return lifecycleState(prisma, subscriptionId);
 }
