@@ -11,14 +11,15 @@ type Tx = Prisma.TransactionClient;
 export const periodEnd = (s: Pick<Subscription, 'recurringInterval' | 'recurringIntervalCount' | 'billingAnchor'>, startMs: number) =>
   addInterval(startMs, s.recurringInterval as Interval, s.recurringIntervalCount, s.billingAnchor?.getUTCDate());
 
-/** The end of the first paid period when it starts at `startMs` (the first payment). */
-const firstPaidPeriodEnd = (s: Pick<Subscription, 'recurringInterval' | 'recurringIntervalCount'>, startMs: number) => periodEnd({ ...s, billingAnchor: new Date(startMs) }, startMs);
+/** The end of the first paid period when it starts at `startMs` (a trial's end, or the first payment). */
+export const firstPaidPeriodEnd = (s: Pick<Subscription, 'recurringInterval' | 'recurringIntervalCount'>, startMs: number) => periodEnd({ ...s, billingAnchor: new Date(startMs) }, startMs);
 
 /**
  * What the first period is when it starts at `startMs`, with the initial order's discount terms:
  * the trial (its end is the first charge and the billing anchor) or the first paid period. The
  * discount's bound (docs/decisions.md "Discount durations"): a `once` discount covers the first
- * period, `repeating` the periods starting within its months of the start, the trial included.
+ * paid period (the trial's end charges it discounted), `repeating` the periods starting within its
+ * months of the start, the trial included.
  */
 export function firstPeriod(
   s: Pick<Subscription, 'recurringInterval' | 'recurringIntervalCount' | 'trialInterval' | 'trialIntervalCount'>,
@@ -29,7 +30,7 @@ export function firstPeriod(
   const anchorMs = trialEndMs ?? startMs;
   const endMs = trialEndMs ?? firstPaidPeriodEnd(s, startMs);
   const discountEndMs =
-    discount?.duration === 'once' ? endMs : discount?.duration === 'repeating' ? addInterval(startMs, 'month', discount.durationInMonths!) : null;
+    discount?.duration === 'once' ? firstPaidPeriodEnd(s, anchorMs) : discount?.duration === 'repeating' ? addInterval(startMs, 'month', discount.durationInMonths!) : null;
   return {
     status: trialEndMs === null ? ('active' as const) : ('trialing' as const),
     currentPeriodStart: new Date(startMs),

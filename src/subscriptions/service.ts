@@ -18,7 +18,7 @@ import { markPaymentCancelled, markPaymentFailed, markPaymentPaid, markPaymentUn
 import { calculateTax } from '../tax/calculate.js';
 import { userResource } from '../users/events.js';
 import { subscriptionEventData } from './events.js';
-import { beginFirstPeriod, periodEnd } from './first-period.js';
+import { beginFirstPeriod, firstPaidPeriodEnd, periodEnd } from './first-period.js';
 import { HARD_DECLINES, retryAt } from './periods.js';
 
 type Tx = Prisma.TransactionClient;
@@ -195,8 +195,8 @@ async function planOf(db: Tx | PrismaClient, s: Subscription): Promise<{ items: 
 /**
  * The checkout's discount if it applies to the period starting at `periodStartMs` (its duration,
  * docs/decisions.md "Discount durations"): forever, every period; once and repeating, the periods
- * starting before discountEndsAt (the first period's end; the subscription's start plus
- * durationInMonths).
+ * starting before discountEndsAt (the first paid period's end, which end-trial moves with the
+ * period; the subscription's start plus durationInMonths).
  */
 const discountOfPeriod = (s: Pick<Subscription, 'discountEndsAt'>, discount: DiscountTerms | null, periodStartMs: number) =>
   discount && (discount.duration === 'forever' || (s.discountEndsAt !== null && periodStartMs < s.discountEndsAt.getTime())) ? discount : null;
@@ -345,11 +345,15 @@ export async function applyCommand(prisma: PrismaClient, subscriptionId: string,
       case 'changeItems':
         // Made by chargeOnce and changeItems (the processor call is outside this transaction).
         return;
-      case 'endTrial':
-        // The trial's end moves to now: the workflow charges the first period at once.
+      case 'endTrial': {
+        // The trial's end moves to now: the workflow charges the first period at once, a once
+        // discount with it (it covers the first paid period, which now starts here).
         if (s.status !== 'trialing') throw new ValidationFailed(`Only a trialing subscription can end its trial; this one is ${s.status}`);
-        await tx.subscription.update({ where: { id: s.id }, data: { trialEndsAt: at, currentPeriodEnd: at, billingAnchor: at } });
+        const { discount } = await planOf(tx, s);
+        const discountEndsAt = discount?.duration === 'once' ? { discountEndsAt: new Date(firstPaidPeriodEnd(s, clockMs)) } : {};
+        await tx.subscription.update({ where: { id: s.id }, data: { trialEndsAt: at, currentPeriodEnd: at, billingAnchor: at, ...discountEndsAt } });
         return;
+      }
       case 'paymentMethodReplaced': {
         // Unpaid: billing restarts now with a new period, charged at once on the new method.
         const restart = s.status === 'unpaid';
