@@ -74,7 +74,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
 
   /** When the next step is due on the subscription's clock; null when only a request can move it. */
   const nextDue = (s: LifecycleState): number | null => {
-    if (s.status === 'paused') return null;
+    // Paused: nothing is charged; a cancel scheduled for the period's end still ends it then.
+    if (s.status === 'paused') return s.cancelAtPeriodEnd ? s.periodEndMs : null;
     // A first attempt with no retry planned was started by a workflow task that never completed
     // (a lost worker, a timed-out task: local activities are recorded only with their task):
     // charge it again now, under the same idempotency key, so the processor answers with the

@@ -315,8 +315,11 @@ export async function applyCommand(prisma: PrismaClient, subscriptionId: string,
     if (!BILLING.includes(s.status)) throw new ValidationFailed(`A subscription in status ${s.status} cannot change`);
     switch (command.type) {
       case 'cancel': {
-        // Nothing of the period is paid while past_due or unpaid: there is no end of interval to wait for.
-        if (command.atPeriodEnd && (s.status === 'active' || s.status === 'trialing' || s.status === 'paused')) {
+        // Nothing of the period is paid while past_due or unpaid, nor once a pause outlasted the
+        // period: there is no end of interval to wait for. Paused within its paid period, it ends
+        // at that period's end, still paused (the workflow's next step then).
+        const periodPaid = s.status === 'active' || s.status === 'trialing' || (s.status === 'paused' && s.currentPeriodEnd !== null && s.currentPeriodEnd.getTime() > clockMs);
+        if (command.atPeriodEnd && periodPaid) {
           if (!s.cancelAtPeriodEnd) await change(tx, s, { cancelAtPeriodEnd: true, cancelledAt: at });
           return;
         }
