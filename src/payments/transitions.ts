@@ -172,7 +172,7 @@ export async function markPaymentDisputed(tx: Tx, paymentId: string): Promise<{ 
 export interface ChargeRecord {
   processor: 'sandbox' | 'stripe';
   processorChargeId?: string | null;
-  status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
+  status: 'pending' | 'succeeded' | 'failed' | 'cancelled' | 'requires_attention';
   amount: number;
   currency: string;
   failureCode?: string | null;

@@ -16,6 +16,7 @@ import type { TemporalConnection } from '../temporal/client.js';
 import type { subscriptionWorkflow } from '../../workflows/subscription.js';
 import { subscriptionWorkflowId, type AttemptOutcome, type LifecycleCommand, type LifecycleState } from './service.js';
 import { findSubscription } from './queries.js';
+import { applyLateRenewalOutcome } from './renewal-outcomes.js';
 import { checkItemsTotal, itemLine, type SubscriptionItemInput } from './items.js';
 
 const log = logger.child({ component: 'subscriptions' });
@@ -31,6 +32,8 @@ export interface LifecycleDeps {
 }
 
 const NOT_STARTED: readonly string[] = ['incomplete', 'incomplete_expired'];
+/** Its workflow has closed, or is closing: it books no charge any more. */
+const ENDED: readonly string[] = ['cancelled', ...NOT_STARTED];
 
 /**
  * How the subscription's workflow starts, from the same arguments whoever starts it: the first
@@ -129,26 +132,46 @@ export async function startSubscriptionWorkflow(deps: LifecycleDeps, paymentId: 
   }
 }
 
-/** onChargeOutcome: a renewal's charge outcome goes to its subscription's workflow, which matches it to the attempt by charge id. */
+/** The charge status an outcome gives (the processor's word on it). */
+const CHARGE_STATUS = { 'charge.succeeded': 'succeeded', 'charge.failed': 'failed', 'charge.cancelled': 'cancelled' } as const;
+
+/**
+ * onChargeOutcome: a renewal's charge outcome goes to its subscription's workflow, which matches
+ * it to the attempt by charge id (the attempt waiting for it, or a late one: applyLateRenewalOutcome).
+ * An outcome already booked as it says (a redelivered event) goes nowhere. Once the subscription
+ * ended no workflow books anything: the late outcome is applied here (a success its payment does
+ * not keep goes back), also when it ended between the read and the signal (its workflow may
+ * close without reading it; applying it twice gives the money back once).
+ */
 export async function routeRenewalOutcome(deps: LifecycleDeps, paymentId: string, outcome: ChargeOutcome): Promise<boolean> {
-  const payment = await deps.prisma.payment.findUnique({ where: { id: paymentId }, select: { subscriptionPeriod: true, subscription: true } });
+  const payment = await deps.prisma.payment.findUnique({
+    where: { id: paymentId },
+    select: { subscriptionPeriod: true, subscription: true, charges: { where: { processorChargeId: outcome.chargeId }, select: { status: true } } },
+  });
   if (payment?.subscriptionPeriod == null || !payment.subscription) return false;
+  if (payment.charges[0]?.status === CHARGE_STATUS[outcome.type]) return true;
   const attempt: AttemptOutcome =
     outcome.type === 'charge.succeeded'
       ? { status: 'succeeded', chargeId: outcome.chargeId }
       : outcome.type === 'charge.failed'
         ? { status: 'failed', chargeId: outcome.chargeId, failureCode: outcome.failureCode, failureMessage: outcome.failureMessage }
         : { status: 'failed', chargeId: outcome.chargeId, failureCode: 'cancelled', failureMessage: 'The charge was cancelled' };
-  try {
-    await deps.temporal.client.workflow.signalWithStart<typeof subscriptionWorkflow, [{ paymentId: string; outcome: AttemptOutcome }]>('subscriptionWorkflow', {
-      ...workflowStart(deps, payment.subscription),
-      signal: RENEWAL_CHARGE,
-      signalArgs: [{ paymentId, outcome: attempt }],
-    });
-  } catch (error) {
-    if (!ended(error)) throw error;
-    log.warn({ paymentId, chargeId: outcome.chargeId, type: outcome.type }, 'renewal charge event for a subscription whose workflow ended');
+  const subscription = payment.subscription;
+  if (!ENDED.includes(subscription.status)) {
+    try {
+      await deps.temporal.client.workflow.signalWithStart<typeof subscriptionWorkflow, [{ paymentId: string; outcome: AttemptOutcome }]>('subscriptionWorkflow', {
+        ...workflowStart(deps, subscription),
+        signal: RENEWAL_CHARGE,
+        signalArgs: [{ paymentId, outcome: attempt }],
+      });
+      const after = await deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id }, select: { status: true } });
+      if (!ENDED.includes(after.status)) return true;
+    } catch (error) {
+      if (!ended(error)) throw error;
+    }
   }
+  log.info({ paymentId, chargeId: outcome.chargeId, type: outcome.type }, 'renewal charge event for a subscription that ended');
+  await applyLateRenewalOutcome(deps, paymentId, attempt, clockOf(subscription));
   return true;
 }
 

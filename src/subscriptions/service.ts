@@ -33,6 +33,14 @@ export interface LifecycleState {
   /** Dunning: the renewal being retried, its next retry (subscription clock) and the attempts made. */
   dunning: { paymentId: string; dueMs: number; attempts: number; nextRetryMs: number | null } | null;
   clockOffsetMs: number;
+  /** The worker's charge timings, on the state a run starts from (./activities.ts). */
+  timings?: ChargeTimings;
+}
+
+/** How long a renewal charge may stay pending (PAYMENT_EXPIRY_SECONDS), and be retried under one processor key (PROCESSOR_KEY_WINDOW_SECONDS). */
+export interface ChargeTimings {
+  pendingChargeMs: number;
+  chargeWindowMs: number;
 }
 
 /** Requests to the workflow (updates), applied in the order they arrive between its steps. */
@@ -56,7 +64,7 @@ const scopeOf = (s: Subscription): Scope => ({ workspaceId: s.workspaceId, livem
 const ms = (date: Date | null) => (date ? date.getTime() : null);
 
 /** Locks the subscription's row for the transaction: its changes and its renewals are serialised. */
-async function lock(tx: Tx, subscriptionId: string): Promise<Subscription> {
+export async function lock(tx: Tx, subscriptionId: string): Promise<Subscription> {
   await tx.$queryRaw`SELECT id FROM "Subscription" WHERE id = ${subscriptionId}::uuid FOR UPDATE`;
   return tx.subscription.findUniqueOrThrow({ where: { id: subscriptionId } });
 }
@@ -71,7 +79,7 @@ async function recordSubscriptionEvent(tx: Tx, s: Subscription, type: 'subscript
 }
 
 /** Writes the change; a status change (or a cancel scheduled or undone) records its event. */
-async function change(tx: Tx, s: Subscription, data: Prisma.SubscriptionUpdateInput): Promise<Subscription> {
+export async function change(tx: Tx, s: Subscription, data: Prisma.SubscriptionUpdateInput): Promise<Subscription> {
   const updated = await tx.subscription.update({ where: { id: s.id }, data });
   if (updated.status !== s.status || updated.cancelAtPeriodEnd !== s.cancelAtPeriodEnd) {
     await recordSubscriptionEvent(tx, updated, updated.status === 'cancelled' ? 'subscription_cancelled' : 'subscription_updated');
