@@ -5,7 +5,7 @@ import { card, eventually, orderBody, payCheckout } from './support/checkout.js'
 import { restClient } from './support/client.js';
 import { ok } from './support/responses.js';
 import { salesDb } from './support/sales.js';
-import { advance, cancel, DAY, paymentsOf, subscriptionElement, TEST } from './support/subscriptions.js';
+import { advance, cancel, DAY, paymentsOf, subscriptionElement, TEST, VISA } from './support/subscriptions.js';
 
 // A subscription takes requests from the moment its purchase is answered (issue #31 §1.1): the
 // checkout's answer shows it active with its first period (both written by the payment's one
@@ -14,16 +14,18 @@ import { advance, cancel, DAY, paymentsOf, subscriptionElement, TEST } from './s
 // 50 subscriptions are bought at once through the hosted checkout, each cancelled (half now, half
 // at the period's end) as soon as its answer arrives; then the hook's late start must not revive
 // any of them, and a test clock's advance past the period ends those scheduled, with no renewal.
+// Every other kind of request is sent the same way once.
 
 const SLOW = 300_000;
 const COUNT = 50;
 
 let ws: Workspace;
 let monthly: string;
+let trial: string;
 
 beforeAll(async () => {
   ws = await newWorkspace('Subscriptions requested at once', ['testMode=true']);
-  monthly = await subscriptionElement(ws, 700);
+  [monthly, trial] = await Promise.all([subscriptionElement(ws, 700), subscriptionElement(ws, 700, { recurringInterval: 'month', trialInterval: 'week' })]);
 }, SLOW);
 
 interface Bought {
@@ -34,10 +36,21 @@ interface Bought {
   cancelled: { status: number; subscription?: { status: string; cancelAtPeriodEnd: boolean }; message?: string };
 }
 
+/** The checkout's answer; 503 (busy, nothing changed) is retried with backoff under the same Idempotency-Key, as the contract asks. */
+async function checkout(elementId = monthly) {
+  const body = orderBody({ email: `at-once-${randomUUID()}@example.com`, card: card() });
+  const key = randomUUID();
+  for (let attempt = 0; ; attempt += 1) {
+    const answer = await payCheckout(elementId, body, key);
+    if (answer.status !== 503 || attempt === 5) return answer;
+    await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
+  }
+}
+
 /** Buys one subscription and cancels it in the same tick as the checkout's answer. */
 async function buyAndCancel(index: number): Promise<Bought> {
   const atPeriodEnd = index % 2 === 1;
-  const { status, body } = await payCheckout(monthly, orderBody({ email: `at-once-${randomUUID()}@example.com`, card: card() }), randomUUID());
+  const { status, body } = await checkout();
   if (status !== 200) throw new Error(`checkout answered ${status}: ${JSON.stringify(body)}`);
   const { order } = body.data as { order: { number: string; subscription: Bought['answered'] } };
   const { data, error, response } = await cancel(ws, order.number, { cancelAtIntervalEnd: atPeriodEnd });
@@ -85,4 +98,29 @@ test(`${COUNT} subscriptions bought at once, each cancelled in the same tick as 
   for (const row of rows) expect((await paymentsOf(row.id)).map((p) => p.status)).toEqual(['PAID']);
   const details = await ok(restClient(ws, { ...TEST, write: false }).GET('/v0/subscriptions/{subscriptionIdOrNumber}', { params: { path: { subscriptionIdOrNumber: bought[0]!.number } } }));
   expect(details.subscription).toMatchObject({ status: 'cancelled' });
+}, SLOW);
+
+test('every other request, sent in the same tick as the purchase\'s answer, applies too: pause, advance, update, charge, a new card, end-trial', async () => {
+  const path = (number: string) => ({ params: { path: { subscriptionIdOrNumber: number } } });
+  const client = restClient(ws, TEST);
+  const requests = {
+    pause: (number: string) => client.PATCH('/v0/subscriptions/{subscriptionIdOrNumber}/pause', { ...path(number), body: {} }),
+    advance: (number: string, periodEnd: number) => client.POST('/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/advance', { ...path(number), body: { to: periodEnd + 60 } }),
+    update: (number: string) => client.PATCH('/v0/subscriptions/{subscriptionIdOrNumber}/update', { ...path(number), body: { items: [{ unitPrice: 500 }] } }),
+    charge: (number: string) => client.POST('/v0/subscriptions/{subscriptionIdOrNumber}/charge', { ...path(number), body: { items: [{ unitPrice: 300 }] } }),
+    card: (number: string) => client.POST('/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/payment-method', { ...path(number), body: { testCard: VISA } }),
+    endTrial: (number: string) => client.POST('/v0/subscriptions/{subscriptionIdOrNumber}/end-trial', { ...path(number), body: {} }),
+  };
+  const answers = await Promise.all(
+    Object.entries(requests).map(async ([name, send]) => {
+      const { status, body } = await checkout(name === 'endTrial' ? trial : monthly);
+      if (status !== 200) throw new Error(`checkout answered ${status}: ${JSON.stringify(body)}`);
+      const { order } = body.data as { order: { number: string; subscription: { currentPeriodEnd: number } } };
+      const { response, data } = await send(order.number, order.subscription.currentPeriodEnd);
+      return { name, status: response.status, subscription: (data as { data?: { subscription?: { status: string } } } | undefined)?.data?.subscription };
+    }),
+  );
+  expect(answers.map(({ name, status }) => [name, status])).toEqual(Object.keys(requests).map((name) => [name, 200]));
+  const status = Object.fromEntries(answers.map(({ name, subscription }) => [name, subscription?.status]));
+  expect(status).toEqual({ pause: 'paused', advance: 'active', update: 'active', charge: 'active', card: 'active', endTrial: 'active' });
 }, SLOW);
