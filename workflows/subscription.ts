@@ -84,8 +84,9 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   // A charge is retried under its idempotency key only within the key's window (below the
   // processor's retention of keys): each call is told the deadline (its schedule-to-close), and
   // refuses to call the processor past it. The deadline travels with the call, not as Temporal's
-  // scheduleToCloseTimeout: a local activity's retries went on past that (SDK 1.24), and a
-  // worker's restart would start it again.
+  // scheduleToCloseTimeout: a local activity's retries went on past that (SDK 1.24). It is the
+  // workflow's time when it first asked, kept once the retries back off with a timer (after their
+  // first minute); a worker lost within that minute replays the call from a later time.
   const deadline = () => (chargeWindowMs === undefined ? Number.MAX_SAFE_INTEGER : Date.now() + chargeWindowMs);
 
   /**
