@@ -107,3 +107,31 @@ describe('pause and resume', () => {
     expect(types).toEqual(['subscription_created', 'subscription_updated', 'subscription_updated']);
   }, SLOW);
 });
+
+describe('a cancel at the interval end while paused (docs/decisions.md "Cancel, undo, pause, resume")', () => {
+  test('asked while paused, or scheduled before the pause: it ends at the period end, still paused, nothing charged', async () => {
+    for (const order of ['cancel, then pause', 'pause, then cancel'] as const) {
+      const { order: bought, subscription } = await subscribe(ws, monthly);
+      const end = seconds(subscription.currentPeriodEnd!);
+      const steps = order === 'pause, then cancel' ? ['pause', 'cancel'] : ['cancel', 'pause'];
+      for (const step of steps) {
+        if (step === 'pause') await ok(lifecycle(ws, 'pause', bought.number));
+        else await ok(cancel(ws, bought.number, { cancelAtIntervalEnd: true }));
+      }
+      expect((await ok(advance(ws, bought.number, end - 60))).subscription).toMatchObject({ status: 'paused', cancelAtPeriodEnd: true });
+      const { subscription: ended } = await ok(advance(ws, bought.number, end + 60));
+      expect(ended).toMatchObject({ status: 'cancelled', cancelAtPeriodEnd: true });
+      expect((await paymentsOf(subscription.id)).map((p) => p.status)).toEqual(['PAID']);
+      expect((await subscriptionEvents(ws, bought.number)).map((e) => e.type).at(-1)).toBe('subscription_cancelled');
+    }
+  }, SLOW);
+
+  test('paused past its period end, nothing of a period is paid: the cancel is immediate', async () => {
+    const { order, subscription } = await subscribe(ws, monthly);
+    await ok(lifecycle(ws, 'pause', order.number));
+    await ok(advance(ws, order.number, seconds(subscription.currentPeriodEnd!) + 10 * DAY));
+    const { subscription: cancelled } = await ok(cancel(ws, order.number, { cancelAtIntervalEnd: true }));
+    expect(cancelled).toMatchObject({ status: 'cancelled', cancelAtPeriodEnd: false });
+    expect((await paymentsOf(subscription.id)).map((p) => p.status)).toEqual(['PAID']);
+  }, SLOW);
+});

@@ -67,6 +67,22 @@ describe('discount durations on renewals', () => {
     expect(await renewals(order.number, subscription.id, 2)).toEqual([1000, 1000]);
   }, SLOW);
 
+  test('once on a trial: the first paid period is discounted whether the trial ends on its own or by end-trial, the upcoming payment agreeing; the next is not', async () => {
+    const trial = await subscriptionElement(ws, 1000, { recurringInterval: 'month', trialInterval: 'week' });
+    const { discount } = await ok(newDiscount({ amount: 30, amountType: 'percentage' }));
+    // The trial ends on its own (its end charged by the test clock's advance).
+    const natural = await subscribe(ws, trial, { discountCode: discount.discountCode! });
+    expect(natural.order.value).toBe(0);
+    expect(await upcoming(natural.order.number)).toMatchObject({ subtotal: 1000, discount: 300, amount: 700 });
+    expect(await renewals(natural.order.number, natural.subscription.id, 2)).toEqual([700, 1000]);
+    // The trial ended early by end-trial: the same first paid period, the same discount.
+    const early = await subscribe(ws, trial, { discountCode: discount.discountCode! });
+    await ok(restClient(ws, TEST).POST('/v0/subscriptions/{subscriptionIdOrNumber}/end-trial', { params: { path: { subscriptionIdOrNumber: early.order.number } }, body: {} }));
+    expect((await paymentsOf(early.subscription.id)).map((p) => p.amount)).toEqual([0, 700]);
+    expect(await upcoming(early.order.number)).toMatchObject({ discount: 0, amount: 1000 });
+    expect(await renewals(early.order.number, early.subscription.id, 1)).toEqual([1000]);
+  }, SLOW);
+
   test('taxed on the discounted price (DE VAT 19%), and applied to the items after a plan change', async () => {
     const { discount } = await ok(newDiscount({ amount: 10, amountType: 'percentage', duration: 'forever' }));
     const { order, subscription } = await subscribe(ws, monthly, { discountCode: discount.discountCode!, billingDetails: { countryCode: 'DE', postalCode: '10115' } });

@@ -10,6 +10,7 @@ import {
   proxyLocalActivities,
   setHandler,
   workflowInfo,
+  type RetryPolicy,
 } from '@temporalio/workflow';
 
 import type { SubscriptionActivities } from '../src/subscriptions/activities.js';
@@ -34,8 +35,17 @@ export const stateQuery = defineQuery<LifecycleState & { clockMs: number }>('sta
 
 const ENDED: readonly string[] = ['cancelled', 'incomplete', 'incomplete_expired'];
 
-/** How long a renewal charge may stay pending at the processor (3-D Secure asked off-session) before it counts as failed. */
-const PENDING_CHARGE_MS = 24 * 60 * 60 * 1000;
+/** The charge timings of a run begun before the worker said them (its first state): as that run began. */
+const TIMINGS_BEFORE = { pendingChargeMs: 24 * 60 * 60 * 1000, chargeWindowMs: undefined };
+
+/** What the attempt becomes when its pending charge was never confirmed (nor cancelled in time). */
+const NOT_CONFIRMED = { failureCode: 'authentication_required', failureMessage: 'The charge was not confirmed in time' };
+
+/** A charge activity's call came past its idempotency key's window (the processor never answered before): it did not call. */
+function windowPassed(error: unknown): boolean {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure && cause.type === 'ChargeWindowPassed';
+}
 
 /**
  * One subscription (workflow id subscription/<workspace>/<number>), from its first paid period
@@ -46,15 +56,14 @@ const PENDING_CHARGE_MS = 24 * 60 * 60 * 1000;
  * the activities' (src/subscriptions/service.ts); the workflow decides when.
  */
 export async function subscriptionWorkflow(input: SubscriptionInput): Promise<string> {
-  const acts = proxyLocalActivities<SubscriptionActivities>({
-    startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['ValidationFailed'] },
-  });
+  const retry: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['ValidationFailed', 'ChargeWindowPassed'] };
+  const acts = proxyLocalActivities<SubscriptionActivities>({ startToCloseTimeout: '1 minute', retry });
   const { subscriptionId } = input;
   let offset = input.clockOffsetMs;
   const clock = () => Date.now() + offset;
   const requests: { command: LifecycleCommand; resolve: (state: LifecycleState) => void; reject: (error: Error) => void }[] = [];
-  const laterOutcomes = new Map<string, AttemptOutcome>();
+  // The processor's word on renewal charges, by charge id: the one a pending attempt waits for, or a late one.
+  const laterOutcomes = new Map<string, { paymentId: string; outcome: AttemptOutcome }>();
   let advanced = false;
   // Set by a payment method replaced: a past_due renewal is retried at once; an unpaid subscription renews now.
   let retryNow = false;
@@ -65,16 +74,41 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     advanced = true;
   });
   setHandler(commandUpdate, (command) => new Promise<LifecycleState>((resolve, reject) => requests.push({ command, resolve, reject })));
-  setHandler(renewalChargeSignal, ({ outcome }) => {
-    if (outcome.chargeId) laterOutcomes.set(outcome.chargeId, outcome);
+  setHandler(renewalChargeSignal, (late) => {
+    if (late.outcome.chargeId) laterOutcomes.set(late.outcome.chargeId, late);
   });
   setHandler(stateQuery, () => ({ ...state!, clockMs: clock() }));
 
   state = input.begun ? await acts.loadSubscription(subscriptionId) : await acts.beginSubscription(subscriptionId);
+  // The worker's charge timings, read at each run's start: a new configuration applies from each subscription's next period.
+  const { pendingChargeMs, chargeWindowMs } = state.timings ?? TIMINGS_BEFORE;
+  // A charge is retried under its idempotency key only within the key's window (below the
+  // processor's retention of keys): each call is told the deadline (its schedule-to-close), and
+  // refuses to call the processor past it. The deadline travels with the call, not as Temporal's
+  // scheduleToCloseTimeout: a local activity's retries went on past that (SDK 1.24). It is the
+  // workflow's time when it first asked, kept once the retries back off with a timer (after their
+  // first minute); a worker lost within that minute replays the call from a later time.
+  const deadline = () => (chargeWindowMs === undefined ? Number.MAX_SAFE_INTEGER : Date.now() + chargeWindowMs);
+
+  /**
+   * A charge within its key's window, or null once the window passed without the processor's
+   * answer: whether it charged is unknown, so the attempt requires attention (an operator event)
+   * and no call is made for it under a new key; its event, when it comes, decides it.
+   */
+  const withinWindow = async <T>(paymentId: string, attempt: number, call: (deadlineMs: number) => Promise<T>): Promise<T | null> => {
+    try {
+      return await call(deadline());
+    } catch (error) {
+      if (!windowPassed(error)) throw error;
+      await acts.markAttemptRequiresAttention(paymentId, attempt);
+      return null;
+    }
+  };
 
   /** When the next step is due on the subscription's clock; null when only a request can move it. */
   const nextDue = (s: LifecycleState): number | null => {
-    if (s.status === 'paused') return null;
+    // Paused: nothing is charged; a cancel scheduled for the period's end still ends it then.
+    if (s.status === 'paused') return s.cancelAtPeriodEnd ? s.periodEndMs : null;
     // A first attempt with no retry planned was started by a workflow task that never completed
     // (a lost worker, a timed-out task: local activities are recorded only with their task):
     // charge it again now, under the same idempotency key, so the processor answers with the
@@ -91,13 +125,20 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
    * periods books each renewal at its own moment, as if the time had passed.
    */
   const charge = async (paymentId: string, attempt: number, dueMs: number, atMs: number) => {
-    const outcome = await acts.chargeRenewal(paymentId, attempt, atMs, dueMs);
-    if (outcome.status !== 'pending' || !outcome.chargeId) return;
+    const outcome = await withinWindow(paymentId, attempt, (deadlineMs) => acts.chargeRenewal(paymentId, attempt, atMs, dueMs, deadlineMs));
+    if (outcome?.status !== 'pending' || !outcome.chargeId) return;
     const { chargeId } = outcome;
-    const arrived = await condition(() => laterOutcomes.has(chargeId), PENDING_CHARGE_MS);
-    const final: AttemptOutcome = arrived
-      ? laterOutcomes.get(chargeId)!
-      : { status: 'failed', chargeId: outcome.chargeId, failureCode: 'authentication_required', failureMessage: 'The charge was not confirmed in time' };
+    const heard = () => laterOutcomes.has(chargeId);
+    if (!(await condition(heard, pendingChargeMs))) {
+      // Given up: cancelled at the processor first, as the payment workflow's expiry does, so that
+      // no money moves for an attempt booked failed. One no longer pending settled meanwhile: its
+      // word decides it (waited for as long again). A success that could not be cancelled, or
+      // comes later still, is not kept: it goes back (applyLateRenewalOutcome).
+      const cancelled = await acts.cancelRenewalCharge(paymentId, attempt).catch(() => true);
+      if (!cancelled) await condition(heard, pendingChargeMs);
+    }
+    const final: AttemptOutcome = laterOutcomes.get(chargeId)?.outcome ?? { status: 'failed', chargeId, ...NOT_CONFIRMED };
+    laterOutcomes.delete(chargeId);
     await acts.bookRenewalOutcome(paymentId, attempt, final, clock(), dueMs);
   };
 
@@ -109,7 +150,9 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       const request = requests.shift()!;
       try {
         if (request.command.type === 'charge') {
-          await acts.chargeOnce(subscriptionId, request.command.paymentId, request.command.amount, clock());
+          const { paymentId, amount } = request.command;
+          // Past the window it is answered as it stands: the payment PENDING, its charge requiring attention.
+          await withinWindow(paymentId, 0, (deadlineMs) => acts.chargeOnce(subscriptionId, paymentId, amount, clock(), deadlineMs));
           state = await acts.loadSubscription(subscriptionId);
         } else if (request.command.type === 'changeItems') {
           // The next renewal prices from the new items: they are the subscription's once this returns.
@@ -127,11 +170,20 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         request.reject(ApplicationFailure.create({ type: known?.type ?? 'ValidationFailed', message: known?.message ?? 'The request could not be applied', nonRetryable: true }));
       }
     }
+    // The processor's word on charges no attempt waits for: booked if their attempt is still open, else a success goes back.
+    if (laterOutcomes.size > 0) {
+      for (const [chargeId, { paymentId, outcome }] of laterOutcomes) {
+        laterOutcomes.delete(chargeId);
+        await acts.applyLateRenewalOutcome(paymentId, outcome, clock());
+      }
+      state = await acts.loadSubscription(subscriptionId);
+      continue;
+    }
     if (ENDED.includes(state.status)) break;
     // A new run for every period, even in the middle of an advance (the next run carries the clock on).
     if ((periodDone || workflowInfo().continueAsNewSuggested) && requests.length === 0 && answerAfterStep.length === 0) {
       await condition(allHandlersFinished);
-      if (requests.length === 0) return continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, clockOffsetMs: offset, begun: true });
+      if (requests.length === 0 && laterOutcomes.size === 0) return continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, clockOffsetMs: offset, begun: true });
       continue;
     }
 
@@ -161,7 +213,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       await acts.recordClock(subscriptionId, offset);
       state = { ...state, clockOffsetMs: offset };
     }
-    const wake = () => requests.length > 0 || advanced || retryNow;
+    const wake = () => requests.length > 0 || advanced || retryNow || laterOutcomes.size > 0;
     if (due === null) await condition(wake);
     else await condition(wake, due - clock());
   }

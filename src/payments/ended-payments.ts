@@ -1,7 +1,8 @@
 // A charge's outcome for a payment whose workflow no longer decides it, and the money a payment
 // took after it ended otherwise (stranded): the webhook path (./processor-callbacks.ts) and the
-// payment workflow's last activity (./activities.ts) apply it the same way. The refunds domain
-// registers the handler that gives stranded money back.
+// payment workflow's last activity (./activities.ts) apply it the same way; the subscriptions give
+// back a renewal's charge its payment does not keep through it too. The refunds domain registers
+// the handler that gives stranded money back.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { PaymentStatus } from '../generated/prisma/enums.js';
 import { logger } from '../logger.js';
@@ -29,6 +30,11 @@ export function onStrandedCharge(handler: StrandedChargeHandler): void {
   strandedChargeHandlers.push(handler);
 }
 
+/** Money the processor took that no payment of ours keeps goes back (the handlers: the refunds, once per payment and charge). */
+export async function giveBackStrandedCharge(deps: { prisma: PrismaClient; temporal: TemporalConnection }, charge: StrandedCharge): Promise<void> {
+  for (const handler of strandedChargeHandlers) await handler(deps.prisma, deps.temporal, charge);
+}
+
 /**
  * A charge's outcome applied without the payment's workflow deciding it: the workflow is gone, the
  * payment has ended, or the workflow heard of it only as it expired the payment. For a payment that
@@ -42,7 +48,7 @@ export async function applyOutcomeWithoutWorkflow(
   outcome: ChargeOutcome,
   late: { amount?: number; eventId?: string } = {},
 ): Promise<void> {
-  const { prisma, temporal } = deps;
+  const { prisma } = deps;
   try {
     if ((await applyChargeOutcome(prisma, paymentId, outcome)) === 'PAID') await notifyPaymentPaid(deps, paymentId);
   } catch (error) {
@@ -52,7 +58,7 @@ export async function applyOutcomeWithoutWorkflow(
     // Money moved all the same: it must go back.
     if (outcome.type === 'charge.succeeded') {
       const amount = late.amount ?? (await chargedAmount(prisma, paymentId, outcome.chargeId));
-      for (const handler of strandedChargeHandlers) await handler(prisma, temporal, { paymentId, chargeId: outcome.chargeId, amount });
+      await giveBackStrandedCharge(deps, { paymentId, chargeId: outcome.chargeId, amount });
     }
   }
 }

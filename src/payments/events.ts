@@ -1,5 +1,6 @@
-// The payment events: payment_success, payment_failed, payment_cancelled, payment_expired (ours)
-// and payment_refunded (recorded by refunds). Their data carries the payment, its order, the
+// The payment events: payment_success, payment_failed, payment_cancelled, payment_expired (ours),
+// payment_requires_attention (ours: the processor never answered a charge within its idempotency
+// key's window, recorded by the subscriptions) and payment_refunded (recorded by refunds). Their data carries the payment, its order, the
 // order's items (each with an id), the buyer as `user` and its deprecated twin `customer` (equal).
 // The test-event samples go through paymentEventData too.
 import type { OrderItem, PaymentStatus } from '../generated/prisma/client.js';
@@ -24,5 +25,6 @@ export const events = {
   payment_failed: sample('FAILED', 'FAILED'),
   payment_cancelled: sample('CANCELLED', 'CANCELLED'),
   payment_expired: sample('EXPIRED', 'EXPIRED'),
+  payment_requires_attention: sample('PAID', 'PENDING'),
   payment_refunded: sample('REFUNDED', 'REFUNDED'),
 } satisfies EventDefinitions;

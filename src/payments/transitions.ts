@@ -8,8 +8,8 @@
 //   PENDING -> PAID | FAILED | CANCELLED | EXPIRED      (refunds: PAID -> PARTIALLY_REFUNDED | REFUNDED)
 //
 // The first payment of an order moves the order from PENDING with it, and a subscription's
-// first payment starts it (incomplete -> active or trialing; subscription_created) or ends it
-// before it started (incomplete -> incomplete_expired).
+// first payment starts it with its first period (incomplete -> active or trialing;
+// subscription_created) or ends it before it started (incomplete -> incomplete_expired).
 import type { Prisma } from '../generated/prisma/client.js';
 import type { OrderStatus, PaymentStatus } from '../generated/prisma/enums.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
@@ -18,6 +18,7 @@ import { recordEvent } from '../events/event-service.js';
 import { orderItemResource } from '../orders/item-resource.js';
 import { loadOrderForEvent, releaseOrderReservations } from '../orders/service.js';
 import { subscriptionEventData } from '../subscriptions/events.js';
+import { beginFirstPeriod } from '../subscriptions/first-period.js';
 import { userResource } from '../users/events.js';
 import { paymentEventData } from './events.js';
 import { paymentRowInclude, type PaymentRow } from './resource.js';
@@ -79,7 +80,7 @@ async function transition(tx: Tx, paymentId: string, t: Transition, data: Prisma
     if (t.order === 'CANCELLED') orderData.cancelledAt = now;
     // A cancelled order stays cancelled even when a charge still went through.
     await tx.order.updateMany({ where: { id: payment.orderId, status: 'PENDING' }, data: orderData });
-    if (payment.subscriptionId) started = await startOrEndSubscription(tx, payment.subscriptionId, t.to === 'PAID', now);
+    if (payment.subscriptionId) started = await startOrEndSubscription(tx, payment.subscriptionId, payment.orderId, t.to === 'PAID', now);
     // Ended unpaid: the checkout's reservations (offers' soldItems, the discount's use) go back.
     if (t.to !== 'PAID') await releaseOrderReservations(tx, payment.orderId);
   }
@@ -93,15 +94,15 @@ async function transition(tx: Tx, paymentId: string, t: Transition, data: Prisma
 }
 
 /** The subscription's first payment settled: it starts (true) or never will. */
-async function startOrEndSubscription(tx: Tx, subscriptionId: string, paid: boolean, now: Date): Promise<boolean> {
+async function startOrEndSubscription(tx: Tx, subscriptionId: string, orderId: string, paid: boolean, now: Date): Promise<boolean> {
   const subscription = await tx.subscription.findUniqueOrThrow({ where: { id: subscriptionId } });
   if (subscription.status !== 'incomplete') return false;
   if (!paid) {
     await tx.subscription.update({ where: { id: subscriptionId }, data: { status: 'incomplete_expired', endedAt: now } });
     return false;
   }
-  // The periods themselves are the subscription lifecycle's (its own issue); this marks the start.
-  await tx.subscription.update({ where: { id: subscriptionId }, data: { status: subscription.trialInterval ? 'trialing' : 'active', currentPeriodStart: now } });
+  // Active (or trialing) and its first period in this one write: no reader sees one without the other.
+  await beginFirstPeriod(tx, subscription, orderId, now);
   return true;
 }
 
@@ -171,7 +172,7 @@ export async function markPaymentDisputed(tx: Tx, paymentId: string): Promise<{ 
 export interface ChargeRecord {
   processor: 'sandbox' | 'stripe';
   processorChargeId?: string | null;
-  status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
+  status: 'pending' | 'succeeded' | 'failed' | 'cancelled' | 'requires_attention';
   amount: number;
   currency: string;
   failureCode?: string | null;

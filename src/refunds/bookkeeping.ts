@@ -53,7 +53,10 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
       await tx.refund.updateMany({ where: { id: before.id, settlingSince: null }, data: { settlingSince: now } });
       return settleRefund(tx, before, { part: pending, orderStatus: before.order.status }, outcome);
     }
-    const { payment, ...booked } = outcome.status === 'succeeded' ? await succeed(tx, part, processorRefundId, rule) : await fail(tx, part, processorRefundId);
+    // A stranded charge's refund (source expired_payment) gives back money its payment never kept:
+    // it came after the payment ended, or beside the charge that paid a renewal. Only its part moves.
+    const offBooks = before.source !== 'api';
+    const { payment, ...booked } = outcome.status === 'succeeded' ? await succeed(tx, part, processorRefundId, rule, offBooks) : await fail(tx, part, processorRefundId, offBooks);
     const refund = await settleRefund(tx, before, { part: booked.part, orderStatus: booked.orderStatus ?? before.order.status }, outcome);
     // After the refund's own status, so the event shows the refund as it now is.
     const { order, items } = await loadOrderForEvent(tx, payment.orderId);
@@ -92,10 +95,9 @@ interface Booked {
 }
 
 /** Books a succeeded part. */
-async function succeed(tx: Tx, part: PartToBook, processorRefundId: string | null, rule: FeeRule): Promise<Booked> {
+async function succeed(tx: Tx, part: PartToBook, processorRefundId: string | null, rule: FeeRule, offBooks: boolean): Promise<Booked> {
   const { refundParts, ...payment } = part.payment;
-  // Money that came after its payment ended (source expired_payment) was never on the books: only the part changes.
-  if (!PAID_STATES.includes(payment.status)) {
+  if (offBooks) {
     return { part: await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } }), payment, orderStatus: null };
   }
   const before = refundParts.reduce((total, p) => ({ amount: total.amount + p.amount, feeRefunded: total.feeRefunded + p.feeRefunded }), { amount: 0, feeRefunded: 0 });
@@ -108,9 +110,10 @@ async function succeed(tx: Tx, part: PartToBook, processorRefundId: string | nul
 }
 
 /** Books a failed part (its money back on the books). */
-async function fail(tx: Tx, part: PartToBook, processorRefundId: string | null): Promise<Booked> {
+async function fail(tx: Tx, part: PartToBook, processorRefundId: string | null, offBooks: boolean): Promise<Booked> {
   const { payment } = part;
   const booked = await tx.refundPart.update({ where: { id: part.id }, data: { status: 'failed', processorRefundId, feeRefunded: 0 } });
+  if (offBooks) return { part: booked, payment, orderStatus: null };
   const succeeded = await succeededOnPayment(tx, part.paymentId);
   const updated = await tx.payment.update({
     where: { id: payment.id },

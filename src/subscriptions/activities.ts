@@ -3,18 +3,22 @@
 // renewal's charge is keyed by (subscription, period, attempt), so a retried activity or a worker
 // killed after the processor answered gets the same charge back, never a second one.
 import type { ActivityDependencies } from '../domain-module.js';
-import { createPaymentProcessor, paymentProcessorConfigFromEnv } from '../payments/processors/index.js';
-import { ProcessorError } from '../payments/processors/processor.js';
+import { paymentExpiryMsFromEnv, processorKeyWindowMsFromEnv } from '../payments/payment-flow.js';
+import { createPaymentProcessor, paymentProcessorConfigFromEnv, processorFor } from '../payments/processors/index.js';
+import { InvalidChargeState, ProcessorError } from '../payments/processors/processor.js';
 import { chargeSavedMethod, chargeThroughPaymentWorkflow } from './off-session.js';
+import { applyLateRenewalOutcome, markAttemptRequiresAttention } from './renewal-outcomes.js';
 import {
   applyCommand, beginPeriods, bookAttempt, bookOneOffCharge, createOneOffPayment, endAtPeriodEnd, finishPlanChange, lifecycleState, recordClock, renewalChargeKey,
-  startPlanChange, startRenewal, type AttemptOutcome, type LifecycleCommand, type PlanItem,
+  startPlanChange, startRenewal, type AttemptOutcome, type ChargeTimings, type LifecycleCommand, type PlanItem,
 } from './service.js';
 import { ValidationFailed } from '../core/errors.js';
 import { ApplicationFailure } from '@temporalio/activity';
 
 export function createSubscriptionActivities({ prisma, temporal }: ActivityDependencies) {
   const configured = createPaymentProcessor(paymentProcessorConfigFromEnv(), { prisma });
+  // Handed to each run with the state it starts from (the workflow cannot read the environment).
+  const timings: ChargeTimings = { pendingChargeMs: paymentExpiryMsFromEnv(), chargeWindowMs: processorKeyWindowMsFromEnv() };
 
   /** A renewal attempt's processor key: (subscription, period, attempt). */
   const renewalKey = async (paymentId: string, attempt: number) => {
@@ -24,8 +28,8 @@ export function createSubscriptionActivities({ prisma, temporal }: ActivityDepen
   const chargeOffSession = (paymentId: string, idempotencyKey: string, attempt: number) => chargeSavedMethod(prisma, configured, paymentId, idempotencyKey, attempt);
 
   return {
-    beginSubscription: (subscriptionId: string) => beginPeriods(prisma, subscriptionId),
-    loadSubscription: (subscriptionId: string) => lifecycleState(prisma, subscriptionId),
+    beginSubscription: async (subscriptionId: string) => ({ ...(await beginPeriods(prisma, subscriptionId)), timings }),
+    loadSubscription: async (subscriptionId: string) => ({ ...(await lifecycleState(prisma, subscriptionId)), timings }),
     startRenewal: (subscriptionId: string, period: number, dueMs: number) => startRenewal(prisma, subscriptionId, period, dueMs),
     endAtPeriodEnd: (subscriptionId: string, clockMs: number) => endAtPeriodEnd(prisma, subscriptionId, clockMs),
     recordClock: (subscriptionId: string, clockOffsetMs: number) => recordClock(prisma, subscriptionId, clockOffsetMs),
@@ -40,15 +44,18 @@ export function createSubscriptionActivities({ prisma, temporal }: ActivityDepen
      * outcome (pending: the processor's event decides it later). Transient processor failures
      * throw and are retried; a refusal is the attempt's failure.
      */
-    async chargeRenewal(paymentId: string, attempt: number, clockMs: number, dueMs: number): Promise<AttemptOutcome> {
-      const outcome = await chargeOffSession(paymentId, await renewalKey(paymentId, attempt), attempt);
+    async chargeRenewal(paymentId: string, attempt: number, clockMs: number, dueMs: number, deadlineMs: number): Promise<AttemptOutcome> {
+      const idempotencyKey = await renewalKey(paymentId, attempt);
+      beforeDeadline(deadlineMs);
+      const outcome = await chargeOffSession(paymentId, idempotencyKey, attempt);
       await bookAttempt(prisma, paymentId, attempt, outcome, clockMs, dueMs);
       return outcome;
     },
 
     /** A one-off charge (POST .../charge): created, charged off-session once (keyed by the payment), booked PAID or FAILED. */
-    async chargeOnce(subscriptionId: string, paymentId: string, amount: number, clockMs: number): Promise<void> {
+    async chargeOnce(subscriptionId: string, paymentId: string, amount: number, clockMs: number, deadlineMs: number): Promise<void> {
       await refusalsAsFailures(() => createOneOffPayment(prisma, subscriptionId, paymentId, amount, clockMs));
+      beforeDeadline(deadlineMs);
       const outcome = await chargeOffSession(paymentId, `subscription/${subscriptionId}/charge/${paymentId}`, 0);
       await bookOneOffCharge(prisma, paymentId, outcome, clockMs);
     },
@@ -77,7 +84,36 @@ export function createSubscriptionActivities({ prisma, temporal }: ActivityDepen
     async bookRenewalOutcome(paymentId: string, attempt: number, outcome: AttemptOutcome, clockMs: number, dueMs: number): Promise<void> {
       await bookAttempt(prisma, paymentId, attempt, outcome, clockMs, dueMs);
     },
+
+    /**
+     * A pending attempt waited long enough: cancelled at the processor (true), or it cannot be
+     * cancelled there (true: the attempt is booked failed all the same, and a success that comes
+     * later goes back). False when the charge is no longer pending: it settled, and its event decides.
+     */
+    async cancelRenewalCharge(paymentId: string, attempt: number): Promise<boolean> {
+      const charge = await prisma.charge.findUniqueOrThrow({ where: { paymentId_attempt: { paymentId, attempt } } });
+      const processor = processorFor(charge.processor, configured, { prisma });
+      if (!processor || !charge.processorChargeId) return true;
+      try {
+        await processor.cancelCharge(charge.processorChargeId);
+        return true;
+      } catch (error) {
+        if (error instanceof InvalidChargeState) return false;
+        if (error instanceof ProcessorError && !error.retryable) return true;
+        throw error;
+      }
+    },
+
+    applyLateRenewalOutcome: (paymentId: string, outcome: AttemptOutcome, clockMs: number) => applyLateRenewalOutcome({ prisma, temporal }, paymentId, outcome, clockMs),
+    markAttemptRequiresAttention: (paymentId: string, attempt: number) => markAttemptRequiresAttention(prisma, paymentId, attempt),
   };
+}
+
+/** Past its attempt's deadline (its key's window, from the workflow) the processor is not called: a retry after a worker's restart included. */
+export function beforeDeadline(deadlineMs: number): void {
+  if (Date.now() > deadlineMs) {
+    throw ApplicationFailure.create({ type: 'ChargeWindowPassed', message: "The processor's idempotency key window passed: it is not called again under that key", nonRetryable: true });
+  }
 }
 
 /** A refusal (ValidationFailed) fails the activity for good, with the reason the API answers 400 with. */

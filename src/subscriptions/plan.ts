@@ -17,7 +17,7 @@ import { checkItemsTotal, itemLine, MAX_ITEMS, type SubscriptionItemInput } from
 import { chargeThroughPaymentWorkflow } from './off-session.js';
 import { findSubscription } from './queries.js';
 import { clockOf, requestChange, type LifecycleDeps } from './requests.js';
-import { beginPeriods, planChangeMoney, priceLines, subscriptionPlanItems, type PlanItem } from './service.js';
+import { planChangeMoney, priceLines, subscriptionPlanItems, type PlanItem } from './service.js';
 
 /** An item of a create or update body: an offer (for update, default the subscription's first item's) and its price. */
 export interface SubscriptionPlanItemInput extends SubscriptionItemInput {
@@ -168,11 +168,8 @@ export async function createSubscription(deps: LifecycleDeps & { processor: Paym
     throw error;
   }
   const { subscriptionId, status } = await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { subscriptionId: true, status: true } });
-  if (status === 'PAID') {
-    // The first period gets its end before the answer; the workflow's first run finds it set.
-    await beginPeriods(deps.prisma, subscriptionId!);
-    await notifyPaymentPaid(deps, paymentId);
-  }
+  // Its first period began with the payment's PAID; the workflow starts before the answer.
+  if (status === 'PAID') await notifyPaymentPaid(deps, paymentId);
   const subscription: Subscription = await deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscriptionId! } });
   return { subscription, payment: await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } }) };
 }

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 
 import type { PrismaClient, Subscription } from '../generated/prisma/client.js';
 import { TemporarilyUnavailable, Unauthenticated, ValidationFailed } from '../core/errors.js';
@@ -16,6 +16,7 @@ import type { TemporalConnection } from '../temporal/client.js';
 import type { subscriptionWorkflow } from '../../workflows/subscription.js';
 import { subscriptionWorkflowId, type AttemptOutcome, type LifecycleCommand, type LifecycleState } from './service.js';
 import { findSubscription } from './queries.js';
+import { applyLateRenewalOutcome } from './renewal-outcomes.js';
 import { checkItemsTotal, itemLine, type SubscriptionItemInput } from './items.js';
 
 const log = logger.child({ component: 'subscriptions' });
@@ -31,21 +32,46 @@ export interface LifecycleDeps {
 }
 
 const NOT_STARTED: readonly string[] = ['incomplete', 'incomplete_expired'];
+/** Its workflow has closed, or is closing: it books no charge any more. */
+const ENDED: readonly string[] = ['cancelled', ...NOT_STARTED];
 
-/** Sends a request to the subscription's workflow and waits for its answer; 400 with the workflow's reason when refused. */
+/**
+ * How the subscription's workflow starts, from the same arguments whoever starts it: the first
+ * payment's hook, or any request that reaches it first (one sent the moment the purchase was
+ * answered can beat the hook), with update- or signal-with-start. A running one takes the request
+ * (USE_EXISTING); a closed one is never started again (REJECT_DUPLICATE): it closed because the
+ * subscription ended, and the start fails WorkflowExecutionAlreadyStartedError.
+ */
+function workflowStart(deps: LifecycleDeps, s: Subscription) {
+  return {
+    taskQueue: deps.temporal.taskQueue,
+    workflowId: subscriptionWorkflowId(s),
+    workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+    workflowIdConflictPolicy: 'USE_EXISTING' as const,
+    args: [{ subscriptionId: s.id, clockOffsetMs: Number(s.clockOffsetMs), begun: false }] as Parameters<typeof subscriptionWorkflow>,
+  };
+}
+
+/** Its workflow closed: the subscription ended (the only way it closes). */
+const ended = (error: unknown) => error instanceof WorkflowExecutionAlreadyStartedError || error instanceof WorkflowNotFoundError;
+
+/** Sends a request to the subscription's workflow (started by it if need be) and waits for its answer; 400 with the workflow's reason when refused. */
 export async function requestChange(deps: LifecycleDeps, scope: Scope, idOrNumber: string, command: LifecycleCommand): Promise<Subscription> {
   const subscription = await findSubscription(deps.prisma, scope, idOrNumber);
   if (NOT_STARTED.includes(subscription.status)) throw new ValidationFailed(`The subscription is ${subscription.status}: its first payment is not paid`);
   if (subscription.status === 'cancelled') throw new ValidationFailed('The subscription is cancelled');
   try {
-    await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(subscription)).executeUpdate<LifecycleState, [LifecycleCommand]>(COMMAND, { args: [command] });
+    await deps.temporal.client.workflow.executeUpdateWithStart<typeof subscriptionWorkflow, LifecycleState, [LifecycleCommand]>(COMMAND, {
+      args: [command],
+      startWorkflowOperation: new WithStartWorkflowOperation<typeof subscriptionWorkflow>('subscriptionWorkflow', workflowStart(deps, subscription)),
+    });
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) {
       if (error.cause instanceof ApplicationFailure && error.cause.type === 'TemporarilyUnavailable') throw new TemporarilyUnavailable(error.cause.message);
       throw new ValidationFailed(error.cause?.message ?? 'The request was refused');
     }
     // Ended meanwhile (a cancel at period end that just took effect).
-    if (error instanceof WorkflowNotFoundError) throw new ValidationFailed('The subscription no longer changes');
+    if (ended(error)) throw new ValidationFailed('The subscription no longer changes');
     throw error;
   }
   return deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } });
@@ -73,9 +99,9 @@ export async function advanceClock(deps: LifecycleDeps, scope: Scope, idOrNumber
   if (toMs > clockOf(subscription) + MAX_ADVANCE_MS) throw new ValidationFailed('to may be at most 5 years after the subscription\'s clock (advance again for more)');
   if (NOT_STARTED.includes(subscription.status) || subscription.status === 'cancelled') throw new ValidationFailed(`A ${subscription.status} subscription has no clock to advance`);
   try {
-    await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(subscription)).signal<[number]>(ADVANCE_CLOCK, toMs);
+    await deps.temporal.client.workflow.signalWithStart<typeof subscriptionWorkflow, [number]>('subscriptionWorkflow', { ...workflowStart(deps, subscription), signal: ADVANCE_CLOCK, signalArgs: [toMs] });
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError) throw new ValidationFailed('The subscription no longer changes');
+    if (ended(error)) throw new ValidationFailed('The subscription no longer changes');
     throw error;
   }
   for (const deadline = Date.now() + ADVANCE_WAIT.ms; Date.now() < deadline; await sleep(ADVANCE_WAIT.step)) {
@@ -93,40 +119,59 @@ export async function advanceClock(deps: LifecycleDeps, scope: Scope, idOrNumber
 export const replacePaymentMethod = (deps: LifecycleDeps, scope: Scope, idOrNumber: string, paymentMethodRef: string) =>
   requestChange(deps, scope, idOrNumber, { type: 'paymentMethodReplaced', paymentMethodRef });
 
-/** onPaymentPaid: a subscription's first payment is paid, its workflow starts (once: the id is its business key). */
+/** onPaymentPaid: a subscription's first payment is paid, its workflow starts (unless a request started it first). */
 export async function startSubscriptionWorkflow(deps: LifecycleDeps, paymentId: string): Promise<void> {
   const payment = await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { sequence: true, subscription: true } });
   const subscription = payment.subscription;
   if (payment.sequence !== 1 || !subscription || NOT_STARTED.includes(subscription.status)) return;
   try {
-    await deps.temporal.client.workflow.start<typeof subscriptionWorkflow>('subscriptionWorkflow', {
-      taskQueue: deps.temporal.taskQueue,
-      workflowId: subscriptionWorkflowId(subscription),
-      // A closed run is never started again (a redelivered payment event after the subscription ended).
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ subscriptionId: subscription.id, clockOffsetMs: Number(subscription.clockOffsetMs), begun: false }],
-    });
+    await deps.temporal.client.workflow.start<typeof subscriptionWorkflow>('subscriptionWorkflow', workflowStart(deps, subscription));
   } catch (error) {
+    // Closed already: a redelivered payment event after the subscription ended.
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
 }
 
-/** onChargeOutcome: a renewal's charge outcome goes to its subscription's workflow, which matches it to the attempt by charge id. */
+/** The charge status an outcome gives (the processor's word on it). */
+const CHARGE_STATUS = { 'charge.succeeded': 'succeeded', 'charge.failed': 'failed', 'charge.cancelled': 'cancelled' } as const;
+
+/**
+ * onChargeOutcome: a renewal's charge outcome goes to its subscription's workflow, which matches
+ * it to the attempt by charge id (the attempt waiting for it, or a late one: applyLateRenewalOutcome).
+ * An outcome already booked as it says (a redelivered event) goes nowhere. Once the subscription
+ * ended no workflow books anything: the late outcome is applied here (a success its payment does
+ * not keep goes back), also when it ended between the read and the signal (its workflow may
+ * close without reading it; applying it twice gives the money back once).
+ */
 export async function routeRenewalOutcome(deps: LifecycleDeps, paymentId: string, outcome: ChargeOutcome): Promise<boolean> {
-  const payment = await deps.prisma.payment.findUnique({ where: { id: paymentId }, select: { subscriptionPeriod: true, subscription: true } });
+  const payment = await deps.prisma.payment.findUnique({
+    where: { id: paymentId },
+    select: { subscriptionPeriod: true, subscription: true, charges: { where: { processorChargeId: outcome.chargeId }, select: { status: true } } },
+  });
   if (payment?.subscriptionPeriod == null || !payment.subscription) return false;
+  if (payment.charges[0]?.status === CHARGE_STATUS[outcome.type]) return true;
   const attempt: AttemptOutcome =
     outcome.type === 'charge.succeeded'
       ? { status: 'succeeded', chargeId: outcome.chargeId }
       : outcome.type === 'charge.failed'
         ? { status: 'failed', chargeId: outcome.chargeId, failureCode: outcome.failureCode, failureMessage: outcome.failureMessage }
         : { status: 'failed', chargeId: outcome.chargeId, failureCode: 'cancelled', failureMessage: 'The charge was cancelled' };
-  try {
-    await deps.temporal.client.workflow.getHandle(subscriptionWorkflowId(payment.subscription)).signal(RENEWAL_CHARGE, { paymentId, outcome: attempt });
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-    log.warn({ paymentId, chargeId: outcome.chargeId, type: outcome.type }, 'renewal charge event for a subscription whose workflow ended');
+  const subscription = payment.subscription;
+  if (!ENDED.includes(subscription.status)) {
+    try {
+      await deps.temporal.client.workflow.signalWithStart<typeof subscriptionWorkflow, [{ paymentId: string; outcome: AttemptOutcome }]>('subscriptionWorkflow', {
+        ...workflowStart(deps, subscription),
+        signal: RENEWAL_CHARGE,
+        signalArgs: [{ paymentId, outcome: attempt }],
+      });
+      const after = await deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id }, select: { status: true } });
+      if (!ENDED.includes(after.status)) return true;
+    } catch (error) {
+      if (!ended(error)) throw error;
+    }
   }
+  log.info({ paymentId, chargeId: outcome.chargeId, type: outcome.type }, 'renewal charge event for a subscription that ended');
+  await applyLateRenewalOutcome(deps, paymentId, attempt, clockOf(subscription));
   return true;
 }
 

@@ -19,7 +19,8 @@ import { calculateTax, type TaxReason } from '../tax/calculate.js';
 import { taxRegistrations } from '../tax/registrations.js';
 import { userResource } from '../users/events.js';
 import { subscriptionEventData } from './events.js';
-import { addInterval, HARD_DECLINES, retryAt, type Interval } from './periods.js';
+import { beginFirstPeriod, firstPaidPeriodEnd, periodEnd } from './first-period.js';
+import { HARD_DECLINES, retryAt } from './periods.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -33,6 +34,14 @@ export interface LifecycleState {
   /** Dunning: the renewal being retried, its next retry (subscription clock) and the attempts made. */
   dunning: { paymentId: string; dueMs: number; attempts: number; nextRetryMs: number | null } | null;
   clockOffsetMs: number;
+  /** The worker's charge timings, on the state a run starts from (./activities.ts). */
+  timings?: ChargeTimings;
+}
+
+/** How long a renewal charge may stay pending (PAYMENT_EXPIRY_SECONDS), and be retried under one processor key (PROCESSOR_KEY_WINDOW_SECONDS). */
+export interface ChargeTimings {
+  pendingChargeMs: number;
+  chargeWindowMs: number;
 }
 
 /** Requests to the workflow (updates), applied in the order they arrive between its steps. */
@@ -56,7 +65,7 @@ const scopeOf = (s: Subscription): Scope => ({ workspaceId: s.workspaceId, livem
 const ms = (date: Date | null) => (date ? date.getTime() : null);
 
 /** Locks the subscription's row for the transaction: its changes and its renewals are serialised. */
-async function lock(tx: Tx, subscriptionId: string): Promise<Subscription> {
+export async function lock(tx: Tx, subscriptionId: string): Promise<Subscription> {
   await tx.$queryRaw`SELECT id FROM "Subscription" WHERE id = ${subscriptionId}::uuid FOR UPDATE`;
   return tx.subscription.findUniqueOrThrow({ where: { id: subscriptionId } });
 }
@@ -71,7 +80,7 @@ async function recordSubscriptionEvent(tx: Tx, s: Subscription, type: 'subscript
 }
 
 /** Writes the change; a status change (or a cancel scheduled or undone) records its event. */
-async function change(tx: Tx, s: Subscription, data: Prisma.SubscriptionUpdateInput): Promise<Subscription> {
+export async function change(tx: Tx, s: Subscription, data: Prisma.SubscriptionUpdateInput): Promise<Subscription> {
   const updated = await tx.subscription.update({ where: { id: s.id }, data });
   if (updated.status !== s.status || updated.cancelAtPeriodEnd !== s.cancelAtPeriodEnd) {
     await recordSubscriptionEvent(tx, updated, updated.status === 'cancelled' ? 'subscription_cancelled' : 'subscription_updated');
@@ -98,28 +107,15 @@ export async function lifecycleState(db: Tx | PrismaClient, subscriptionId: stri
   };
 }
 
-const periodEnd = (s: Pick<Subscription, 'recurringInterval' | 'recurringIntervalCount' | 'billingAnchor'>, startMs: number) =>
-  addInterval(startMs, s.recurringInterval as Interval, s.recurringIntervalCount, s.billingAnchor?.getUTCDate());
-
-/** The workflow's first run: the first paid period gets its end (the payment's transition marked its start). */
+/**
+ * The workflow's first run. A subscription begins its first period in its first payment's
+ * transaction (./first-period.ts); one paid before that was so gets it here, from its start.
+ */
 export async function beginPeriods(prisma: PrismaClient, subscriptionId: string): Promise<LifecycleState> {
   await prisma.$transaction(async (tx) => {
     const s = await lock(tx, subscriptionId);
     if (s.currentPeriodEnd || !s.currentPeriodStart || (s.status !== 'active' && s.status !== 'trialing')) return;
-    const start = s.currentPeriodStart.getTime();
-    const { discount } = await planOf(tx, s);
-    // Counted from the subscription's start, the trial included (as Stripe counts a coupon's months).
-    const discountEnd = (firstEnd: number) =>
-      discount?.duration === 'once' ? new Date(firstEnd) : discount?.duration === 'repeating' ? new Date(addInterval(start, 'month', discount.durationInMonths!)) : null;
-    if (s.status === 'trialing' && s.trialInterval) {
-      // The trial is the first period; its end is the first charge (and the billing anchor).
-      const trialEnd = new Date(addInterval(start, s.trialInterval as Interval, s.trialIntervalCount ?? 1));
-      await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: trialEnd, trialEndsAt: trialEnd, currentPeriodEnd: trialEnd, discountEndsAt: discountEnd(trialEnd.getTime()) } });
-      return;
-    }
-    const anchored = { ...s, billingAnchor: s.currentPeriodStart };
-    const end = periodEnd(anchored, start);
-    await tx.subscription.update({ where: { id: s.id }, data: { billingAnchor: s.currentPeriodStart, currentPeriodEnd: new Date(end), discountEndsAt: discountEnd(end) } });
+    await beginFirstPeriod(tx, s, (await initialOrder(tx, s)).id, s.currentPeriodStart);
   });
   return lifecycleState(prisma, subscriptionId);
 }
@@ -216,8 +212,8 @@ async function planOf(db: Tx | PrismaClient, s: Subscription): Promise<{ items: 
 /**
  * The checkout's discount if it applies to the period starting at `periodStartMs` (its duration,
  * docs/decisions.md "Discount durations"): forever, every period; once and repeating, the periods
- * starting before discountEndsAt (the first period's end; the subscription's start plus
- * durationInMonths).
+ * starting before discountEndsAt (the first paid period's end, which end-trial moves with the
+ * period; the subscription's start plus durationInMonths).
  */
 const discountOfPeriod = (s: Pick<Subscription, 'discountEndsAt'>, discount: DiscountTerms | null, periodStartMs: number) =>
   discount && (discount.duration === 'forever' || (s.discountEndsAt !== null && periodStartMs < s.discountEndsAt.getTime())) ? discount : null;
@@ -336,8 +332,11 @@ export async function applyCommand(prisma: PrismaClient, subscriptionId: string,
     if (!BILLING.includes(s.status)) throw new ValidationFailed(`A subscription in status ${s.status} cannot change`);
     switch (command.type) {
       case 'cancel': {
-        // Nothing of the period is paid while past_due or unpaid: there is no end of interval to wait for.
-        if (command.atPeriodEnd && (s.status === 'active' || s.status === 'trialing' || s.status === 'paused')) {
+        // Nothing of the period is paid while past_due or unpaid, nor once a pause outlasted the
+        // period: there is no end of interval to wait for. Paused within its paid period, it ends
+        // at that period's end, still paused (the workflow's next step then).
+        const periodPaid = s.status === 'active' || s.status === 'trialing' || (s.status === 'paused' && s.currentPeriodEnd !== null && s.currentPeriodEnd.getTime() > clockMs);
+        if (command.atPeriodEnd && periodPaid) {
           if (!s.cancelAtPeriodEnd) await change(tx, s, { cancelAtPeriodEnd: true, cancelledAt: at });
           return;
         }
@@ -366,11 +365,15 @@ export async function applyCommand(prisma: PrismaClient, subscriptionId: string,
       case 'changeItems':
         // Made by chargeOnce and changeItems (the processor call is outside this transaction).
         return;
-      case 'endTrial':
-        // The trial's end moves to now: the workflow charges the first period at once.
+      case 'endTrial': {
+        // The trial's end moves to now: the workflow charges the first period at once, a once
+        // discount with it (it covers the first paid period, which now starts here).
         if (s.status !== 'trialing') throw new ValidationFailed(`Only a trialing subscription can end its trial; this one is ${s.status}`);
-        await tx.subscription.update({ where: { id: s.id }, data: { trialEndsAt: at, currentPeriodEnd: at, billingAnchor: at } });
+        const { discount } = await planOf(tx, s);
+        const discountEndsAt = discount?.duration === 'once' ? { discountEndsAt: new Date(firstPaidPeriodEnd(s, clockMs)) } : {};
+        await tx.subscription.update({ where: { id: s.id }, data: { trialEndsAt: at, currentPeriodEnd: at, billingAnchor: at, ...discountEndsAt } });
         return;
+      }
       case 'paymentMethodReplaced': {
         // Unpaid: billing restarts now with a new period, charged at once on the new method.
         const restart = s.status === 'unpaid';

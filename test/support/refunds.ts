@@ -85,14 +85,15 @@ export async function suiteTemporal(): Promise<TemporalConnection> {
 
 /**
  * Delivers the sandbox's undelivered webhooks about these charges through the processor webhook
- * ingress, as its relay would (the suite's server leaves the sandbox's outbox undelivered).
+ * ingress (the suite's server, or the API at `url`), as its relay would (the suite's server leaves
+ * the sandbox's outbox undelivered).
  */
-export async function deliverSandboxWebhooks(chargeIds: readonly string[]): Promise<number> {
+export async function deliverSandboxWebhooks(chargeIds: readonly string[], url = baseUrl()): Promise<number> {
   const sandbox = new SandboxProcessor({ prisma: salesDb() });
   let delivered = 0;
   for (const webhook of await sandbox.pendingWebhooks(1000)) {
     if (!chargeIds.includes((JSON.parse(webhook.rawBody) as { chargeId: string }).chargeId)) continue;
-    const response = await fetch(`${baseUrl()}/processor-webhooks/sandbox`, { method: 'POST', body: webhook.rawBody, headers: webhook.headers });
+    const response = await fetch(`${url}/processor-webhooks/sandbox`, { method: 'POST', body: webhook.rawBody, headers: webhook.headers });
     if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
     await sandbox.acknowledgeWebhook(webhook.eventId);
     delivered += 1;

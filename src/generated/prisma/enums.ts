@@ -166,7 +166,8 @@ export const ChargeStatus = {
   pending: 'pending',
   succeeded: 'succeeded',
   failed: 'failed',
-  cancelled: 'cancelled'
+  cancelled: 'cancelled',
+  requires_attention: 'requires_attention'
 } as const
 
 export type ChargeStatus = (typeof ChargeStatus)[keyof typeof ChargeStatus]

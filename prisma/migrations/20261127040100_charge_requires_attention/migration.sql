@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "ChargeStatus" ADD VALUE 'requires_attention';
