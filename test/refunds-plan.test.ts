@@ -25,7 +25,7 @@ test('fee shares of any split of a payment add up to what one full refund return
 });
 
 test('units are worth their share of the line, cumulatively: every unit refunded is the whole line', () => {
-  const item = { id: 'i', quantity: 3, refundedQuantity: 0, unitPrice: 333, discount: 100, tax: 1 };
+  const item = { id: 'i', quantity: 3, refundedQuantity: 0, unitPrice: 333, discount: 100, tax: 1, taxInclusive: false };
   const line = 333 * 3 - 100 + 1;
   const first = unitsValue(item, 1);
   const rest = unitsValue({ ...item, refundedQuantity: 1 }, 2);
@@ -50,4 +50,17 @@ test('workflow ids come from the business key; the derived one changes with the 
   expect(id(0)).toBe(`refund/w/o/body/${'f'.repeat(32)}/${dedupBucket(at)}`);
   expect(id(DERIVED_DEDUP_WINDOW_MS - 1)).toBe(id(0));
   expect(id(DERIVED_DEDUP_WINDOW_MS)).not.toBe(id(0));
+});
+
+test('every refund workflow id fits in 255 characters, whatever the key (the limit of Temporal on SQL persistence)', () => {
+  const [workspace, order] = ['0190a6f2-6b1e-7c3d-8e4f-a5b6c7d8e9f0', '0190a6f2-6b1e-7c3d-8e4f-a5b6c7d8e9f1'];
+  expect(refundWorkflowId(workspace, order, { idempotencyKey: 'k'.repeat(255) })).toMatch(/\/key\/sha256-[0-9a-f]{64}$/);
+  fc.assert(
+    fc.property(fc.oneof(fc.string({ minLength: 1, maxLength: 255, unit: 'grapheme-ascii' }), fc.string({ minLength: 1, maxLength: 255, unit: 'grapheme' })), (idempotencyKey) => {
+      const id = refundWorkflowId(workspace, order, { idempotencyKey });
+      expect(id.length).toBeLessThanOrEqual(255);
+      // Another key names another refund.
+      expect(refundWorkflowId(workspace, order, { idempotencyKey: `${idempotencyKey}x` })).not.toBe(id);
+    }),
+  );
 });

@@ -1,6 +1,8 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-/** Prometheus metrics: request counts and latencies per route pattern and status. */
+import { serviceMetrics } from '../core/metrics.js';
+
+/** Prometheus metrics: request counts and latencies per route pattern and status, and the domains' own (serviceMetrics). */
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -20,7 +22,7 @@ export function createMetrics() {
       duration.observe(labels, seconds);
     },
     contentType: registry.contentType,
-    render: () => registry.metrics(),
+    render: () => Registry.merge([registry, serviceMetrics]).metrics(),
   };
 }
 

@@ -7,6 +7,7 @@ import { canonical } from '../core/idempotency.js';
 import { ValidationFailed } from '../core/errors.js';
 import type { PaymentMethodType, PaymentProcessor, PaymentStatus } from '../generated/prisma/enums.js';
 import type { FeeRule } from '../orders/fee.js';
+import { MAX_WORKFLOW_ID_LENGTH } from '../temporal/limits.js';
 
 /** Identical bodies without a key within this window return the first refund (the contract's Limits). */
 export const DERIVED_DEDUP_WINDOW_MS = 23 * 60 * 60 * 1000;
@@ -36,6 +37,8 @@ export interface ItemState {
   unitPrice: number;
   discount: number;
   tax: number;
+  /** The tax is within unitPrice (the workspace's pricesIncludeTax at checkout), not on top of it. */
+  taxInclusive: boolean;
 }
 
 /** Why a payment's money cannot come back through the API now; null when it can. */
@@ -94,8 +97,8 @@ export function feeReturned(payment: Pick<PaymentState, 'amount' | 'fee' | 'feeR
   return upTo(after) - upTo(before);
 }
 
-/** A line's value (what the buyer paid for it). */
-const lineTotal = (item: ItemState) => item.unitPrice * item.quantity - item.discount + item.tax;
+/** A line's value (what the buyer paid for it): its tax is on top of the price unless the price includes it. */
+const lineTotal = (item: ItemState) => item.unitPrice * item.quantity - item.discount + (item.taxInclusive ? 0 : item.tax);
 
 /** What `units` more units of an item are worth, cumulatively, so every unit refunded equals the line exactly. */
 export function unitsValue(item: ItemState, units: number): number {
@@ -210,13 +213,15 @@ export const dedupBucket = (at: Date) => Math.floor(at.getTime() / DERIVED_DEDUP
 
 /**
  * The refund's workflow id, from its business key: workspace, order, and the idempotency key (as
- * sent when it is printable ASCII, else its hash) or the body's fingerprint with its bucket.
+ * sent when it is printable ASCII and the id stays within MAX_WORKFLOW_ID_LENGTH, else its hash)
+ * or the body's fingerprint with its bucket.
  */
 export function refundWorkflowId(workspaceId: string, orderId: string, key: { idempotencyKey: string } | { fingerprint: string; at: Date } | { expiredPaymentId: string }): string {
   const base = `refund/${workspaceId}/${orderId}`;
   if ('idempotencyKey' in key) {
     const k = key.idempotencyKey;
-    return `${base}/key/${/^[\x21-\x7e]{1,255}$/.test(k) ? k : `sha256-${createHash('sha256').update(k).digest('hex')}`}`;
+    const asSent = `${base}/key/${k}`;
+    return /^[\x21-\x7e]+$/.test(k) && asSent.length <= MAX_WORKFLOW_ID_LENGTH ? asSent : `${base}/key/sha256-${createHash('sha256').update(k).digest('hex')}`;
   }
   if ('expiredPaymentId' in key) return `${base}/expired-payment/${key.expiredPaymentId}`;
   return `${base}/body/${key.fingerprint.slice(0, 32)}/${dedupBucket(key.at)}`;
