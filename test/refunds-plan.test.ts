@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { DERIVED_DEDUP_WINDOW_MS, dedupBucket, feeReturned, refundFingerprint, refundWorkflowId, unitsValue } from '../src/refunds/plan.js';
+import { DERIVED_DEDUP_WINDOW_MS, dedupBucket, feeReturned, feeToReturn, refundFingerprint, refundWorkflowId, unitsValue } from '../src/refunds/plan.js';
 
 // The refunds' pure rules: cumulative rounding (partials add up to one full refund), the body's
 // fingerprint, and the workflow id from the business key.
@@ -20,6 +20,33 @@ test('fee shares of any split of a payment add up to what one full refund return
         refunded += part;
       });
       expect(returned).toBe(fee - Math.min(50, fee));
+    }),
+  );
+});
+
+test('shares booked against what came back: whatever fails after succeeding, the fee returned never exceeds the percentage part and ends exactly at it', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.array(fc.tuple(fc.integer({ min: 1, max: 1000 }), fc.boolean()), { minLength: 1, maxLength: 20 }), (amount, steps) => {
+      const paid = Math.min(amount, Math.floor((amount * 500 + 5_000) / 10_000) + 50);
+      const variable = paid - Math.min(50, paid);
+      const booked: Array<{ amount: number; fee: number }> = [];
+      const refunded = () => booked.reduce((sum, p) => sum + p.amount, 0);
+      const returned = () => booked.reduce((sum, p) => sum + p.fee, 0);
+      const succeed = (part: number) => {
+        const fee = feeToReturn({ amount, fee: paid - returned(), feeRefunded: returned() }, refunded() + part, RULE);
+        booked.push({ amount: part, fee });
+      };
+      for (const [weight, failsLater] of steps) {
+        const part = Math.min(amount - refunded(), Math.max(1, Math.floor((amount * weight) / 5000)));
+        if (part === 0) break;
+        succeed(part);
+        // A failure takes back exactly the part's own fee.
+        if (failsLater && booked.length > 1) booked.splice(Math.floor(booked.length / 2), 1);
+        expect(returned()).toBeLessThanOrEqual(variable);
+        expect(returned()).toBeGreaterThanOrEqual(0);
+      }
+      if (refunded() < amount) succeed(amount - refunded());
+      expect(returned()).toBe(variable);
     }),
   );
 });

@@ -32,6 +32,24 @@ export function paymentExpiryMsFromEnv(env: NodeJS.ProcessEnv = process.env): nu
   return Number(raw) * 1000;
 }
 
+/** Stripe keeps an idempotency key about 24 hours; a call retried after that could charge (or refund) twice. */
+const PROCESSOR_KEY_RETENTION_SECONDS = 24 * 60 * 60;
+const DEFAULT_KEY_WINDOW_SECONDS = 20 * 60 * 60;
+
+/**
+ * PROCESSOR_KEY_WINDOW_SECONDS: how long a money movement may be retried under one processor
+ * idempotency key (its activity's schedule-to-close); below the processor's retention of keys, 20
+ * hours by default. Past it the attempt requires attention instead of another call.
+ */
+export function processorKeyWindowMsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.PROCESSOR_KEY_WINDOW_SECONDS;
+  if (raw === undefined || raw === '') return DEFAULT_KEY_WINDOW_SECONDS * 1000;
+  if (!/^[1-9][0-9]{0,5}$/.test(raw) || Number(raw) >= PROCESSOR_KEY_RETENTION_SECONDS) {
+    throw new Error(`PROCESSOR_KEY_WINDOW_SECONDS must be a whole number of seconds below ${PROCESSOR_KEY_RETENTION_SECONDS} (the processor keeps its idempotency keys 24 hours), not ${JSON.stringify(raw)}`);
+  }
+  return Number(raw) * 1000;
+}
+
 export interface StartPayment {
   paymentId: string;
   /** For a card payment; never stored, logged or passed to Temporal. */

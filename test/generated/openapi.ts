@@ -2521,7 +2521,7 @@ export interface components {
          * @description Stripe's refund statuses (pending until the processor settles it), plus partially_failed: split over several payments, some shares failed
          * @enum {string}
          */
-        RefundStatus: "canceled" | "failed" | "partially_failed" | "pending" | "succeeded";
+        RefundStatus: "canceled" | "failed" | "partially_failed" | "pending" | "requires_attention" | "succeeded";
         Refundable: {
             /**
              * Format: int32
@@ -2958,7 +2958,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description ms; when the webhook was archived */
             deletedAt: (number & components["schemas"]["Timestamp"]) | null;
-            /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
+            /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, refund_requires_attention, subscription_created, subscription_cancelled, subscription_updated */
             events: string[];
             /** @description ms; first failure of the current streak */
             failingSince: (number & components["schemas"]["Timestamp"]) | null;
@@ -5796,7 +5796,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event types to receive (at least one, no repeats). Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
+                    /** @description Event types to receive (at least one, no repeats). Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, refund_requires_attention, subscription_created, subscription_cancelled, subscription_updated */
                     events: string[];
                     /** @description whsec_ + base64 of 24 to 64 bytes; generated (32 bytes) when absent */
                     secret?: string | null;
@@ -5841,7 +5841,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
+                    /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_refunded, refund_failed, refund_requires_attention, subscription_created, subscription_cancelled, subscription_updated */
                     eventType: string;
                     /** @description Optional hint for the synthetic payload */
                     items?: components["schemas"]["JSON"];

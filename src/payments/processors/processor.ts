@@ -303,7 +303,7 @@ export class ChargeNotFound extends ProcessorError {
 /** The charge is not in a state that allows this (cancel a settled charge, refund a disputed one). */
 export class InvalidChargeState extends ProcessorError {
   constructor(
-    readonly code: 'charge_not_pending' | 'charge_not_succeeded' | 'charge_disputed' | 'already_disputed' | 'no_open_dispute',
+    readonly code: 'charge_not_pending' | 'charge_not_succeeded' | 'charge_disputed' | 'already_disputed' | 'no_open_dispute' | 'refund_not_succeeded',
     message: string,
   ) {
     super(message);
