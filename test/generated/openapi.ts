@@ -2518,7 +2518,7 @@ export interface components {
             workflowId: string;
         };
         /**
-         * @description Stripe's refund statuses (pending until the processor settles it), plus partially_failed: split over several payments, some shares failed
+         * @description Stripe's refund statuses (pending until the processor settles it), plus partially_failed: split over several payments, some shares failed; and requires_attention: the processor never answered within its idempotency key's window, the money stays reserved until its word comes
          * @enum {string}
          */
         RefundStatus: "canceled" | "failed" | "partially_failed" | "pending" | "requires_attention" | "succeeded";
