@@ -5,7 +5,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Counter } from 'prom-client';
 
-import { serviceMetrics } from '../core/metrics.js';
 import { isUuid } from '../core/uuid.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
@@ -41,12 +40,12 @@ export function onProcessorRefundEvents(handler: RefundEventHandler): void {
   refundEventHandlers.push(handler);
 }
 
-/** Verified events about no payment of ours, by processor and type (see ourPayment). */
-const foreignEvents = new Counter({
+/** Verified events about no payment of ours, by processor and type (see ourPayment); served on /metrics (the payments module's metrics). */
+export const foreignProcessorEvents = new Counter({
   name: 'processor_events_foreign_total',
   help: 'Verified processor events about a charge or payment that is not this service\'s (another system on the same processor account): answered 200 and ignored',
   labelNames: ['processor', 'type'],
-  registers: [serviceMetrics],
+  registers: [],
 });
 
 /**
@@ -66,7 +65,7 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
   for (const unmapped of received) {
     const paymentId = await ourPayment(prisma, unmapped);
     if (!paymentId) {
-      foreignEvents.inc({ processor: unmapped.processor, type: unmapped.type });
+      foreignProcessorEvents.inc({ processor: unmapped.processor, type: unmapped.type });
       log.warn({ eventId: unmapped.id, processor: unmapped.processor, type: unmapped.type, chargeId: unmapped.chargeId, metadataPaymentId: unmapped.paymentId }, 'processor event about no payment of ours: ignored');
       continue;
     }
