@@ -2,6 +2,8 @@
 // the route table, the other HTTP endpoints, the OpenAPI tags, the event types, the rate limits, the worker's activities and the workflow
 // bundle are assembled from that list, so adding a domain touches that list and nothing else shared.
 import type { RateLimitRule } from './core/rate-limits.js';
+import type { Metric } from 'prom-client';
+
 import type { EventDefinitions } from './events/event-types.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import type { HttpEndpoint } from './http/endpoint.js';
@@ -43,6 +45,8 @@ export interface DomainModule {
   createActivities?: (deps: ActivityDependencies) => ActivityFunctions;
   /** Its background loops, started by every worker process. */
   startBackgroundTasks?: (deps: ActivityDependencies) => BackgroundTask[];
+  /** Its Prometheus metrics, served by every API process's /metrics (collected when scraped). */
+  metrics?: (deps: { prisma: PrismaClient }) => Metric[];
   /** Its workflow modules, relative to the project root (bundled together for the workflow sandbox). */
   workflowModules?: readonly string[];
 }

@@ -10,7 +10,7 @@ import { createApp } from './http/app.js';
 import { answerNodeErrors } from './http/client-errors.js';
 import { createMetrics } from './http/metrics.js';
 import { connectRateLimitStore, createRateLimiter, createRateLimits } from './http/rate-limit.js';
-import { rateLimitRules } from './domains.js';
+import { domains, rateLimitRules } from './domains.js';
 import { logger } from './logger.js';
 import { DOCS_HEADERS, DOCS_SCRIPT_PATH, docsHtml, docsScript } from './rest/docs-page.js';
 import { openApiDocument } from './rest/openapi.js';
@@ -69,7 +69,7 @@ export async function startServer(options: { port?: number; host?: string } = {}
     notifications,
     schema: schemas.client,
     subgraphSchema: schemas.subgraph,
-    metrics: createMetrics(),
+    metrics: createMetrics(domains.flatMap((domain) => domain.metrics?.({ prisma }) ?? [])),
     rateLimiter: createRateLimiter(rateLimitStore, config.rateLimit),
     rateLimits: createRateLimits(rateLimitStore, rateLimitRules, config.rateLimit.keyPrefix),
     trustedProxies: config.trustedProxies,

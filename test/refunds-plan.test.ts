@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { DERIVED_DEDUP_WINDOW_MS, dedupBucket, feeReturned, refundFingerprint, refundWorkflowId, unitsValue } from '../src/refunds/plan.js';
+import { DERIVED_DEDUP_WINDOW_MS, dedupBucket, feeReturned, feeToReturn, refundFingerprint, refundWorkflowId, unitsValue } from '../src/refunds/plan.js';
 
 // The refunds' pure rules: cumulative rounding (partials add up to one full refund), the body's
 // fingerprint, and the workflow id from the business key.
@@ -24,8 +24,35 @@ test('fee shares of any split of a payment add up to what one full refund return
   );
 });
 
+test('shares booked against what came back: whatever fails after succeeding, the fee returned never exceeds the percentage part and ends exactly at it', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.array(fc.tuple(fc.integer({ min: 1, max: 1000 }), fc.boolean()), { minLength: 1, maxLength: 20 }), (amount, steps) => {
+      const paid = Math.min(amount, Math.floor((amount * 500 + 5_000) / 10_000) + 50);
+      const variable = paid - Math.min(50, paid);
+      const booked: Array<{ amount: number; fee: number }> = [];
+      const refunded = () => booked.reduce((sum, p) => sum + p.amount, 0);
+      const returned = () => booked.reduce((sum, p) => sum + p.fee, 0);
+      const succeed = (part: number) => {
+        const fee = feeToReturn({ amount, fee: paid - returned(), feeRefunded: returned() }, refunded() + part, RULE);
+        booked.push({ amount: part, fee });
+      };
+      for (const [weight, failsLater] of steps) {
+        const part = Math.min(amount - refunded(), Math.max(1, Math.floor((amount * weight) / 5000)));
+        if (part === 0) break;
+        succeed(part);
+        // A failure takes back exactly the part's own fee.
+        if (failsLater && booked.length > 1) booked.splice(Math.floor(booked.length / 2), 1);
+        expect(returned()).toBeLessThanOrEqual(variable);
+        expect(returned()).toBeGreaterThanOrEqual(0);
+      }
+      if (refunded() < amount) succeed(amount - refunded());
+      expect(returned()).toBe(variable);
+    }),
+  );
+});
+
 test('units are worth their share of the line, cumulatively: every unit refunded is the whole line', () => {
-  const item = { id: 'i', quantity: 3, refundedQuantity: 0, unitPrice: 333, discount: 100, tax: 1 };
+  const item = { id: 'i', quantity: 3, refundedQuantity: 0, unitPrice: 333, discount: 100, tax: 1, taxInclusive: false };
   const line = 333 * 3 - 100 + 1;
   const first = unitsValue(item, 1);
   const rest = unitsValue({ ...item, refundedQuantity: 1 }, 2);
@@ -50,4 +77,17 @@ test('workflow ids come from the business key; the derived one changes with the 
   expect(id(0)).toBe(`refund/w/o/body/${'f'.repeat(32)}/${dedupBucket(at)}`);
   expect(id(DERIVED_DEDUP_WINDOW_MS - 1)).toBe(id(0));
   expect(id(DERIVED_DEDUP_WINDOW_MS)).not.toBe(id(0));
+});
+
+test('every refund workflow id fits in 255 characters, whatever the key (the limit of Temporal on SQL persistence)', () => {
+  const [workspace, order] = ['0190a6f2-6b1e-7c3d-8e4f-a5b6c7d8e9f0', '0190a6f2-6b1e-7c3d-8e4f-a5b6c7d8e9f1'];
+  expect(refundWorkflowId(workspace, order, { idempotencyKey: 'k'.repeat(255) })).toMatch(/\/key\/sha256-[0-9a-f]{64}$/);
+  fc.assert(
+    fc.property(fc.oneof(fc.string({ minLength: 1, maxLength: 255, unit: 'grapheme-ascii' }), fc.string({ minLength: 1, maxLength: 255, unit: 'grapheme' })), (idempotencyKey) => {
+      const id = refundWorkflowId(workspace, order, { idempotencyKey });
+      expect(id.length).toBeLessThanOrEqual(255);
+      // Another key names another refund.
+      expect(refundWorkflowId(workspace, order, { idempotencyKey: `${idempotencyKey}x` })).not.toBe(id);
+    }),
+  );
 });

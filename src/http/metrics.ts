@@ -1,9 +1,10 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
-/** Prometheus metrics: request counts and latencies per route pattern and status. */
-export function createMetrics() {
+/** Prometheus metrics: request counts and latencies per route pattern and status, and the domains' own (`domainMetrics`). */
+export function createMetrics(domainMetrics: readonly Metric[] = []) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  for (const metric of domainMetrics) registry.registerMetric(metric);
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames, registers: [registry] });
   const duration = new Histogram({

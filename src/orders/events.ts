@@ -78,7 +78,7 @@ export function sampleOrder(now: Date, value: number, status: Order['status'], p
     user: null,
     subscription: null,
     lastPayment: {
-      id: paymentId, ...scope, orderId: id, sequence: 1, number, status: paymentStatus, amount: value, tax: 0, fee, currency: 'USD',
+      id: paymentId, ...scope, orderId: id, sequence: 1, number, status: paymentStatus, amount: value, tax: 0, fee, feeBasisPoints: null, feeFixed: null, currency: 'USD',
       processor: 'sandbox', methodType: 'card', processorChargeId: null, failureCode: paymentStatus === 'FAILED' ? 'card_declined' : null,
       failureMessage: paymentStatus === 'FAILED' ? 'The card was declined' : null, refundedAmount: 0, disputed: false, planChange: false,
       cancelRequestedAt: null, expiresAt: null, paidAt: paymentStatus === 'PAID' ? now : null, userId: null, subscriptionId: null, subscriptionPeriod: null,

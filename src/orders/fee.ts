@@ -17,6 +17,14 @@ export function platformFee(value: number, rule: FeeRule): number {
   return Math.min(value, percentage + rule.fixed);
 }
 
+/** A payment's fee with the rule it was computed by, as the payment keeps them (its refunds give the fee back by that rule). */
+export const paymentFee = (value: number, rule: FeeRule) => ({ fee: platformFee(value, rule), feeBasisPoints: rule.basisPoints, feeFixed: rule.fixed });
+
+/** The rule a payment's fee was computed by; `fallback` for a payment made before the rule was kept on it. */
+export function feeRuleOf(payment: { feeBasisPoints: number | null; feeFixed: number | null }, fallback: FeeRule): FeeRule {
+  return payment.feeBasisPoints === null || payment.feeFixed === null ? fallback : { basisPoints: payment.feeBasisPoints, fixed: payment.feeFixed };
+}
+
 /** "2.9" -> 290 basis points; 0 to 100 with at most two decimals. */
 export function parsePercent(raw: string, name: string): number {
   if (!/^\d{1,3}(\.\d{1,2})?$/.test(raw.trim())) throw new Error(`${name} must be a percentage from 0 to 100 with at most two decimals, e.g. 2.9`);

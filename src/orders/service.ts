@@ -12,7 +12,7 @@ import { isCountry } from '../reference/countries.js';
 import { isCurrency } from '../reference/currencies.js';
 import { paymentRowInclude, type PaymentRow } from '../payments/resource.js';
 import { orderEventData, orderRowInclude, type OrderRow } from './events.js';
-import { FEE_RULE, platformFee, type FeeRule } from './fee.js';
+import { FEE_RULE, paymentFee, platformFee, type FeeRule } from './fee.js';
 import { orderItemResource } from './item-resource.js';
 import { orderListWhere, termBuyers } from './list-where.js';
 import { readSaleFilters, salePage, type SaleListArgs } from './filters.js';
@@ -142,7 +142,7 @@ export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, in
   });
   const payment = await tx.payment.create({
     data: {
-      ...owner, orderId: order.id, sequence: 1, number, amount: value, tax, fee, currency: input.currency, processor: input.payment.processor,
+      ...owner, orderId: order.id, sequence: 1, number, amount: value, tax, ...paymentFee(value - tax, rule), currency: input.currency, processor: input.payment.processor,
       methodType: input.payment.methodType, expiresAt: input.payment.expiresAt ?? null, subscriptionId: subscription?.id ?? null,
     },
     include: paymentRowInclude,

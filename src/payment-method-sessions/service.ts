@@ -2,7 +2,8 @@
 // (POST /v0/subscriptions/{id}/paymentMethodSession) and gives the buyer's browser only the token;
 // the hosted page behind its url saves a new card with a zero-amount setup at the processor and
 // hands it to the subscriptions domain's hook (replacePaymentMethod), which retries a past_due or
-// unpaid renewal at once. Tokens are stored as their SHA-256, single-use, 15 minutes.
+// unpaid renewal at once. Tokens are stored as their SHA-256, single-use, 15 minutes; a token whose
+// card could not be attached (the hook failed) is given back.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -178,14 +179,22 @@ export async function completeSession(deps: CompleteDeps, subscriptionId: string
   if (session.pendingSetupId) await deps.prisma.paymentMethodSession.update({ where: { id: session.id }, data: { pendingSetupId: null } });
   if (setup.status === 'failed') throw new PaymentDeclined(setup.failureMessage);
   const method = setup.paymentMethod;
-  // Retired before the hook, atomically: two completions racing replace the method once.
+  // Claimed before the hook, atomically: two completions racing replace the method once.
   const claimed = await deps.prisma.paymentMethodSession.updateMany({ where: { id: session.id, usedAt: null, expiresAt: { gt: now } }, data: { usedAt: now } });
   if (claimed.count === 0) {
     const lost = await lookUpSession(deps.prisma, subscriptionId, token, now);
     refuse(lost.state === 'open' ? { state: 'used' } : lost);
   }
   const scope: Scope = { workspaceId: session.workspaceId, livemode: session.livemode };
-  const replaced = await replacePaymentMethod(deps, scope, subscription.number, method.ref);
+  let replaced: Subscription;
+  try {
+    replaced = await replacePaymentMethod(deps, scope, subscription.number, method.ref);
+  } catch (error) {
+    // The card was not attached: the link is given back (this completion's claim, never
+    // another's), so the buyer can try again with it instead of asking for a new one.
+    await deps.prisma.paymentMethodSession.updateMany({ where: { id: session.id, usedAt: now }, data: { usedAt: null } });
+    throw error;
+  }
   const settled = RETRIED_STATUSES.includes(subscription.status) ? await retryOutcome(deps.prisma, replaced) : replaced;
   return { status: settled.status, paymentMethod: { brand: method.brand ?? null, last4: method.last4 ?? null }, nextAction: null };
 }

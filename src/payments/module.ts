@@ -2,6 +2,7 @@
 import type { DomainModule } from '../domain-module.js';
 import { createPaymentActivities } from './activities.js';
 import { events } from './events.js';
+import { foreignProcessorEvents } from './processor-callbacks.js';
 import { routes } from './routes.js';
 import { startSandboxWebhookRelays } from './sandbox-webhook-relay.js';
 
@@ -19,5 +20,6 @@ export const paymentsModule: DomainModule = {
   events,
   createActivities: createPaymentActivities,
   startBackgroundTasks: startSandboxWebhookRelays,
+  metrics: () => [foreignProcessorEvents],
   workflowModules: ['workflows/payment.ts'],
 };

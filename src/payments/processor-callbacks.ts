@@ -3,8 +3,11 @@
 // the workflow stays the one place that decides the payment; when the workflow is gone (it ended,
 // or the checkout died before starting it) the outcome is applied directly, idempotently.
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { Counter } from 'prom-client';
 
+import { isUuid } from '../core/uuid.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { logger } from '../logger.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { ChargeOutcome } from './charge-outcomes.js';
 import { applyOutcomeWithoutWorkflow, ENDED_OTHERWISE } from './ended-payments.js';
@@ -17,6 +20,8 @@ import { markPaymentDisputed } from './transitions.js';
 // (only the worker's bundle holds them).
 const PROCESSOR_EVENT = 'processorEvent';
 const CANCEL_REQUESTED = 'cancelRequested';
+
+const log = logger.child({ component: 'processor-events' });
 
 function outcomeOf(event: ProcessorEvent): ChargeOutcome | null {
   const { chargeId } = event;
@@ -35,33 +40,47 @@ export function onProcessorRefundEvents(handler: RefundEventHandler): void {
   refundEventHandlers.push(handler);
 }
 
+/** Verified events about no payment of ours, by processor and type (see ourPayment); served on /metrics (the payments module's metrics). */
+export const foreignProcessorEvents = new Counter({
+  name: 'processor_events_foreign_total',
+  help: 'Verified processor events about a charge or payment that is not this service\'s (another system on the same processor account): answered 200 and ignored',
+  labelNames: ['processor', 'type'],
+  registers: [],
+});
+
 /**
- * Our payment an event is about: the id the processor kept in the object's metadata, else the
- * payment whose charge has the event's charge id (Stripe's disputes and refunds carry no metadata
- * we set).
+ * Our payment an event is about: the id the processor kept in the object's metadata when it is
+ * one of our payments, else the payment whose charge has the event's charge id (Stripe's disputes
+ * and refunds carry no metadata we set); null when neither is ours. Another system on the same
+ * processor account (a second deployment, another product) sends events with its own ids: they are
+ * ignored, not failed, or the processor would retry them until it disables the endpoint.
  */
-async function withPaymentId(prisma: PrismaClient, event: ProcessorEvent): Promise<ProcessorEvent> {
-  if (event.paymentId) return event;
+async function ourPayment(prisma: PrismaClient, event: ProcessorEvent): Promise<string | null> {
+  if (event.paymentId && isUuid(event.paymentId) && (await prisma.payment.findUnique({ where: { id: event.paymentId }, select: { id: true } }))) return event.paymentId;
   const charge = await prisma.charge.findUnique({ where: { processor_processorChargeId: { processor: event.processor, processorChargeId: event.chargeId } }, select: { paymentId: true } });
-  return charge ? { ...event, paymentId: charge.paymentId } : event;
+  return charge?.paymentId ?? null;
 }
 
 export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, received: readonly ProcessorEvent[]): Promise<void> {
   for (const unmapped of received) {
-    const event = await withPaymentId(prisma, unmapped);
+    const paymentId = await ourPayment(prisma, unmapped);
+    if (!paymentId) {
+      foreignProcessorEvents.inc({ processor: unmapped.processor, type: unmapped.type });
+      log.warn({ eventId: unmapped.id, processor: unmapped.processor, type: unmapped.type, chargeId: unmapped.chargeId, metadataPaymentId: unmapped.paymentId }, 'processor event about no payment of ours: ignored');
+      continue;
+    }
+    const event = { ...unmapped, paymentId };
     if (event.type === 'charge.refunded' || event.type === 'refund.failed') {
       for (const handler of refundEventHandlers) await handler(prisma, event);
       continue;
     }
-    if (event.type === 'charge.disputed' && event.paymentId) {
+    if (event.type === 'charge.disputed') {
       // A dispute does not change the payment's status: the payment (and its order) is marked disputed, idempotently.
-      const { paymentId } = event;
       await prisma.$transaction((tx) => markPaymentDisputed(tx, paymentId));
       continue;
     }
     const outcome = outcomeOf(event);
-    if (!outcome || !event.paymentId) continue;
-    const { paymentId } = event;
+    if (!outcome) continue;
     if (await routeChargeOutcome({ prisma, temporal }, paymentId, outcome)) continue;
     // Only a PENDING payment's workflow decides it. One that ended (EXPIRED) may still be open for
     // a moment, and a signal then would be taken by a workflow that no longer reads it: late money

@@ -6,6 +6,7 @@
 // fails stays in the outbox and comes back at the next round (the handlers are idempotent, so a
 // second delivery, from here or from another process on the same database, changes nothing).
 // It runs in worker processes, beside the webhook dispatcher.
+import { startPolling } from '../core/polling.js';
 import type { ActivityDependencies, BackgroundTask } from '../domain-module.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
@@ -43,23 +44,5 @@ export function startSandboxWebhookRelays({ prisma, temporal }: ActivityDependen
 }
 
 export function startSandboxWebhookRelay(prisma: PrismaClient, temporal: TemporalConnection, sandbox: SandboxProcessor, intervalMs = 1000): BackgroundTask {
-  let timer: NodeJS.Timeout | undefined;
-  let round: Promise<void> = Promise.resolve();
-  let stopped = false;
-  const schedule = () => {
-    if (!stopped) timer = setTimeout(tick, intervalMs);
-  };
-  function tick() {
-    round = relaySandboxWebhooks(prisma, temporal, sandbox)
-      .then(() => undefined, (error: unknown) => log.warn({ err: error }, 'sandbox webhook delivery failed; retrying at the next round'))
-      .finally(schedule);
-  }
-  schedule();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await round;
-    },
-  };
+  return startPolling(() => relaySandboxWebhooks(prisma, temporal, sandbox), { intervalMs, log, failure: 'sandbox webhook delivery failed' });
 }

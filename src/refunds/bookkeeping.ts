@@ -4,16 +4,20 @@
 //   succeeded  the fee's share comes back, the payment and the order become PARTIALLY_REFUNDED or
 //              REFUNDED, payment_refunded (user and customer) is recorded;
 //   failed     the money and units go back on the books (refundable again, the payment's status
-//              restored, also after an earlier success), refund_failed is recorded.
+//              restored, also after an earlier success), refund_failed is recorded;
+//   requires_attention  no answer came within the processor's idempotency key window (the
+//              workflow gives up asking): the money and units stay reserved, nothing is asked
+//              again, refund_requires_attention is recorded; the processor's word (its webhook, the
+//              reconciliation) still settles it as succeeded or failed.
 // Idempotent: the same answer twice (a retried activity, a redelivered webhook) changes nothing.
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { OrderStatus, PaymentStatus, RefundStatus } from '../generated/prisma/enums.js';
 import { recordEvent } from '../events/event-service.js';
-import { FEE_RULE, type FeeRule } from '../orders/fee.js';
+import { FEE_RULE, feeRuleOf, type FeeRule } from '../orders/fee.js';
 import { loadOrderForEvent } from '../orders/service.js';
 import { paymentEventData } from '../payments/events.js';
 import { paymentRowInclude, type PaymentRow } from '../payments/resource.js';
-import { feeReturned } from './plan.js';
+import { feeToReturn } from './plan.js';
 import { refundResource } from './resource.js';
 import { refundRowInclude, type RefundRow } from './service.js';
 
@@ -21,7 +25,7 @@ type Tx = Prisma.TransactionClient;
 
 export interface PartOutcome {
   processorRefundId: string | null;
-  status: 'pending' | 'succeeded' | 'failed';
+  status: 'pending' | 'succeeded' | 'failed' | 'requires_attention';
   failureCode?: string;
   failureMessage?: string;
 }
@@ -46,25 +50,38 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
     const before = await tx.refund.findFirstOrThrow({ where: { parts: { some: { id: partId } } }, include: bookingInclude });
     const part = before.parts.find((p) => p.id === partId)!;
     const processorRefundId = outcome.processorRefundId ?? part.processorRefundId;
-    const moves = part.status === 'pending' || (part.status === 'succeeded' && outcome.status === 'failed');
+    // An open part takes the processor's answer, also one requiring attention; a succeeded part
+    // only a later failure. Requiring attention is only for a part the processor never answered.
+    const moves =
+      outcome.status === 'requires_attention'
+        ? part.status === 'pending' && part.processorRefundId === null
+        : part.status === 'pending' || part.status === 'requires_attention' || (part.status === 'succeeded' && outcome.status === 'failed');
     if (!moves || (part.status === outcome.status && part.processorRefundId === processorRefundId)) return asRefundRow(before);
     if (outcome.status === 'pending') {
-      const pending = await tx.refundPart.update({ where: { id: partId }, data: { processorRefundId } });
+      const pending = await tx.refundPart.update({ where: { id: partId }, data: { status: 'pending', processorRefundId } });
       await tx.refund.updateMany({ where: { id: before.id, settlingSince: null }, data: { settlingSince: now } });
       return settleRefund(tx, before, { part: pending, orderStatus: before.order.status }, outcome);
     }
     // A stranded charge's refund (source expired_payment) gives back money its payment never kept:
     // it came after the payment ended, or beside the charge that paid a renewal. Only its part moves.
     const offBooks = before.source !== 'api';
-    const { payment, ...booked } = outcome.status === 'succeeded' ? await succeed(tx, part, processorRefundId, rule, offBooks) : await fail(tx, part, processorRefundId, offBooks);
+    const { payment, ...booked } =
+      outcome.status === 'succeeded'
+        ? await succeed(tx, part, processorRefundId, rule, offBooks)
+        : outcome.status === 'failed'
+          ? await fail(tx, part, processorRefundId, offBooks)
+          : await holdForAttention(tx, part);
     const refund = await settleRefund(tx, before, { part: booked.part, orderStatus: booked.orderStatus ?? before.order.status }, outcome);
     // After the refund's own status, so the event shows the refund as it now is.
     const { order, items } = await loadOrderForEvent(tx, payment.orderId);
     const data = { ...paymentEventData(payment, order, items), refund: refundResource(refund) };
-    await recordEvent(tx, { workspaceId: payment.workspaceId, livemode: payment.livemode }, outcome.status === 'succeeded' ? 'payment_refunded' : 'refund_failed', data);
+    await recordEvent(tx, { workspaceId: payment.workspaceId, livemode: payment.livemode }, EVENT_OF[outcome.status], data);
     return refund;
   });
 }
+
+/** The event a booked answer records. */
+const EVENT_OF = { succeeded: 'payment_refunded', failed: 'refund_failed', requires_attention: 'refund_requires_attention' } as const;
 
 type Part = Prisma.RefundPartGetPayload<object>;
 
@@ -94,14 +111,14 @@ interface Booked {
   orderStatus: OrderStatus | null;
 }
 
-/** Books a succeeded part. */
+/** Books a succeeded part: the fee comes back by the payment's own rule (`rule` for payments made before it was kept). */
 async function succeed(tx: Tx, part: PartToBook, processorRefundId: string | null, rule: FeeRule, offBooks: boolean): Promise<Booked> {
   const { refundParts, ...payment } = part.payment;
   if (offBooks) {
     return { part: await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } }), payment, orderStatus: null };
   }
   const before = refundParts.reduce((total, p) => ({ amount: total.amount + p.amount, feeRefunded: total.feeRefunded + p.feeRefunded }), { amount: 0, feeRefunded: 0 });
-  const fee = feeReturned({ ...payment, feeRefunded: before.feeRefunded }, before.amount, before.amount + part.amount, rule);
+  const fee = feeToReturn({ ...payment, feeRefunded: before.feeRefunded }, before.amount + part.amount, feeRuleOf(payment, rule));
   const booked = await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId, feeRefunded: fee } });
   const status = paymentStatusFor(before.amount + part.amount, payment.amount);
   // The order and subscription numbers the event shows do not change: no read after the update.
@@ -126,6 +143,12 @@ async function fail(tx: Tx, part: PartToBook, processorRefundId: string | null, 
   });
   // Only restored from a refund status: an order set otherwise by PATCH update keeps that status.
   return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, part.feeRefunded, 'refund failed') };
+}
+
+/** A part the processor never answered within its key's window: held as it is (money and units stay reserved) until its word comes. */
+async function holdForAttention(tx: Tx, part: PartToBook): Promise<Booked> {
+  const { refundParts: _refundParts, ...payment } = part.payment;
+  return { part: await tx.refundPart.update({ where: { id: part.id }, data: { status: 'requires_attention' } }), payment, orderStatus: null };
 }
 
 /**
@@ -155,8 +178,9 @@ async function updateOrder(tx: Tx, orderId: string, feeDelta: number, after: 're
 
 /**
  * The refund's status from its parts: failed when every part failed (its units go back), pending
- * while one is, partially_failed when some failed and the others succeeded (never "succeeded"
- * for less money than its amount), succeeded otherwise; the fee given back is the parts' sum.
+ * while one is, then requires_attention while one does, partially_failed when some failed and
+ * the others succeeded (never "succeeded" for less money than its amount), succeeded otherwise;
+ * the fee given back is the parts' sum.
  */
 async function settleRefund(tx: Tx, before: RefundRow, changed: { part: Part; orderStatus: OrderStatus }, outcome: PartOutcome): Promise<RefundRow> {
   // The refund as read at the start with what this transaction changed since: its part and the order's status.
@@ -167,17 +191,35 @@ async function settleRefund(tx: Tx, before: RefundRow, changed: { part: Part; or
     ? 'failed'
     : statuses.some((s) => s === 'pending')
       ? 'pending'
-      : statuses.some((s) => s === 'failed')
-        ? 'partially_failed'
-        : 'succeeded';
-  const failure = outcome.status === 'failed' ? { failureCode: outcome.failureCode ?? 'refund_failed', failureMessage: outcome.failureMessage ?? 'The processor failed the refund' } : {};
+      : statuses.some((s) => s === 'requires_attention')
+        ? 'requires_attention'
+        : statuses.some((s) => s === 'failed')
+          ? 'partially_failed'
+          : 'succeeded';
+  const failure =
+    outcome.status === 'failed' || outcome.status === 'requires_attention'
+      ? { failureCode: outcome.failureCode ?? 'refund_failed', failureMessage: outcome.failureMessage ?? 'The processor failed the refund' }
+      : {};
   const settled = { ...refund, ...(await tx.refund.update({ where: { id: refund.id }, data: { status, feeRefunded: refund.parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure } })) };
-  if (status === 'failed' && refund.status !== 'failed') {
-    for (const item of refund.items as Array<{ id: string; quantity: number }>) {
-      await tx.$executeRaw`UPDATE "OrderItem" SET "refundedQuantity" = GREATEST("refundedQuantity" - ${item.quantity}, 0) WHERE id = ${item.id}::uuid`;
-    }
-  }
+  if (outcome.status === 'failed') await restoreUnits(tx, refund.orderId);
   return settled;
+}
+
+/**
+ * After a failure, in the transaction that booked it (after the refund's own status): unless every
+ * paid payment of the order is still refunded, each item counts the units of the order's refunds
+ * that did not fail, no more. A failed refund's units come back, and so do the units a refund that
+ * reached REFUNDED marked (every unit of the order) when it or another later fails: downloads and
+ * keys work again while the merchant keeps the money. A part failing in a refund whose other part
+ * succeeded (partially_failed) keeps the refund's units refunded.
+ */
+async function restoreUnits(tx: Tx, orderId: string): Promise<void> {
+  await tx.$executeRaw`
+    UPDATE "OrderItem" i SET "refundedQuantity" = LEAST(i.quantity, COALESCE((
+      SELECT sum((e->>'quantity')::int) FROM "Refund" r CROSS JOIN LATERAL jsonb_array_elements(r.items) e
+      WHERE r."orderId" = i."orderId" AND r.status NOT IN ('failed', 'canceled') AND e->>'id' = i.id::text), 0))
+    WHERE i."orderId" = ${orderId}::uuid
+      AND NOT (SELECT count(*) > 0 AND bool_and(p.status = 'REFUNDED') FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid AND p.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'))`;
 }
 
 /** The part a processor's refund id names (its webhooks), or null when the refund is not ours. */

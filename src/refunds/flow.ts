@@ -5,16 +5,19 @@
 // result (Temporal answers that some 10 ms later, once the workflow has closed).
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import type { WorkflowIdReusePolicy } from '@temporalio/client';
+
+import { crashPoint } from '../core/faults.js';
 import type { Scope } from '../core/scope.js';
 import type { Notifications, Subscription } from '../db/notifications.js';
 import type { WorkspaceSettings } from '../core/workspace-settings.js';
+import { processorKeyWindowMsFromEnv } from '../payments/payment-flow.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { refundWorkflow } from '../../workflows/refund.js';
-import type { PartToRefund } from './activities.js';
 import type { RefundBody } from './plan.js';
 import { REFUND_BOOKED_CHANNEL } from './bookkeeping.js';
 import { refundResource, type RefundResource } from './resource.js';
-import { findRefund, requestRefund, type RefundDeps, type RefundRow } from './service.js';
+import { findRefund, requestRefund, unanswered, type RefundDeps, type RefundRow } from './service.js';
 
 const DEFAULT_WAIT_MS = 10_000;
 
@@ -26,23 +29,21 @@ export function refundWaitMsFromEnv(env: NodeJS.ProcessEnv = process.env): numbe
   return Number(raw);
 }
 const WAIT_MS = refundWaitMsFromEnv();
+const KEY_WINDOW_MS = processorKeyWindowMsFromEnv();
 
-/** The parts the processor has not answered yet: a refund with some needs its workflow (also after a crash between the row and the start). */
-const unanswered = (refund: Pick<RefundRow, 'status' | 'parts'>): PartToRefund[] =>
-  refund.status === 'pending'
-    ? refund.parts
-        .filter((p) => p.status === 'pending' && p.processorRefundId === null)
-        .map((p) => ({ partId: p.id, refundId: p.refundId, paymentId: p.paymentId, processor: p.processor, processorChargeId: p.processorChargeId, amount: p.amount }))
-    : [];
-
-/** Starts the refund's workflow, or joins the one running under its id; null when the processor answered every part. */
-export async function startRefundWorkflow(temporal: TemporalConnection, refund: Pick<RefundRow, 'id' | 'workflowId' | 'status' | 'parts'>) {
+/**
+ * Starts the refund's workflow, or joins the one running under its id; null when the processor
+ * answered every part. `reuse` REJECT_DUPLICATE (the outbox) never runs it again once it closed.
+ */
+export async function startRefundWorkflow(temporal: TemporalConnection, refund: Pick<RefundRow, 'id' | 'workflowId' | 'status' | 'parts' | 'createdAt'>, reuse: WorkflowIdReusePolicy = 'ALLOW_DUPLICATE') {
   if (unanswered(refund).length === 0) return null;
   return temporal.client.workflow.start<typeof refundWorkflow>('refundWorkflow', {
     taskQueue: temporal.taskQueue,
     workflowId: refund.workflowId,
     workflowIdConflictPolicy: 'USE_EXISTING',
-    args: [{ refundId: refund.id, parts: unanswered(refund) }],
+    workflowIdReusePolicy: reuse,
+    // The key window runs from the refund's creation: no processor call can have come before it.
+    args: [{ refundId: refund.id, parts: unanswered(refund), notAfterMs: refund.createdAt.getTime() + KEY_WINDOW_MS }],
   });
 }
 
@@ -70,6 +71,7 @@ export async function refundOrder(
   const notices = await deps.notifications.subscribe(REFUND_BOOKED_CHANNEL, refund.id);
   const waited = new AbortController();
   try {
+    crashPoint('refund-before-workflow-start');
     const handle = await startRefundWorkflow(deps.temporal, refund);
     // The workflow's result is the refund as its bookkeeping left it: no second read. Past the wait,
     // if the workflow failed, or if the run joined under the id is not this refund's (a workflow

@@ -4,6 +4,7 @@ import { createRefundActivities } from './activities.js';
 import { events } from './events.js';
 import { onStrandedCharge } from '../payments/ended-payments.js';
 import { onProcessorRefundEvents } from '../payments/processor-callbacks.js';
+import { startRefundOutbox } from './outbox.js';
 import { handleRefundEvent } from './processor-events.js';
 import { routes } from './routes.js';
 import { refundStrandedCharge } from './stranded.js';
@@ -18,5 +19,6 @@ export const refundsModule: DomainModule = {
   routes,
   events,
   createActivities: createRefundActivities,
+  startBackgroundTasks: (deps) => [startRefundOutbox(deps)],
   workflowModules: ['workflows/refund.ts'],
 };

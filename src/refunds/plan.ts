@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { canonical } from '../core/idempotency.js';
 import { ValidationFailed } from '../core/errors.js';
 import type { PaymentMethodType, PaymentProcessor, PaymentStatus } from '../generated/prisma/enums.js';
-import type { FeeRule } from '../orders/fee.js';
+import { feeRuleOf, type FeeRule } from '../orders/fee.js';
+import { MAX_WORKFLOW_ID_LENGTH } from '../temporal/limits.js';
 
 /** Identical bodies without a key within this window return the first refund (the contract's Limits). */
 export const DERIVED_DEDUP_WINDOW_MS = 23 * 60 * 60 * 1000;
@@ -25,6 +26,9 @@ export interface PaymentState {
   refundedAmount: number;
   /** The fee given back so far (the payment's fee was this much higher when it was paid). */
   feeRefunded: number;
+  /** The fee rule of the payment (orders/fee.ts feeRuleOf); null on payments made before it was kept. */
+  feeBasisPoints: number | null;
+  feeFixed: number | null;
   disputed: boolean;
 }
 
@@ -36,6 +40,8 @@ export interface ItemState {
   unitPrice: number;
   discount: number;
   tax: number;
+  /** The tax is within unitPrice (the workspace's pricesIncludeTax at checkout), not on top of it. */
+  taxInclusive: boolean;
 }
 
 /** Why a payment's money cannot come back through the API now; null when it can. */
@@ -82,20 +88,36 @@ export function paymentBlock(payment: PaymentState, disputes: DisputeStates, ref
 export const paymentLeft = (payment: PaymentState) => Math.max(payment.amount - payment.refundedAmount, 0);
 
 /**
- * The platform fee that comes back when a payment's refunded total goes from `before` to `after`:
- * the percentage part proportionally, the fixed part kept (it paid for the charge, which
- * happened). Cumulative, so partial refunds add up to exactly what one full refund returns.
+ * The platform fee a payment's refunds return once `refunded` of it is refunded: the percentage
+ * part proportionally (rounded down), the fixed part kept (it paid for the charge, which happened).
+ * Computed on the total, so partial refunds add up to exactly what one full refund returns.
  */
-export function feeReturned(payment: Pick<PaymentState, 'amount' | 'fee' | 'feeRefunded'>, before: number, after: number, rule: FeeRule): number {
+function feeUpTo(payment: Pick<PaymentState, 'amount' | 'fee' | 'feeRefunded'>, refunded: number, rule: FeeRule): number {
   if (payment.amount <= 0) return 0;
   const paid = payment.fee + payment.feeRefunded;
   const variable = paid - Math.min(rule.fixed, paid);
-  const upTo = (refunded: number) => Math.floor((variable * Math.min(refunded, payment.amount)) / payment.amount);
-  return upTo(after) - upTo(before);
+  return Math.floor((variable * Math.min(refunded, payment.amount)) / payment.amount);
 }
 
-/** A line's value (what the buyer paid for it). */
-const lineTotal = (item: ItemState) => item.unitPrice * item.quantity - item.discount + item.tax;
+/** The fee that comes back when a payment's refunded total goes from `before` to `after` (what a refund would return: GET /refundable). */
+export function feeReturned(payment: Pick<PaymentState, 'amount' | 'fee' | 'feeRefunded'>, before: number, after: number, rule: FeeRule): number {
+  return feeUpTo(payment, after, rule) - feeUpTo(payment, before, rule);
+}
+
+/**
+ * The fee a part gives back when it succeeds and the payment's succeeded refunds reach
+ * `succeeded`: what they return together now, less what they already gave back (feeRefunded).
+ * Against what actually came back, not the share between two totals: a part that failed after
+ * succeeding took back exactly its own fee, which the totals on either side of it do not add up
+ * to, and a rounding unit would be returned twice. Never negative; once all is refunded, exactly
+ * what one full refund returns.
+ */
+export function feeToReturn(payment: Pick<PaymentState, 'amount' | 'fee' | 'feeRefunded'>, succeeded: number, rule: FeeRule): number {
+  return Math.max(feeUpTo(payment, succeeded, rule) - payment.feeRefunded, 0);
+}
+
+/** A line's value (what the buyer paid for it): its tax is on top of the price unless the price includes it. */
+const lineTotal = (item: ItemState) => item.unitPrice * item.quantity - item.discount + (item.taxInclusive ? 0 : item.tax);
 
 /** What `units` more units of an item are worth, cumulatively, so every unit refunded equals the line exactly. */
 export function unitsValue(item: ItemState, units: number): number {
@@ -135,12 +157,15 @@ export interface RefundableView {
   items: Array<{ item: ItemState; quantity: number; amount: number }>;
 }
 
-/** What could be refunded now: in total, per payment (newest first, the order refunds draw in) and per item. */
+/**
+ * What could be refunded now: in total, per payment (newest first, the order refunds draw in) and
+ * per item. Each payment's fee by its own rule; `rule` for payments made before it was kept.
+ */
 export function refundableView(payments: readonly PaymentState[], items: readonly ItemState[], blocks: readonly PaymentBlock[], rule: FeeRule): RefundableView {
   const rows = payments
     .map((payment, i) => {
       const amount = blocks[i] === null ? paymentLeft(payment) : 0;
-      return { payment, amount, fee: feeReturned(payment, payment.refundedAmount, payment.refundedAmount + amount, rule), block: blocks[i]! };
+      return { payment, amount, fee: feeReturned(payment, payment.refundedAmount, payment.refundedAmount + amount, feeRuleOf(payment, rule)), block: blocks[i]! };
     })
     .sort((a, b) => b.payment.sequence - a.payment.sequence);
   const amount = rows.reduce((sum, row) => sum + row.amount, 0);
@@ -210,13 +235,15 @@ export const dedupBucket = (at: Date) => Math.floor(at.getTime() / DERIVED_DEDUP
 
 /**
  * The refund's workflow id, from its business key: workspace, order, and the idempotency key (as
- * sent when it is printable ASCII, else its hash) or the body's fingerprint with its bucket.
+ * sent when it is printable ASCII and the id stays within MAX_WORKFLOW_ID_LENGTH, else its hash)
+ * or the body's fingerprint with its bucket.
  */
 export function refundWorkflowId(workspaceId: string, orderId: string, key: { idempotencyKey: string } | { fingerprint: string; at: Date } | { expiredPaymentId: string }): string {
   const base = `refund/${workspaceId}/${orderId}`;
   if ('idempotencyKey' in key) {
     const k = key.idempotencyKey;
-    return `${base}/key/${/^[\x21-\x7e]{1,255}$/.test(k) ? k : `sha256-${createHash('sha256').update(k).digest('hex')}`}`;
+    const asSent = `${base}/key/${k}`;
+    return /^[\x21-\x7e]+$/.test(k) && asSent.length <= MAX_WORKFLOW_ID_LENGTH ? asSent : `${base}/key/sha256-${createHash('sha256').update(k).digest('hex')}`;
   }
   if ('expiredPaymentId' in key) return `${base}/expired-payment/${key.expiredPaymentId}`;
   return `${base}/body/${key.fingerprint.slice(0, 32)}/${dedupBucket(key.at)}`;

@@ -12,7 +12,7 @@ import type { WorkspaceSettings } from '../core/workspace-settings.js';
 import { FEE_RULE, type FeeRule } from '../orders/fee.js';
 import { findOrder } from '../orders/service.js';
 import { capabilitiesOf, processorFor } from '../payments/processors/index.js';
-import type { PaymentProcessor } from '../payments/processors/processor.js';
+import type { PaymentProcessor, ProcessorName } from '../payments/processors/processor.js';
 import {
   DERIVED_DEDUP_WINDOW_MS,
   paymentBlock,
@@ -178,11 +178,15 @@ function earlierRefund(body: RefundBody, fingerprint: string, now: Date): Prisma
 
 /**
  * A repeated key returns its refund only when a fresh eligibility check would still take the
- * same request: not for a full refund, an exhausting partial, or more than is refundable now (400).
- * The same key with another body is refused, as Stripe's idempotency_error.
+ * same request: not for a full refund, an exhausting partial, or more than is refundable now (400),
+ * unless the processor has not answered it yet. The same key with another body is refused, as
+ * Stripe's idempotency_error.
  */
 function checkKeyReplay(earlier: RefundRow, fingerprint: string, body: RefundBody, view: RefundableView): void {
   if (earlier.fingerprint !== fingerprint) throw new ValidationFailed('idempotencyKey was already used for a refund of this order with a different request body');
+  // Not yet at the processor (its request died before the workflow started, or it is on its way):
+  // the retry resumes it, whatever is left beside the money it already holds.
+  if (unanswered(earlier).length > 0) return;
   if (body.amount == null && !body.items?.length) throw new ValidationFailed('idempotencyKey belongs to a full refund of this order: nothing is left to refund');
   if (view.amount === 0) throw new ValidationFailed(`idempotencyKey belongs to a refund that exhausted the order: ${view.reason}`);
   if (earlier.amount > view.amount) throw new ValidationFailed(`idempotencyKey belongs to a refund of ${earlier.amount}, more than the ${view.amount} still refundable`);
@@ -193,6 +197,27 @@ async function reserve(tx: Tx, shares: ReadonlyArray<{ paymentId: string; amount
   for (const share of shares) await tx.payment.update({ where: { id: share.paymentId }, data: { refundedAmount: { increment: share.amount } } });
   for (const item of items) await tx.orderItem.update({ where: { id: item.id }, data: { refundedQuantity: { increment: item.quantity } } });
 }
+
+/** What the processor is asked for one part of a refund (the workflow's input carries it: no read of the part before the call). */
+export interface PartToRefund {
+  partId: string;
+  refundId: string;
+  paymentId: string;
+  processor: ProcessorName;
+  processorChargeId: string;
+  amount: number;
+}
+
+/**
+ * The parts the processor has not answered yet: a refund with some needs its workflow (also after
+ * a crash between the row and the start: a same-key retry resumes it, and so does the outbox).
+ */
+export const unanswered = (refund: Pick<RefundRow, 'status' | 'parts'>): PartToRefund[] =>
+  refund.status === 'pending'
+    ? refund.parts
+        .filter((p) => p.status === 'pending' && p.processorRefundId === null)
+        .map((p) => ({ partId: p.id, refundId: p.refundId, paymentId: p.paymentId, processor: p.processor, processorChargeId: p.processorChargeId, amount: p.amount }))
+    : [];
 
 export const findRefund = (prisma: Db, refundId: string) => prisma.refund.findUniqueOrThrow({ where: { id: refundId }, include: refundRowInclude });
 

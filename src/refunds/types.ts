@@ -7,7 +7,7 @@ import { refundOrder } from './flow.js';
 import { refundResource, type RefundResource } from './resource.js';
 import { refundableOf, refundsOfOrder } from './service.js';
 
-const RefundStatusEnum = builder.enumType(RefundStatus, { name: 'RefundStatus', description: "Stripe's refund statuses (pending until the processor settles it), plus partially_failed: split over several payments, some shares failed" });
+const RefundStatusEnum = builder.enumType(RefundStatus, { name: 'RefundStatus', description: "Stripe's refund statuses (pending until the processor settles it), plus partially_failed: split over several payments, some shares failed; and requires_attention: the processor never answered within its idempotency key's window, the money stays reserved until its word comes" });
 
 const RefundedUnits = builder.simpleObject('RefundedUnits', {
   fields: (t) => ({ id: t.id({ description: 'The cart item' }), quantity: t.int({ description: 'Units given back' }) }),

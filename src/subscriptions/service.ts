@@ -10,7 +10,7 @@ import { formatAmount } from '../discounts/events.js';
 import { ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
 import { recordEvent } from '../events/event-service.js';
-import { platformFee, FEE_RULE } from '../orders/fee.js';
+import { paymentFee, FEE_RULE } from '../orders/fee.js';
 import { orderItemResource } from '../orders/item-resource.js';
 import { paymentNumber } from '../orders/numbers.js';
 import { loadOrderForEvent } from '../orders/service.js';
@@ -256,7 +256,7 @@ export async function startRenewal(prisma: PrismaClient, subscriptionId: string,
     const payment = await tx.payment.create({
       data: {
         workspaceId: s.workspaceId, livemode: s.livemode, orderId: order.id, sequence, number: paymentNumber(number, sequence), amount, tax,
-        fee: platformFee(amount - tax, FEE_RULE), currency: s.currency, processor: s.processor, methodType: s.methodType, userId: s.userId,
+        ...paymentFee(amount - tax, FEE_RULE), currency: s.currency, processor: s.processor, methodType: s.methodType, userId: s.userId,
         subscriptionId, subscriptionPeriod: period, createdAt: new Date(dueMs),
       },
     });
@@ -431,7 +431,7 @@ async function createPaymentOutsidePeriods(tx: Tx, s: Subscription, paymentId: s
   await tx.payment.create({
     data: {
       id: paymentId, workspaceId: s.workspaceId, livemode: s.livemode, orderId: order.id, sequence, number: paymentNumber(order.number, sequence), ...money, planChange,
-      fee: platformFee(money.amount - money.tax, FEE_RULE), currency: s.currency, processor: s.processor, methodType: s.methodType, userId: s.userId, subscriptionId: s.id,
+      ...paymentFee(money.amount - money.tax, FEE_RULE), currency: s.currency, processor: s.processor, methodType: s.methodType, userId: s.userId, subscriptionId: s.id,
       createdAt: new Date(clockMs),
     },
   });

@@ -12,6 +12,7 @@ import { Connection } from '@temporalio/client';
 
 import { releaseLock, updateLock } from '../db/lockfile.js';
 import { freePort, joinOrLaunch, stopChild, SUPERVISOR } from '../local-service.js';
+import { MAX_WORKFLOW_ID_LENGTH } from './limits.js';
 import { findOrProvisionTemporalCli } from './temporal-cli-binary.js';
 
 export interface DevServer {
@@ -66,6 +67,8 @@ async function launch(paths: ReturnType<typeof devServerPaths>, options: DevServ
   const port = options.port || (await freePort());
   const uiPort = options.uiPort || (await freePort());
   const args = ['server', 'start-dev', '--db-filename', paths.dbFile, '--ip', HOST, '--port', String(port), '--ui-port', String(uiPort), '--log-level', 'warn'];
+  // The workflow id limit of a server on SQL persistence (VARCHAR(255)): what works here works there.
+  args.push('--dynamic-config-value', `limit.maxIDLength=${MAX_WORKFLOW_ID_LENGTH}`);
   for (const namespace of options.namespaces ?? []) if (namespace !== 'default') args.push('--namespace', namespace);
   const child = spawn('/bin/sh', ['-c', SUPERVISOR, 'temporal-dev-server', cli, ...args], {
     // The server's own output is noise at start; keep its errors to explain a failure.

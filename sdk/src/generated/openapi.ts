@@ -2578,10 +2578,10 @@ export interface components {
             workflowId: string;
         };
         /**
-         * @description Stripe's refund statuses (pending until the processor settles it), plus partially_failed: split over several payments, some shares failed
+         * @description Stripe's refund statuses (pending until the processor settles it), plus partially_failed: split over several payments, some shares failed; and requires_attention: the processor never answered within its idempotency key's window, the money stays reserved until its word comes
          * @enum {string}
          */
-        RefundStatus: "canceled" | "failed" | "partially_failed" | "pending" | "succeeded";
+        RefundStatus: "canceled" | "failed" | "partially_failed" | "pending" | "requires_attention" | "succeeded";
         Refundable: {
             /**
              * Format: int32
@@ -3027,7 +3027,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description ms; when the webhook was archived */
             deletedAt: components["schemas"]["Timestamp"] | null;
-            /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
+            /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, refund_requires_attention, subscription_created, subscription_cancelled, subscription_updated */
             events: string[];
             /** @description ms; first failure of the current streak */
             failingSince: components["schemas"]["Timestamp"] | null;
@@ -5956,7 +5956,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event types to receive (at least one, no repeats). Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
+                    /** @description Event types to receive (at least one, no repeats). Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, refund_requires_attention, subscription_created, subscription_cancelled, subscription_updated */
                     events: string[];
                     /** @description whsec_ + base64 of 24 to 64 bytes; generated (32 bytes) when absent */
                     secret?: string | null;
@@ -6001,7 +6001,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, subscription_created, subscription_cancelled, subscription_updated */
+                    /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, refund_requires_attention, subscription_created, subscription_cancelled, subscription_updated */
                     eventType: string;
                     /** @description Optional hint for the synthetic payload */
                     items?: components["schemas"]["JSON"] | null;

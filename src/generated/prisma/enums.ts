@@ -200,7 +200,8 @@ export const RefundStatus = {
   succeeded: 'succeeded',
   partially_failed: 'partially_failed',
   failed: 'failed',
-  canceled: 'canceled'
+  canceled: 'canceled',
+  requires_attention: 'requires_attention'
 } as const
 
 export type RefundStatus = (typeof RefundStatus)[keyof typeof RefundStatus]

@@ -140,9 +140,12 @@ export type ProcessorEvent = ProcessorEventBase &
     | { type: 'charge.pending' }
     | { type: 'charge.failed'; failureCode: string; failureMessage: string }
     | { type: 'charge.cancelled' }
-    /** refundId is null where the processor's event names only the charge (Stripe's charge.refunded). */
-    | { type: 'charge.refunded'; refundId: string | null; amountRefunded: number; fullyRefunded: boolean }
-    | { type: 'refund.failed'; refundId: string; amount: number; failureCode: string }
+    /**
+     * refundId is null where the processor's event names only the charge (Stripe's charge.refunded);
+     * ourRefundId is our refund's id when the processor's refund carries it in its metadata.
+     */
+    | { type: 'charge.refunded'; refundId: string | null; amountRefunded: number; fullyRefunded: boolean; ourRefundId?: string | null }
+    | { type: 'refund.failed'; refundId: string; amount: number; failureCode: string; ourRefundId?: string | null }
     | { type: 'charge.disputed'; dispute: DisputeInfo }
     | { type: 'dispute.closed'; dispute: DisputeInfo }
   );
@@ -300,7 +303,7 @@ export class ChargeNotFound extends ProcessorError {
 /** The charge is not in a state that allows this (cancel a settled charge, refund a disputed one). */
 export class InvalidChargeState extends ProcessorError {
   constructor(
-    readonly code: 'charge_not_pending' | 'charge_not_succeeded' | 'charge_disputed' | 'already_disputed' | 'no_open_dispute',
+    readonly code: 'charge_not_pending' | 'charge_not_succeeded' | 'charge_disputed' | 'already_disputed' | 'no_open_dispute' | 'refund_not_succeeded',
     message: string,
   ) {
     super(message);

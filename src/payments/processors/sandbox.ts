@@ -380,6 +380,17 @@ export class SandboxProcessor implements PaymentProcessor {
     });
   }
 
+  /** A refund that succeeded fails afterwards (the card was closed meanwhile): the money is back with the merchant. */
+  async failRefund(refundId: string, failureCode = 'expired_or_canceled_card'): Promise<SignedWebhook> {
+    const { chargeId, amount } = await this.prisma.sandboxRefund.findUniqueOrThrow({ where: { id: refundId }, select: { chargeId: true, amount: true } });
+    return this.transition(chargeId, async (tx, charge, now) => {
+      const { count } = await tx.sandboxRefund.updateMany({ where: { id: refundId, status: 'succeeded' }, data: { status: 'failed', failureCode } });
+      if (count === 0) throw new InvalidChargeState('refund_not_succeeded', `Refund ${refundId} has not succeeded`);
+      const updated = await tx.sandboxCharge.update({ where: { id: charge.id }, data: { amountRefunded: { decrement: amount } } });
+      return recordEvent(tx, updated, { type: 'refund.failed', refundId, amount, failureCode }, now);
+    });
+  }
+
   /** Test helper: from now on the live dispute check of the charge fails as if the processor were unreachable. */
   async failDisputeChecks(chargeId: string): Promise<void> {
     const { count } = await this.prisma.sandboxCharge.updateMany({ where: { id: chargeId }, data: { disputeCheckFails: true } });

@@ -29,6 +29,23 @@ export function failureOf(error: Stripe.PaymentIntent.LastPaymentError | null): 
   return { failureCode: error?.decline_code ?? error?.code ?? 'payment_failed', failureMessage: error?.message ?? 'The payment failed.' };
 }
 
+/**
+ * A refund's state (refund.created, refund.updated, refund.failed; on current API versions
+ * charge.refunded lists no refunds): succeeded books it, failed and canceled give the money back,
+ * pending and requires_action say nothing new. Our refund's id and payment's come from the
+ * metadata we set on it; a refund made in the dashboard has none.
+ */
+function refundEvent(type: string, refund: Stripe.Refund, base: (chargeId: string | null, metadata: Stripe.Metadata | null) => ProcessorEventBase | null): ProcessorEvent[] {
+  const common = base(idOf(refund.payment_intent), refund.metadata);
+  if (!common) return [];
+  const ourRefundId = refund.metadata?.refundId ?? null;
+  if (refund.status === 'succeeded') return [{ ...common, type: 'charge.refunded', refundId: refund.id, amountRefunded: refund.amount, fullyRefunded: false, ourRefundId }];
+  if (type === 'refund.failed' || refund.status === 'failed' || refund.status === 'canceled') {
+    return [{ ...common, type: 'refund.failed', refundId: refund.id, amount: refund.amount, failureCode: refund.failure_reason ?? (refund.status === 'canceled' ? 'canceled' : 'refund_failed'), ourRefundId }];
+  }
+  return [];
+}
+
 /** The events the consumer acts on; any other type is verified and ignored ([]). */
 export function normalizeStripeEvent(event: Stripe.Event): ProcessorEvent[] {
   const base = (chargeId: string | null, metadata: Stripe.Metadata | null): ProcessorEventBase | null =>
@@ -62,25 +79,10 @@ export function normalizeStripeEvent(event: Stripe.Event): ProcessorEvent[] {
         fullyRefunded: charge.refunded,
       });
     }
-    case 'refund.updated': {
-      // A pending refund that settled: succeeded confirms it, failed and canceled give the money back.
-      const refund = event.data.object;
-      const common = base(idOf(refund.payment_intent), refund.metadata);
-      if (refund.status === 'succeeded') return one(common, { type: 'charge.refunded', refundId: refund.id, amountRefunded: refund.amount, fullyRefunded: false });
-      if (refund.status === 'failed' || refund.status === 'canceled') {
-        return one(common, { type: 'refund.failed', refundId: refund.id, amount: refund.amount, failureCode: refund.failure_reason ?? refund.status });
-      }
-      return [];
-    }
-    case 'refund.failed': {
-      const refund = event.data.object;
-      return one(base(idOf(refund.payment_intent), refund.metadata), {
-        type: 'refund.failed',
-        refundId: refund.id,
-        amount: refund.amount,
-        failureCode: refund.failure_reason ?? 'refund_failed',
-      });
-    }
+    case 'refund.created':
+    case 'refund.updated':
+    case 'refund.failed':
+      return refundEvent(event.type, event.data.object, base);
     case 'charge.dispute.created':
       return one(base(idOf(event.data.object.payment_intent), null), { type: 'charge.disputed', dispute: disputeInfo(event.data.object) });
     case 'charge.dispute.closed':

@@ -3348,6 +3348,8 @@ export const PaymentScalarFieldEnum = {
   amount: 'amount',
   tax: 'tax',
   fee: 'fee',
+  feeBasisPoints: 'feeBasisPoints',
+  feeFixed: 'feeFixed',
   currency: 'currency',
   processor: 'processor',
   methodType: 'methodType',
@@ -3574,7 +3576,8 @@ export const RefundScalarFieldEnum = {
   failureMessage: 'failureMessage',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
-  settlingSince: 'settlingSince'
+  settlingSince: 'settlingSince',
+  outboxCheckedAt: 'outboxCheckedAt'
 } as const
 
 export type RefundScalarFieldEnum = (typeof RefundScalarFieldEnum)[keyof typeof RefundScalarFieldEnum]

@@ -446,6 +446,8 @@ export const PaymentScalarFieldEnum = {
   amount: 'amount',
   tax: 'tax',
   fee: 'fee',
+  feeBasisPoints: 'feeBasisPoints',
+  feeFixed: 'feeFixed',
   currency: 'currency',
   processor: 'processor',
   methodType: 'methodType',
@@ -672,7 +674,8 @@ export const RefundScalarFieldEnum = {
   failureMessage: 'failureMessage',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt',
-  settlingSince: 'settlingSince'
+  settlingSince: 'settlingSince',
+  outboxCheckedAt: 'outboxCheckedAt'
 } as const
 
 export type RefundScalarFieldEnum = (typeof RefundScalarFieldEnum)[keyof typeof RefundScalarFieldEnum]

@@ -31,6 +31,8 @@ export type PaymentAvgAggregateOutputType = {
   amount: number | null
   tax: number | null
   fee: number | null
+  feeBasisPoints: number | null
+  feeFixed: number | null
   refundedAmount: number | null
   subscriptionPeriod: number | null
 }
@@ -40,6 +42,8 @@ export type PaymentSumAggregateOutputType = {
   amount: number | null
   tax: number | null
   fee: number | null
+  feeBasisPoints: number | null
+  feeFixed: number | null
   refundedAmount: number | null
   subscriptionPeriod: number | null
 }
@@ -55,6 +59,8 @@ export type PaymentMinAggregateOutputType = {
   amount: number | null
   tax: number | null
   fee: number | null
+  feeBasisPoints: number | null
+  feeFixed: number | null
   currency: string | null
   processor: $Enums.PaymentProcessor | null
   methodType: $Enums.PaymentMethodType | null
@@ -85,6 +91,8 @@ export type PaymentMaxAggregateOutputType = {
   amount: number | null
   tax: number | null
   fee: number | null
+  feeBasisPoints: number | null
+  feeFixed: number | null
   currency: string | null
   processor: $Enums.PaymentProcessor | null
   methodType: $Enums.PaymentMethodType | null
@@ -115,6 +123,8 @@ export type PaymentCountAggregateOutputType = {
   amount: number
   tax: number
   fee: number
+  feeBasisPoints: number
+  feeFixed: number
   currency: number
   processor: number
   methodType: number
@@ -141,6 +151,8 @@ export type PaymentAvgAggregateInputType = {
   amount?: true
   tax?: true
   fee?: true
+  feeBasisPoints?: true
+  feeFixed?: true
   refundedAmount?: true
   subscriptionPeriod?: true
 }
@@ -150,6 +162,8 @@ export type PaymentSumAggregateInputType = {
   amount?: true
   tax?: true
   fee?: true
+  feeBasisPoints?: true
+  feeFixed?: true
   refundedAmount?: true
   subscriptionPeriod?: true
 }
@@ -165,6 +179,8 @@ export type PaymentMinAggregateInputType = {
   amount?: true
   tax?: true
   fee?: true
+  feeBasisPoints?: true
+  feeFixed?: true
   currency?: true
   processor?: true
   methodType?: true
@@ -195,6 +211,8 @@ export type PaymentMaxAggregateInputType = {
   amount?: true
   tax?: true
   fee?: true
+  feeBasisPoints?: true
+  feeFixed?: true
   currency?: true
   processor?: true
   methodType?: true
@@ -225,6 +243,8 @@ export type PaymentCountAggregateInputType = {
   amount?: true
   tax?: true
   fee?: true
+  feeBasisPoints?: true
+  feeFixed?: true
   currency?: true
   processor?: true
   methodType?: true
@@ -342,6 +362,8 @@ export type PaymentGroupByOutputType = {
   amount: number
   tax: number
   fee: number
+  feeBasisPoints: number | null
+  feeFixed: number | null
   currency: string
   processor: $Enums.PaymentProcessor | null
   methodType: $Enums.PaymentMethodType | null
@@ -395,6 +417,8 @@ export type PaymentWhereInput = {
   amount?: Prisma.IntFilter<"Payment"> | number
   tax?: Prisma.IntFilter<"Payment"> | number
   fee?: Prisma.IntFilter<"Payment"> | number
+  feeBasisPoints?: Prisma.IntNullableFilter<"Payment"> | number | null
+  feeFixed?: Prisma.IntNullableFilter<"Payment"> | number | null
   currency?: Prisma.StringFilter<"Payment"> | string
   processor?: Prisma.EnumPaymentProcessorNullableFilter<"Payment"> | $Enums.PaymentProcessor | null
   methodType?: Prisma.EnumPaymentMethodTypeNullableFilter<"Payment"> | $Enums.PaymentMethodType | null
@@ -431,6 +455,8 @@ export type PaymentOrderByWithRelationInput = {
   amount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  feeBasisPoints?: Prisma.SortOrderInput | Prisma.SortOrder
+  feeFixed?: Prisma.SortOrderInput | Prisma.SortOrder
   currency?: Prisma.SortOrder
   processor?: Prisma.SortOrderInput | Prisma.SortOrder
   methodType?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -473,6 +499,8 @@ export type PaymentWhereUniqueInput = Prisma.AtLeast<{
   amount?: Prisma.IntFilter<"Payment"> | number
   tax?: Prisma.IntFilter<"Payment"> | number
   fee?: Prisma.IntFilter<"Payment"> | number
+  feeBasisPoints?: Prisma.IntNullableFilter<"Payment"> | number | null
+  feeFixed?: Prisma.IntNullableFilter<"Payment"> | number | null
   currency?: Prisma.StringFilter<"Payment"> | string
   processor?: Prisma.EnumPaymentProcessorNullableFilter<"Payment"> | $Enums.PaymentProcessor | null
   methodType?: Prisma.EnumPaymentMethodTypeNullableFilter<"Payment"> | $Enums.PaymentMethodType | null
@@ -509,6 +537,8 @@ export type PaymentOrderByWithAggregationInput = {
   amount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  feeBasisPoints?: Prisma.SortOrderInput | Prisma.SortOrder
+  feeFixed?: Prisma.SortOrderInput | Prisma.SortOrder
   currency?: Prisma.SortOrder
   processor?: Prisma.SortOrderInput | Prisma.SortOrder
   methodType?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -547,6 +577,8 @@ export type PaymentScalarWhereWithAggregatesInput = {
   amount?: Prisma.IntWithAggregatesFilter<"Payment"> | number
   tax?: Prisma.IntWithAggregatesFilter<"Payment"> | number
   fee?: Prisma.IntWithAggregatesFilter<"Payment"> | number
+  feeBasisPoints?: Prisma.IntNullableWithAggregatesFilter<"Payment"> | number | null
+  feeFixed?: Prisma.IntNullableWithAggregatesFilter<"Payment"> | number | null
   currency?: Prisma.StringWithAggregatesFilter<"Payment"> | string
   processor?: Prisma.EnumPaymentProcessorNullableWithAggregatesFilter<"Payment"> | $Enums.PaymentProcessor | null
   methodType?: Prisma.EnumPaymentMethodTypeNullableWithAggregatesFilter<"Payment"> | $Enums.PaymentMethodType | null
@@ -576,6 +608,8 @@ export type PaymentCreateInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -610,6 +644,8 @@ export type PaymentUncheckedCreateInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -642,6 +678,8 @@ export type PaymentUpdateInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -676,6 +714,8 @@ export type PaymentUncheckedUpdateInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -709,6 +749,8 @@ export type PaymentCreateManyInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -738,6 +780,8 @@ export type PaymentUpdateManyMutationInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -766,6 +810,8 @@ export type PaymentUncheckedUpdateManyInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -827,6 +873,8 @@ export type PaymentCountOrderByAggregateInput = {
   amount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  feeBasisPoints?: Prisma.SortOrder
+  feeFixed?: Prisma.SortOrder
   currency?: Prisma.SortOrder
   processor?: Prisma.SortOrder
   methodType?: Prisma.SortOrder
@@ -851,6 +899,8 @@ export type PaymentAvgOrderByAggregateInput = {
   amount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  feeBasisPoints?: Prisma.SortOrder
+  feeFixed?: Prisma.SortOrder
   refundedAmount?: Prisma.SortOrder
   subscriptionPeriod?: Prisma.SortOrder
 }
@@ -866,6 +916,8 @@ export type PaymentMaxOrderByAggregateInput = {
   amount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  feeBasisPoints?: Prisma.SortOrder
+  feeFixed?: Prisma.SortOrder
   currency?: Prisma.SortOrder
   processor?: Prisma.SortOrder
   methodType?: Prisma.SortOrder
@@ -896,6 +948,8 @@ export type PaymentMinOrderByAggregateInput = {
   amount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  feeBasisPoints?: Prisma.SortOrder
+  feeFixed?: Prisma.SortOrder
   currency?: Prisma.SortOrder
   processor?: Prisma.SortOrder
   methodType?: Prisma.SortOrder
@@ -920,6 +974,8 @@ export type PaymentSumOrderByAggregateInput = {
   amount?: Prisma.SortOrder
   tax?: Prisma.SortOrder
   fee?: Prisma.SortOrder
+  feeBasisPoints?: Prisma.SortOrder
+  feeFixed?: Prisma.SortOrder
   refundedAmount?: Prisma.SortOrder
   subscriptionPeriod?: Prisma.SortOrder
 }
@@ -1121,6 +1177,8 @@ export type PaymentCreateWithoutUserInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1154,6 +1212,8 @@ export type PaymentUncheckedCreateWithoutUserInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1215,6 +1275,8 @@ export type PaymentScalarWhereInput = {
   amount?: Prisma.IntFilter<"Payment"> | number
   tax?: Prisma.IntFilter<"Payment"> | number
   fee?: Prisma.IntFilter<"Payment"> | number
+  feeBasisPoints?: Prisma.IntNullableFilter<"Payment"> | number | null
+  feeFixed?: Prisma.IntNullableFilter<"Payment"> | number | null
   currency?: Prisma.StringFilter<"Payment"> | string
   processor?: Prisma.EnumPaymentProcessorNullableFilter<"Payment"> | $Enums.PaymentProcessor | null
   methodType?: Prisma.EnumPaymentMethodTypeNullableFilter<"Payment"> | $Enums.PaymentMethodType | null
@@ -1244,6 +1306,8 @@ export type PaymentCreateWithoutLastOfOrderInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1277,6 +1341,8 @@ export type PaymentUncheckedCreateWithoutLastOfOrderInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1313,6 +1379,8 @@ export type PaymentCreateWithoutOrderInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1345,6 +1413,8 @@ export type PaymentUncheckedCreateWithoutOrderInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1398,6 +1468,8 @@ export type PaymentUpdateWithoutLastOfOrderInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -1431,6 +1503,8 @@ export type PaymentUncheckedUpdateWithoutLastOfOrderInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -1478,6 +1552,8 @@ export type PaymentCreateWithoutChargesInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1511,6 +1587,8 @@ export type PaymentUncheckedCreateWithoutChargesInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1558,6 +1636,8 @@ export type PaymentUpdateWithoutChargesInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -1591,6 +1671,8 @@ export type PaymentUncheckedUpdateWithoutChargesInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -1622,6 +1704,8 @@ export type PaymentCreateWithoutSubscriptionInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1655,6 +1739,8 @@ export type PaymentUncheckedCreateWithoutSubscriptionInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1712,6 +1798,8 @@ export type PaymentCreateWithoutRefundPartsInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1745,6 +1833,8 @@ export type PaymentUncheckedCreateWithoutRefundPartsInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1792,6 +1882,8 @@ export type PaymentUpdateWithoutRefundPartsInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -1825,6 +1917,8 @@ export type PaymentUncheckedUpdateWithoutRefundPartsInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -1857,6 +1951,8 @@ export type PaymentCreateManyUserInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -1885,6 +1981,8 @@ export type PaymentUpdateWithoutUserInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -1918,6 +2016,8 @@ export type PaymentUncheckedUpdateWithoutUserInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -1950,6 +2050,8 @@ export type PaymentUncheckedUpdateManyWithoutUserInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -1978,6 +2080,8 @@ export type PaymentCreateManyOrderInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -2007,6 +2111,8 @@ export type PaymentUpdateWithoutOrderInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -2039,6 +2145,8 @@ export type PaymentUncheckedUpdateWithoutOrderInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -2071,6 +2179,8 @@ export type PaymentUncheckedUpdateManyWithoutOrderInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -2101,6 +2211,8 @@ export type PaymentCreateManySubscriptionInput = {
   amount: number
   tax?: number
   fee?: number
+  feeBasisPoints?: number | null
+  feeFixed?: number | null
   currency: string
   processor?: $Enums.PaymentProcessor | null
   methodType?: $Enums.PaymentMethodType | null
@@ -2129,6 +2241,8 @@ export type PaymentUpdateWithoutSubscriptionInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -2162,6 +2276,8 @@ export type PaymentUncheckedUpdateWithoutSubscriptionInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -2194,6 +2310,8 @@ export type PaymentUncheckedUpdateManyWithoutSubscriptionInput = {
   amount?: Prisma.IntFieldUpdateOperationsInput | number
   tax?: Prisma.IntFieldUpdateOperationsInput | number
   fee?: Prisma.IntFieldUpdateOperationsInput | number
+  feeBasisPoints?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  feeFixed?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
   currency?: Prisma.StringFieldUpdateOperationsInput | string
   processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
   methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
@@ -2263,6 +2381,8 @@ export type PaymentSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   amount?: boolean
   tax?: boolean
   fee?: boolean
+  feeBasisPoints?: boolean
+  feeFixed?: boolean
   currency?: boolean
   processor?: boolean
   methodType?: boolean
@@ -2300,6 +2420,8 @@ export type PaymentSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   amount?: boolean
   tax?: boolean
   fee?: boolean
+  feeBasisPoints?: boolean
+  feeFixed?: boolean
   currency?: boolean
   processor?: boolean
   methodType?: boolean
@@ -2333,6 +2455,8 @@ export type PaymentSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   amount?: boolean
   tax?: boolean
   fee?: boolean
+  feeBasisPoints?: boolean
+  feeFixed?: boolean
   currency?: boolean
   processor?: boolean
   methodType?: boolean
@@ -2366,6 +2490,8 @@ export type PaymentSelectScalar = {
   amount?: boolean
   tax?: boolean
   fee?: boolean
+  feeBasisPoints?: boolean
+  feeFixed?: boolean
   currency?: boolean
   processor?: boolean
   methodType?: boolean
@@ -2385,7 +2511,7 @@ export type PaymentSelectScalar = {
   updatedAt?: boolean
 }
 
-export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "orderId" | "sequence" | "number" | "status" | "amount" | "tax" | "fee" | "currency" | "processor" | "methodType" | "processorChargeId" | "failureCode" | "failureMessage" | "refundedAmount" | "disputed" | "planChange" | "cancelRequestedAt" | "expiresAt" | "paidAt" | "userId" | "subscriptionId" | "subscriptionPeriod" | "createdAt" | "updatedAt", ExtArgs["result"]["payment"]>
+export type PaymentOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "orderId" | "sequence" | "number" | "status" | "amount" | "tax" | "fee" | "feeBasisPoints" | "feeFixed" | "currency" | "processor" | "methodType" | "processorChargeId" | "failureCode" | "failureMessage" | "refundedAmount" | "disputed" | "planChange" | "cancelRequestedAt" | "expiresAt" | "paidAt" | "userId" | "subscriptionId" | "subscriptionPeriod" | "createdAt" | "updatedAt", ExtArgs["result"]["payment"]>
 export type PaymentInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
   user?: boolean | Prisma.Payment$userArgs<ExtArgs>
@@ -2427,6 +2553,8 @@ export type $PaymentPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     amount: number
     tax: number
     fee: number
+    feeBasisPoints: number | null
+    feeFixed: number | null
     currency: string
     processor: $Enums.PaymentProcessor | null
     methodType: $Enums.PaymentMethodType | null
@@ -2883,6 +3011,8 @@ export interface PaymentFieldRefs {
   readonly amount: Prisma.FieldRef<"Payment", 'Int'>
   readonly tax: Prisma.FieldRef<"Payment", 'Int'>
   readonly fee: Prisma.FieldRef<"Payment", 'Int'>
+  readonly feeBasisPoints: Prisma.FieldRef<"Payment", 'Int'>
+  readonly feeFixed: Prisma.FieldRef<"Payment", 'Int'>
   readonly currency: Prisma.FieldRef<"Payment", 'String'>
   readonly processor: Prisma.FieldRef<"Payment", 'PaymentProcessor'>
   readonly methodType: Prisma.FieldRef<"Payment", 'PaymentMethodType'>

@@ -55,6 +55,7 @@ export type RefundMinAggregateOutputType = {
   createdAt: Date | null
   updatedAt: Date | null
   settlingSince: Date | null
+  outboxCheckedAt: Date | null
 }
 
 export type RefundMaxAggregateOutputType = {
@@ -76,6 +77,7 @@ export type RefundMaxAggregateOutputType = {
   createdAt: Date | null
   updatedAt: Date | null
   settlingSince: Date | null
+  outboxCheckedAt: Date | null
 }
 
 export type RefundCountAggregateOutputType = {
@@ -99,6 +101,7 @@ export type RefundCountAggregateOutputType = {
   createdAt: number
   updatedAt: number
   settlingSince: number
+  outboxCheckedAt: number
   _all: number
 }
 
@@ -132,6 +135,7 @@ export type RefundMinAggregateInputType = {
   createdAt?: true
   updatedAt?: true
   settlingSince?: true
+  outboxCheckedAt?: true
 }
 
 export type RefundMaxAggregateInputType = {
@@ -153,6 +157,7 @@ export type RefundMaxAggregateInputType = {
   createdAt?: true
   updatedAt?: true
   settlingSince?: true
+  outboxCheckedAt?: true
 }
 
 export type RefundCountAggregateInputType = {
@@ -176,6 +181,7 @@ export type RefundCountAggregateInputType = {
   createdAt?: true
   updatedAt?: true
   settlingSince?: true
+  outboxCheckedAt?: true
   _all?: true
 }
 
@@ -286,6 +292,7 @@ export type RefundGroupByOutputType = {
   createdAt: Date
   updatedAt: Date
   settlingSince: Date | null
+  outboxCheckedAt: Date | null
   _count: RefundCountAggregateOutputType | null
   _avg: RefundAvgAggregateOutputType | null
   _sum: RefundSumAggregateOutputType | null
@@ -332,6 +339,7 @@ export type RefundWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"Refund"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Refund"> | Date | string
   settlingSince?: Prisma.DateTimeNullableFilter<"Refund"> | Date | string | null
+  outboxCheckedAt?: Prisma.DateTimeNullableFilter<"Refund"> | Date | string | null
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
   parts?: Prisma.RefundPartListRelationFilter
 }
@@ -357,6 +365,7 @@ export type RefundOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   settlingSince?: Prisma.SortOrderInput | Prisma.SortOrder
+  outboxCheckedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   order?: Prisma.OrderOrderByWithRelationInput
   parts?: Prisma.RefundPartOrderByRelationAggregateInput
 }
@@ -386,6 +395,7 @@ export type RefundWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"Refund"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Refund"> | Date | string
   settlingSince?: Prisma.DateTimeNullableFilter<"Refund"> | Date | string | null
+  outboxCheckedAt?: Prisma.DateTimeNullableFilter<"Refund"> | Date | string | null
   order?: Prisma.XOR<Prisma.OrderScalarRelationFilter, Prisma.OrderWhereInput>
   parts?: Prisma.RefundPartListRelationFilter
 }, "id" | "orderId_idempotencyKey">
@@ -411,6 +421,7 @@ export type RefundOrderByWithAggregationInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   settlingSince?: Prisma.SortOrderInput | Prisma.SortOrder
+  outboxCheckedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.RefundCountOrderByAggregateInput
   _avg?: Prisma.RefundAvgOrderByAggregateInput
   _max?: Prisma.RefundMaxOrderByAggregateInput
@@ -442,6 +453,7 @@ export type RefundScalarWhereWithAggregatesInput = {
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Refund"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Refund"> | Date | string
   settlingSince?: Prisma.DateTimeNullableWithAggregatesFilter<"Refund"> | Date | string | null
+  outboxCheckedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Refund"> | Date | string | null
 }
 
 export type RefundCreateInput = {
@@ -464,6 +476,7 @@ export type RefundCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   settlingSince?: Date | string | null
+  outboxCheckedAt?: Date | string | null
   order: Prisma.OrderCreateNestedOneWithoutRefundsInput
   parts?: Prisma.RefundPartCreateNestedManyWithoutRefundInput
 }
@@ -489,6 +502,7 @@ export type RefundUncheckedCreateInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   settlingSince?: Date | string | null
+  outboxCheckedAt?: Date | string | null
   parts?: Prisma.RefundPartUncheckedCreateNestedManyWithoutRefundInput
 }
 
@@ -512,6 +526,7 @@ export type RefundUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settlingSince?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outboxCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   order?: Prisma.OrderUpdateOneRequiredWithoutRefundsNestedInput
   parts?: Prisma.RefundPartUpdateManyWithoutRefundNestedInput
 }
@@ -537,6 +552,7 @@ export type RefundUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settlingSince?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outboxCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parts?: Prisma.RefundPartUncheckedUpdateManyWithoutRefundNestedInput
 }
 
@@ -561,6 +577,7 @@ export type RefundCreateManyInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   settlingSince?: Date | string | null
+  outboxCheckedAt?: Date | string | null
 }
 
 export type RefundUpdateManyMutationInput = {
@@ -583,6 +600,7 @@ export type RefundUpdateManyMutationInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settlingSince?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outboxCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type RefundUncheckedUpdateManyInput = {
@@ -606,6 +624,7 @@ export type RefundUncheckedUpdateManyInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settlingSince?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outboxCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type RefundListRelationFilter = {
@@ -644,6 +663,7 @@ export type RefundCountOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   settlingSince?: Prisma.SortOrder
+  outboxCheckedAt?: Prisma.SortOrder
 }
 
 export type RefundAvgOrderByAggregateInput = {
@@ -670,6 +690,7 @@ export type RefundMaxOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   settlingSince?: Prisma.SortOrder
+  outboxCheckedAt?: Prisma.SortOrder
 }
 
 export type RefundMinOrderByAggregateInput = {
@@ -691,6 +712,7 @@ export type RefundMinOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   settlingSince?: Prisma.SortOrder
+  outboxCheckedAt?: Prisma.SortOrder
 }
 
 export type RefundSumOrderByAggregateInput = {
@@ -783,6 +805,7 @@ export type RefundCreateWithoutOrderInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   settlingSince?: Date | string | null
+  outboxCheckedAt?: Date | string | null
   parts?: Prisma.RefundPartCreateNestedManyWithoutRefundInput
 }
 
@@ -806,6 +829,7 @@ export type RefundUncheckedCreateWithoutOrderInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   settlingSince?: Date | string | null
+  outboxCheckedAt?: Date | string | null
   parts?: Prisma.RefundPartUncheckedCreateNestedManyWithoutRefundInput
 }
 
@@ -859,6 +883,7 @@ export type RefundScalarWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"Refund"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Refund"> | Date | string
   settlingSince?: Prisma.DateTimeNullableFilter<"Refund"> | Date | string | null
+  outboxCheckedAt?: Prisma.DateTimeNullableFilter<"Refund"> | Date | string | null
 }
 
 export type RefundCreateWithoutPartsInput = {
@@ -881,6 +906,7 @@ export type RefundCreateWithoutPartsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   settlingSince?: Date | string | null
+  outboxCheckedAt?: Date | string | null
   order: Prisma.OrderCreateNestedOneWithoutRefundsInput
 }
 
@@ -905,6 +931,7 @@ export type RefundUncheckedCreateWithoutPartsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   settlingSince?: Date | string | null
+  outboxCheckedAt?: Date | string | null
 }
 
 export type RefundCreateOrConnectWithoutPartsInput = {
@@ -943,6 +970,7 @@ export type RefundUpdateWithoutPartsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settlingSince?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outboxCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   order?: Prisma.OrderUpdateOneRequiredWithoutRefundsNestedInput
 }
 
@@ -967,6 +995,7 @@ export type RefundUncheckedUpdateWithoutPartsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settlingSince?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outboxCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type RefundCreateManyOrderInput = {
@@ -989,6 +1018,7 @@ export type RefundCreateManyOrderInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   settlingSince?: Date | string | null
+  outboxCheckedAt?: Date | string | null
 }
 
 export type RefundUpdateWithoutOrderInput = {
@@ -1011,6 +1041,7 @@ export type RefundUpdateWithoutOrderInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settlingSince?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outboxCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parts?: Prisma.RefundPartUpdateManyWithoutRefundNestedInput
 }
 
@@ -1034,6 +1065,7 @@ export type RefundUncheckedUpdateWithoutOrderInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settlingSince?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outboxCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parts?: Prisma.RefundPartUncheckedUpdateManyWithoutRefundNestedInput
 }
 
@@ -1057,6 +1089,7 @@ export type RefundUncheckedUpdateManyWithoutOrderInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   settlingSince?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  outboxCheckedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 
@@ -1111,6 +1144,7 @@ export type RefundSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   createdAt?: boolean
   updatedAt?: boolean
   settlingSince?: boolean
+  outboxCheckedAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
   parts?: boolean | Prisma.Refund$partsArgs<ExtArgs>
   _count?: boolean | Prisma.RefundCountOutputTypeDefaultArgs<ExtArgs>
@@ -1137,6 +1171,7 @@ export type RefundSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extens
   createdAt?: boolean
   updatedAt?: boolean
   settlingSince?: boolean
+  outboxCheckedAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["refund"]>
 
@@ -1161,6 +1196,7 @@ export type RefundSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extens
   createdAt?: boolean
   updatedAt?: boolean
   settlingSince?: boolean
+  outboxCheckedAt?: boolean
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["refund"]>
 
@@ -1185,9 +1221,10 @@ export type RefundSelectScalar = {
   createdAt?: boolean
   updatedAt?: boolean
   settlingSince?: boolean
+  outboxCheckedAt?: boolean
 }
 
-export type RefundOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "orderId" | "amount" | "currency" | "status" | "reason" | "metadata" | "items" | "idempotencyKey" | "fingerprint" | "workflowId" | "source" | "feeRefunded" | "failureCode" | "failureMessage" | "createdAt" | "updatedAt" | "settlingSince", ExtArgs["result"]["refund"]>
+export type RefundOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "livemode" | "orderId" | "amount" | "currency" | "status" | "reason" | "metadata" | "items" | "idempotencyKey" | "fingerprint" | "workflowId" | "source" | "feeRefunded" | "failureCode" | "failureMessage" | "createdAt" | "updatedAt" | "settlingSince" | "outboxCheckedAt", ExtArgs["result"]["refund"]>
 export type RefundInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   order?: boolean | Prisma.OrderDefaultArgs<ExtArgs>
   parts?: boolean | Prisma.Refund$partsArgs<ExtArgs>
@@ -1227,6 +1264,7 @@ export type $RefundPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     createdAt: Date
     updatedAt: Date
     settlingSince: Date | null
+    outboxCheckedAt: Date | null
   }, ExtArgs["result"]["refund"]>
   composites: {}
 }
@@ -1672,6 +1710,7 @@ export interface RefundFieldRefs {
   readonly createdAt: Prisma.FieldRef<"Refund", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Refund", 'DateTime'>
   readonly settlingSince: Prisma.FieldRef<"Refund", 'DateTime'>
+  readonly outboxCheckedAt: Prisma.FieldRef<"Refund", 'DateTime'>
 }
     
 

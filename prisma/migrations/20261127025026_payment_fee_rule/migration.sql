@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Payment" ADD COLUMN     "feeBasisPoints" INTEGER,
+ADD COLUMN     "feeFixed" INTEGER;
