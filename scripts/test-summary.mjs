@@ -3,14 +3,18 @@
 // last line with the totals, each `N passed, M failed, K skipped`. Under CI (CI set and not
 // `false` or `0`) a skipped test fails the run unless test/allowed-skips.json names it with the
 // outside reason CI cannot provide (README "CI"); the rest of the suite provisions what it needs.
-//   node scripts/test-summary.mjs "embedded PostgreSQL=.tmp/jest-embedded.json" [...]
-// Exits 1 when a test failed, a report is missing or a skip is not allowed.
+// Under CI both engines must have reported: a run on one engine alone proves only half.
+//   node scripts/test-summary.mjs "embedded PostgreSQL=.tmp/jest-embedded.json,.tmp/jest-embedded-s3.json" "installed PostgreSQL=..." [...]
+// (an engine's suite may come in several Jest runs: their reports, comma-separated, make its line).
+// Exits 1 when a test failed, a report is missing, an engine is missing under CI or a skip is not allowed.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SKIPPED = new Set(['pending', 'skipped', 'todo', 'disabled']);
+/** The engines every CI run proves (the labels .ci/run gives their reports). */
+const ENGINES = ['embedded PostgreSQL', 'installed PostgreSQL'];
 const ci = process.env.CI ?? '';
 const underCi = ci !== '' && ci !== 'false' && ci !== '0';
 
@@ -26,8 +30,8 @@ for (const entry of allowed) {
 const allowedFor = (name) => allowed.find((entry) => name === entry.test || name.startsWith(`${entry.test} › `));
 
 /** @param {string} file */
-function tally(file) {
-  if (!existsSync(file)) return { passed: 0, failed: 1, skipped: [], note: ' (no report: Jest did not finish)' };
+function tallyOne(file) {
+  if (!existsSync(file)) return { passed: 0, failed: 1, skipped: [], note: ` (no report ${path.relative(root, file)}: Jest did not finish)` };
   /** @type {Report} */
   const report = JSON.parse(readFileSync(file, 'utf8'));
   const skipped = report.testResults.flatMap((suite) =>
@@ -38,15 +42,32 @@ function tally(file) {
   return { passed: report.numPassedTests, failed: report.numFailedTests + report.numRuntimeErrorTestSuites, skipped, note: '' };
 }
 
+/** An engine's reports together; none given: it did not run. @param {string[]} files */
+function tally(files) {
+  if (!files.length) return { passed: 0, failed: 1, skipped: [], note: ' (not run: CI proves every engine)' };
+  const results = files.map((file) => tallyOne(path.resolve(root, file)));
+  return {
+    passed: results.reduce((sum, r) => sum + r.passed, 0),
+    failed: results.reduce((sum, r) => sum + r.failed, 0),
+    skipped: results.flatMap((r) => r.skipped),
+    note: results.map((r) => r.note).join(''),
+  };
+}
+
 /** @param {string} label @param {Counts} counts */
 const line = (label, { passed, failed, skipped }) => `${label}: ${passed} passed, ${failed} failed, ${skipped} skipped`;
 
 const total = { passed: 0, failed: 0, skipped: 0 };
 /** @type {string[]} */
 const refused = [];
-for (const argument of process.argv.slice(2)) {
-  const [label = argument, file = ''] = argument.split('=');
-  const result = tally(path.resolve(root, file));
+const reports = process.argv.slice(2).map((argument) => {
+  const [label = argument, files = ''] = argument.split('=');
+  return { label, files: files.split(',').filter(Boolean) };
+});
+// Under CI an engine left out counts as a report that never came: one failure, on its own line.
+if (underCi) for (const engine of ENGINES) if (!reports.some((report) => report.label === engine)) reports.push({ label: engine, files: [] });
+for (const { label, files } of reports) {
+  const result = tally(files);
   console.log(line(label, { ...result, skipped: result.skipped.length }) + result.note);
   for (const name of result.skipped) {
     const entry = allowedFor(name);

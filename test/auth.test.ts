@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { call, keyHeaders, newWorkspace, raw, setWorkspace, type ApiResponse, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
 import { sql } from './support/database.js';
-import { httpOnlyEnv, runCli, startServerProcess } from './support/processes.js';
+import { httpOnlyEnv, loggedOutput, runCli, startServerProcess } from './support/processes.js';
 
 // Authentication: 401 (never 403) for every failure, test/live separation and tenant isolation.
 
@@ -205,8 +205,7 @@ describe('secrets', () => {
       expect(statuses).toEqual([200, 200, 200, 401, 401, 400, 400]);
       await send('POST', '/graphql', keyHeaders(ws), { query: '{ products { count } }' });
       await send('POST', '/graphql', { 'x-svc-public-key': ws.secretKey }, { query: '{ products { count } }' });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const output = server.output();
+      const output = await loggedOutput(server);
       // The log is there (debug level, our request ids) and none of the secrets is in it.
       expect(output).toContain('logcheck-');
       for (const secret of [ws.secretKey, ws.testSecretKey, stranger]) {

@@ -27,14 +27,16 @@ describe('GraphQL (/graphql) with the typed documents', () => {
   });
 
   test('the list query with the public key only returns the workspace products, newest first', async () => {
-    const second = await graphqlClient(ws)(CreateProductDocument, createVariables('GraphQL Second'));
-    const list = await graphqlClient(ws, { write: false })(ListProductsDocument, { termOrId: 'GraphQL', returnCount: true });
+    // Its own products, by a name no other test uses: the count is this test's alone.
+    const first = await graphqlClient(ws)(CreateProductDocument, createVariables('Listed First'));
+    const second = await graphqlClient(ws)(CreateProductDocument, createVariables('Listed Second'));
+    const list = await graphqlClient(ws, { write: false })(ListProductsDocument, { termOrId: 'Listed', returnCount: true });
     expect(list.errors).toBeUndefined();
     expect(list.data!.products.count).toBe(2);
-    expect(list.data!.products.products.map((p) => p.name)).toEqual(['GraphQL Second', 'GraphQL Book']);
-    expect(list.data!.products.products[0]!.id).toBe(second.data!.createProduct.product.id);
+    expect(list.data!.products.products.map((p) => p.name)).toEqual(['Listed Second', 'Listed First']);
+    expect(list.data!.products.products.map((p) => p.id)).toEqual([second.data!.createProduct.product.id, first.data!.createProduct.product.id]);
 
-    const elsewhere = await graphqlClient(other, { write: false })(ListProductsDocument, { termOrId: 'GraphQL', returnCount: true });
+    const elsewhere = await graphqlClient(other, { write: false })(ListProductsDocument, { termOrId: 'Listed', returnCount: true });
     expect(elsewhere.data!.products).toEqual({ count: 0, products: [] });
   });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { baseUrl, keyHeaders, newWorkspace, type KeyChoice, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
-import { CARD_DECLINED, card, orderBody, payCheckout } from './support/checkout.js';
+import { CARD_DECLINED, card, orderBody, payCheckout, placeOrder, type PlacedOrder } from './support/checkout.js';
 import { refundUnits } from './support/refunds.js';
 import { failure, ok } from './support/responses.js';
 
@@ -31,16 +31,14 @@ describe('inventory after sales', () => {
   const email = `owner-${randomUUID()}@example.com`;
   let userId: string;
   let keyed: Awaited<ReturnType<typeof element>>;
-  let keyedOrder: { id: string; number: string };
+  let keyedOrder: PlacedOrder['order'];
 
   beforeAll(async () => {
     ws = await newWorkspace('Inventory');
     keyed = await element(ws, 'SoftwareKey');
     await ok(restClient(ws).POST('/v0/products/{productId}/keys', { params: { path: { productId: keyed.product.id } }, body: { keys: ['OWN-1', 'OWN-2', 'OWN-3'] } }));
-    const paid = await payCheckout(keyed.elementId, orderBody({ email, quantity: 2 }));
-    expect(paid.status).toBe(200);
-    keyedOrder = paid.body.data.order;
-    userId = paid.body.data.order.userId;
+    keyedOrder = (await placeOrder(keyed.elementId, orderBody({ email, quantity: 2 }))).order;
+    userId = keyedOrder.userId;
   }, SLOW);
 
   test('a keyed item: order, product, offer, units and its keys; values with the secret key only', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { call, newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
+import { orderBody, placeOrder } from './support/checkout.js';
 import { restClient } from './support/client.js';
 import { ERROR, failure, ok, useSuiteDatabase } from './support/responses.js';
 
@@ -262,12 +263,12 @@ describe('offers: details', () => {
     ws = await newWorkspace('Offer details');
   });
 
-  /** Uploads keys to the product's stock through the API; `sold` of them marked sold beneath it (sales are test/license-keys.test.ts's). */
-  async function addKeys(productId: string, counts: Record<'available' | 'sold', number>) {
+  /** Uploads keys to the product's stock and sells `sold` of them through a checkout of `offerId`, all through the API. */
+  async function addKeys(productId: string, offerId: string, counts: Record<'available' | 'sold', number>) {
     const keys = Array.from({ length: counts.available + counts.sold }, () => randomUUID());
-    if (keys.length === 0) return;
     await ok(restClient(ws).POST('/v0/products/{productId}/keys', { params: { path: { productId } }, body: { keys } }));
-    await db.query(`UPDATE "LicenseKey" SET status = 'sold' WHERE id IN (SELECT id FROM "LicenseKey" WHERE "productId" = $1 ORDER BY id LIMIT $2)`, [productId, counts.sold]);
+    const { checkoutElement } = await ok(restClient(ws).POST('/v0/elements/checkout/create', { body: { offersIds: [offerId] } }));
+    await placeOrder(checkoutElement.id, orderBody({ quantity: counts.sold }));
   }
 
   test('details carry the product reference, the variant and no inventory for other product types', async () => {
@@ -286,12 +287,12 @@ describe('offers: details', () => {
   test('key-based products report their key stock', async () => {
     const keys = await newProduct(ws, { name: 'Game key', type: 'SoftwareKey' });
     const stocked = await newOffer(ws, { productId: keys.id, price: 2000, currency: 'USD' });
-    await addKeys(keys.id, { available: 3, sold: 2 });
+    await addKeys(keys.id, stocked.id, { available: 3, sold: 2 });
     expect((await ok(getOffer(ws, stocked.id))).offer.inventory).toEqual({ total: 5, available: 3, sold: 2, revoked: 0, status: 'in_stock' });
     const cards = await newProduct(ws, { name: 'Gift card', type: 'GiftCard' });
     const empty = await newOffer(ws, { productId: cards.id, price: 5000, currency: 'USD' });
     expect((await ok(getOffer(ws, empty.id))).offer.inventory).toEqual({ total: 0, available: 0, sold: 0, revoked: 0, status: 'out_of_stock' });
-    await addKeys(cards.id, { available: 0, sold: 1 });
+    await addKeys(cards.id, empty.id, { available: 0, sold: 1 });
     expect((await ok(getOffer(ws, empty.id))).offer.inventory).toEqual({ total: 1, available: 0, sold: 1, revoked: 0, status: 'out_of_stock' });
   });
 
@@ -415,8 +416,9 @@ describe('offers: list filters and order', () => {
     o2 = (await newOffer(ws, { productId: rpg.id, price: 500, currency: 'USD', region: 'US', platform: 'XBOX', name: 'Blue Shield', description: 'A sturdy shield', recurringInterval: 'month' })).id;
     o3 = (await newOffer(ws, { productId: sports.id, price: 0, currency: 'USD', region: 'EU', platform: 'XBOX', limit: 2, name: 'Green Ball', recurringInterval: 'year', recurringIntervalCount: 2 })).id;
     o4 = (await newOffer(ws, { productId: sports.id, price: 2500, currency: 'USD', limit: 0, name: 'Gold Cup', recurringInterval: 'month', recurringIntervalCount: 3 })).id;
-    // Availability is limit - soldItems: o1 6, o2 unlimited, o3 2, o4 0.
-    await db.query('UPDATE "Offer" SET "soldItems" = 4 WHERE id = $1', [o1]);
+    // Availability is limit - soldItems: o1 6 (4 of its 10 sold through a checkout), o2 unlimited, o3 2, o4 0.
+    const { checkoutElement } = await ok(restClient(ws).POST('/v0/elements/checkout/create', { body: { offersIds: [o1] } }));
+    await placeOrder(checkoutElement.id, orderBody({ quantity: 4 }));
   });
 
   test('default order is newest first; orderDirection ASC reverses it', async () => {

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { baseUrl, newWorkspace, type Workspace } from './support/api.js';
-import { restClient } from './support/client.js';
+import { card } from './support/checkout.js';
+import { buyerClient, restClient } from './support/client.js';
 import { BROWSER_TIMEOUT_MS, fillCard, launchChromium, submitCard } from './support/chromium.js';
 import { ok } from './support/responses.js';
 import { salesDb } from './support/sales.js';
@@ -83,13 +84,15 @@ describe('payment-method page: rendering', () => {
     expect((await page(subscription.id, `pms_${'x'.repeat(43)}`)).status).toBe(404);
     expect((await page(subscription.id, 'nonsense')).status).toBe(404);
 
+    // Time travel, which no route does: the session's 15 minutes over.
     await salesDb().paymentMethodSession.updateMany({ where: { subscriptionId: subscription.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const expired = await getPage(url);
     expect(expired.status).toBe(410);
     expect(expired.html).toContain('This link has expired');
 
+    // Used: the buyer completed it with a card.
     const used = await mint(ws, subscription.number);
-    await salesDb().paymentMethodSession.updateMany({ where: { subscriptionId: subscription.id, expiresAt: { gt: new Date() } }, data: { usedAt: new Date() } });
+    await ok(buyerClient().POST('/payment-method/{subscriptionId}/{sessionToken}/complete', { params: { path: { subscriptionId: subscription.id, sessionToken: used.sessionToken } }, body: { card: card() } }));
     const again = await getPage(used.url);
     expect(again.status).toBe(410);
     expect(again.html).toContain('This link was used already');

@@ -9,7 +9,8 @@ import { card, payCheckout, orderBody } from './support/checkout.js';
 import { buyerClient, restClient } from './support/client.js';
 import { failure, ok } from './support/responses.js';
 import { salesDb } from './support/sales.js';
-import { advance, cancel, DECLINES_OFF_SESSION, lifecycle, paymentsOf, seconds, subscribe, subscriptionElement, TEST, VISA } from './support/subscriptions.js';
+import { advance, cancel, DECLINES_OFF_SESSION, lifecycle, paymentsOf, seconds, subscribe, subscriptionElement, subscriptionWorkflowId, TEST, VISA } from './support/subscriptions.js';
+import { acceptedUpdates } from './support/workflows.js';
 
 const SLOW = 120_000;
 const LIVE: KeyChoice = { mode: 'live' };
@@ -127,6 +128,34 @@ describe('the token', () => {
     // Made-up tokens and ids.
     expect((await failure(complete(subscription.id, `pms_${'A'.repeat(43)}`))).status).toBe(404);
     expect((await failure(complete(randomUUID(), sessionToken))).status).toBe(404);
+  }, SLOW);
+
+  test('ten parallel completions of one session: one 200 and one card replacement; the others refused (used, or over the attempt budget)', async () => {
+    const { subscription } = await subscribe(ws, monthly);
+    const { sessionToken } = await ok(mint(ws, subscription.number));
+    // Two brands of succeeding cards: the saved card tells whose completion replaced it.
+    const numbers = Array.from({ length: 10 }, (_, i) => [VISA, '5555555555554444'][i % 2]!);
+    const answers = await Promise.all(
+      numbers.map(async (number) => {
+        const { data, error, response } = await complete(subscription.id, sessionToken, number);
+        return { status: response.status, data: data?.data, message: (error as { error?: { message: string } } | undefined)?.error?.message };
+      }),
+    );
+    const won = answers.filter((a) => a.status === 200);
+    expect(won).toHaveLength(1);
+    // Refused before the processor (used already, or past the session's 5 card attempts) or after it (the session retired meanwhile).
+    for (const refused of answers.filter((a) => a.status !== 200)) {
+      expect([
+        [400, 'This payment-method session was used already; ask for a new link'],
+        [429, 'At most 5 card attempts per payment-method session; mint a fresh session'],
+      ]).toContainEqual([refused.status, refused.message?.replace(/; retry in \d+ s$/, '')]);
+    }
+    const replacements = await acceptedUpdates(subscriptionWorkflowId(ws, subscription.number), 'command');
+    expect(replacements.filter(([command]) => (command as { type: string }).type === 'paymentMethodReplaced')).toHaveLength(1);
+    const saved = await salesDb().subscription.findUniqueOrThrow({ where: { id: subscription.id } });
+    expect(saved.paymentMethodRef).not.toBe(subscription.paymentMethodRef);
+    const card = await salesDb().sandboxPaymentMethod.findUniqueOrThrow({ where: { id: saved.paymentMethodRef! } });
+    expect({ brand: card.brand, last4: card.last4 }).toEqual(won[0]!.data!.paymentMethod);
   }, SLOW);
 
   test('a declined card is 402 and leaves the token open; another card then completes', async () => {

@@ -14,6 +14,7 @@ import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
 import { bundleWorkflows } from '../src/temporal/worker.js';
 import { newWorkspace, type Workspace } from './support/api.js';
+import { sandboxWebhooksOf } from './support/refunds.js';
 import { salesDb, scopeOf, seedOrder } from './support/sales.js';
 
 // The payment workflow on the suite's Temporal dev server and PostgreSQL, with an in-process
@@ -79,8 +80,8 @@ const paymentOf = (paymentId: string) => salesDb().payment.findUniqueOrThrow({ w
 /** The sandbox outbox's events about one charge, verified as the webhook route would. */
 async function outboxEvents(chargeId: string, type: ProcessorEvent['type']): Promise<ProcessorEvent[]> {
   for (let i = 0; i < 100; i += 1) {
-    const parsed = (await Promise.all((await sandbox.pendingWebhooks(100_000)).map((w) => sandbox.parseWebhook(w.rawBody, w.headers)))).flat();
-    const found = parsed.filter((event) => event.chargeId === chargeId && event.type === type);
+    const parsed = (await Promise.all((await sandboxWebhooksOf([chargeId])).map((w) => sandbox.parseWebhook(w.rawBody, w.headers)))).flat();
+    const found = parsed.filter((event) => event.type === type);
     if (found.length) return found;
     await sleep(200);
   }

@@ -6,12 +6,42 @@ import { markPaymentPaid, recordCharge } from '../src/payments/transitions.js';
 import { applyPartOutcome } from '../src/refunds/bookkeeping.js';
 import { findRefund, requestRefund } from '../src/refunds/service.js';
 import { newWorkspace } from './support/api.js';
+import { eventually } from './support/checkout.js';
+import { restClient } from './support/client.js';
+import { deliverSandboxWebhooks, getOrder, getPayment, refund, refundable, REFUND_FAILS, TEST } from './support/refunds.js';
+import { ok } from './support/responses.js';
 import { eventsAbout, salesDb, seedOrder } from './support/sales.js';
+import { advance, replaceCard, seconds, subscribe, subscriptionElement } from './support/subscriptions.js';
 
 // A refund split over two payments of an order (a subscription's renewal) where the processor
 // refunds one share and fails the other: the refund is partially_failed, never succeeded for less
 // money than its amount; the failed share is refundable again, the succeeded one stays refunded.
-// The bookkeeping applied as the workflow applies it, on the suite's database.
+// End to end through HTTP, the refund workflow and the sandbox; and the bookkeeping fed each
+// outcome by hand, in the order the workflow cannot choose.
+
+test('end to end: a renewal charged on a card whose refunds fail, a full refund over HTTP is partially_failed once its processor event arrives', async () => {
+  const ws = await newWorkspace('Refund split end to end', ['testMode=true']);
+  const { order, subscription } = await subscribe(ws, await subscriptionElement(ws, 900));
+  // The renewal is charged on the card whose refunds the sandbox accepts, then fails.
+  await ok(replaceCard(ws, order.number, REFUND_FAILS));
+  expect((await ok(advance(ws, order.number, seconds(subscription.currentPeriodEnd!) + 60))).subscription.status).toBe('active');
+  const { payments } = await ok(restClient(ws, { ...TEST, write: false }).GET('/v0/payments/list', { params: { query: { subscriptionNumber: order.number, orderDirection: 'ASC' } } }));
+  const [first, renewal] = payments;
+  expect(payments.map((p) => [p.number, p.status, p.amount])).toEqual([[order.number, 'PAID', 900], [`${order.number}-2`, 'PAID', 900]]);
+
+  const requested = await ok(refund(ws, order.id, { idempotencyKey: 'split-end-to-end' }));
+  expect(requested).toMatchObject({ status: 'pending', amount: 1800 });
+  // The sandbox's refund.failed event about the renewal's charge, delivered as its relay would.
+  expect(await deliverSandboxWebhooks([renewal!.processorChargeId!])).toBeGreaterThan(0);
+  const shown = await eventually(() => getOrder(ws, order.id), (o) => o.refunds.some((r) => r.refundId === requested.refundId && r.status !== 'pending'));
+  expect(shown.refunds).toEqual([expect.objectContaining({ refundId: requested.refundId, status: 'partially_failed', amount: 1800, failureCode: 'expired_or_canceled_card' })]);
+  expect(shown.status).toBe('PARTIALLY_REFUNDED');
+  expect([await getPayment(ws, first!.id), await getPayment(ws, renewal!.id)].map((p) => [p.status, p.refundedAmount])).toEqual([['REFUNDED', 900], ['PAID', 0]]);
+  // The failed share's money is refundable again; the succeeded share's is not.
+  expect((await ok(refundable(ws, order.id))).refundable.amount).toBe(900);
+  expect(await eventsAbout(ws, 'payment_refunded', 'payment', first!.id)).toHaveLength(1);
+  expect(await eventsAbout(ws, 'refund_failed', 'payment', renewal!.id)).toHaveLength(1);
+}, 180_000);
 
 test('one share succeeded, the other failed: partially_failed, the failed money back on the books', async () => {
   const ws = await newWorkspace('Refund split', ['testMode=true']);

@@ -2,6 +2,7 @@
 import pg from 'pg';
 
 import { keyHeaders, newWorkspace } from './support/api.js';
+import { lockWaiters } from './support/database.js';
 import { checkResponse } from './support/openapi.js';
 import { ownTaskQueueEnv, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
 import { eventsAbout, salesDb } from './support/sales.js';
@@ -56,12 +57,12 @@ test(
     await lock.connect();
     try {
       await lock.query('BEGIN');
-      await lock.query('SELECT 1 FROM "Order" WHERE id = $1 FOR UPDATE', [order.id]);
+      const holder = (await lock.query<{ pid: number }>('SELECT pg_backend_pid() AS pid FROM "Order" WHERE id = $1 FOR UPDATE', [order.id])).rows[0]!.pid;
       workers.push(await startWorkerProcess(env));
       const refunded = await until(() => salesDb().sandboxRefund.count({ where: { charge: { paymentId: payment.id } } }), (n) => n > 0);
       expect(refunded).toBe(1);
-      // The bookkeeping activity is now waiting for the order's lock: kill the worker under it.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Once the bookkeeping activity waits for the order's lock (pg_stat_activity says so), kill the worker under it.
+      await lockWaiters(process.env.DATABASE_URL!, holder, 1);
       await workers[0]!.stop('SIGKILL');
       expect(await salesDb().refund.findFirstOrThrow({ where: { orderId: order.id } })).toMatchObject({ status: 'pending' });
     } finally {

@@ -6,7 +6,7 @@ import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
 import { createNotifications, type Notifications } from '../src/db/notifications.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
 import { keyHeaders, newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
-import { eventually } from './support/checkout.js';
+import { card, CARD_DECLINED, eventually, orderBody, payCheckout } from './support/checkout.js';
 import { restClient } from './support/client.js';
 import { failure, ok } from './support/responses.js';
 import { eventsAbout, salesDb, seedOrder } from './support/sales.js';
@@ -14,6 +14,7 @@ import {
   deliverSandboxWebhooks,
   getOrder,
   getPayment,
+  AUTHENTICATE,
   paidOrder,
   REFUND_FAILS,
   refund,
@@ -167,11 +168,15 @@ describe('rules', () => {
   });
 
   test('400 when nothing is refundable, saying which: a pending payment, a failed one, the manual method', async () => {
-    const pending = await seedOrder(ws, {}, TEST);
+    // A 3-D Secure card's payment waits for the buyer (PENDING); a declined card's is FAILED (402, its order found by the buyer's email).
+    const pending = await paidOrder(element, { number: AUTHENTICATE });
+    expect(pending.payment.status).toBe('PENDING');
     expect((await failure(refund(ws, pending.order.id, { idempotencyKey: key() }))).body.error.message).toMatch(/payment is PENDING/);
-    const declined = await seedOrder(ws, {}, TEST);
-    await salesDb().payment.update({ where: { id: declined.payment.id }, data: { status: 'FAILED' } });
-    expect((await failure(refund(ws, declined.order.id, { idempotencyKey: key() }))).body.error.message).toMatch(/payment is FAILED/);
+    const declinedBody = orderBody({ card: card(CARD_DECLINED) });
+    expect((await payCheckout(element, declinedBody)).status).toBe(402);
+    const [declined] = (await ok(restClient(ws, { ...TEST, write: false }).GET('/v0/orders/list', { params: { query: { term: declinedBody.email } } }))).orders;
+    expect(declined!.lastPayment).toMatchObject({ status: 'FAILED' });
+    expect((await failure(refund(ws, declined!.id, { idempotencyKey: key() }))).body.error.message).toMatch(/payment is FAILED/);
 
     const { order, payment } = await paidOrder(element, { method: 'manual' });
     expect(payment.status).toBe('PENDING');

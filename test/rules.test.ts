@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { baseUrl, call, keyHeaders, newWorkspace, raw, type ApiResponse, type Workspace } from './support/api.js';
 import type { operations } from './generated/openapi.js';
+import { orderBody, placeOrder } from './support/checkout.js';
 import { restClient } from './support/client.js';
+import { ok } from './support/responses.js';
 import { scratchDatabase, sql } from './support/database.js';
 import { httpOnlyEnv, runCli, startServerProcess } from './support/processes.js';
 import { describeRoutes, hasArgs, listOf, offsetLists, pageLists, typeName, type RouteInfo } from './support/routes.js';
@@ -204,15 +206,37 @@ describe('request bodies and parameters', () => {
 describe('pagination', () => {
   let paged: Workspace;
   const TOTAL = 105;
+  // More rows than the largest page on every list the rules below check, so that a list that
+  // ignored take, skip or limit could not pass on a short page.
+  const MORE_THAN_A_PAGE = 101;
+  /** Rows per list of `paged`, by path: what returnCount must say. */
+  const seeded: Record<string, number> = {};
+  /** `count` requests `make(i)` for i in 0..count-1, fifteen at a time. */
+  const seed = async (count: number, make: (i: number) => Promise<unknown>) => {
+    for (let i = 0; i < count; i += 15) await Promise.all(Array.from({ length: Math.min(15, count - i) }, (_, j) => make(i + j)));
+  };
   beforeAll(async () => {
     paged = await newWorkspace('Pagination');
     const api = restClient(paged);
-    for (let i = 0; i < TOTAL; i += 15) {
-      await Promise.all(
-        Array.from({ length: Math.min(15, TOTAL - i) }, (_, j) => api.POST('/v0/products/create', { body: { name: `Paged ${i + j}`, projectId: paged.projectId, type: 'Game' } })),
-      );
-    }
-  });
+    let productId = '';
+    await seed(TOTAL, async (i) => (productId = (await ok(api.POST('/v0/products/create', { body: { name: `Paged ${i}`, projectId: paged.projectId, type: 'Game' } }))).product.id));
+    await seed(MORE_THAN_A_PAGE, () => ok(api.POST('/v0/offers/create', { body: { productId, price: 0, currency: 'USD' } })));
+    const { offers } = await ok(api.GET('/v0/offers/list', { params: { query: { take: 1 } } }));
+    await seed(MORE_THAN_A_PAGE, () => ok(api.POST('/v0/elements/checkout/create', { body: { offersIds: [offers[0]!.id] } })));
+    const { checkoutElements } = await ok(api.GET('/v0/elements/checkout/list', { params: { query: { take: 1 } } }));
+    // A free offer's checkouts: each is an order, its payment and its buyer (a user).
+    await seed(MORE_THAN_A_PAGE, () => placeOrder(checkoutElements[0]!.id, orderBody({ card: undefined })));
+    await seed(MORE_THAN_A_PAGE, (i) => ok(api.POST('/v0/discounts/create', { body: { type: 'code', discountCode: `PAGED${i}`, amount: 10, amountType: 'percentage', currency: 'USD' } as never })));
+    Object.assign(seeded, {
+      '/products/list': TOTAL,
+      '/offers/list': MORE_THAN_A_PAGE,
+      '/elements/checkout/list': MORE_THAN_A_PAGE,
+      '/discounts/list': MORE_THAN_A_PAGE,
+      '/orders/list': MORE_THAN_A_PAGE,
+      '/payments/list': MORE_THAN_A_PAGE,
+      '/users/list': MORE_THAN_A_PAGE,
+    });
+  }, 240_000);
 
   type ProductsQuery = NonNullable<operations['products']['parameters']['query']>;
   const products = async (query: ProductsQuery = {}) => {
@@ -243,23 +267,30 @@ describe('pagination', () => {
   });
 
   test('every offset list clamps take, honours skip >= 0 and fills count on returnCount', async () => {
-    for (const route of offsetLists(all).filter((r) => r.pathParams.length === 0)) {
-      for (const [query, max] of [['take=0', 1], ['take=-3', 1], ['take=1000', 100], ['skip=0&take=100', 100]] as const) {
+    const lists = offsetLists(all).filter((r) => r.pathParams.length === 0);
+    // A new list is seeded above before it is checked here.
+    expect(lists.map((r) => r.path).sort()).toEqual(Object.keys(seeded).filter((p) => p !== '/users/list').sort());
+    for (const route of lists) {
+      const total = seeded[route.path]!;
+      for (const [query, length] of [['take=0', 1], ['take=-3', 1], ['take=1000', 100], ['skip=0&take=100', 100], ['skip=100&take=100', total - 100], ['skip=2147483647', 0]] as const) {
         const data = expectSuccess(await read(paged, route.url(), query));
-        expect(listOf(data).length).toBeLessThanOrEqual(max);
+        expect({ path: route.path, query, length: listOf(data).length }).toEqual({ path: route.path, query, length });
       }
       const counted = expectSuccess(await read(paged, route.url(), 'returnCount=true'));
-      expect(typeof counted.count).toBe('number');
+      expect({ path: route.path, count: counted.count }).toEqual({ path: route.path, count: total });
     }
   });
 
-  test('every page list clamps limit and rejects a page below 1', async () => {
-    for (const route of pageLists(all).filter((r) => r.pathParams.length === 0)) {
-      expectError(await read(ws, route.url(), 'page=0'), 400);
-      expectError(await read(ws, route.url(), 'page=-1'), 400);
-      for (const limit of ['0', '-1', '1000']) {
-        const data = expectSuccess(await read(ws, route.url(), `limit=${limit}`));
-        expect(listOf(data).length).toBeLessThanOrEqual(limit === '1000' ? 100 : 1);
+  test('every page list clamps limit, pages through, and rejects a page below 1', async () => {
+    const lists = pageLists(all).filter((r) => r.pathParams.length === 0);
+    expect(lists.map((r) => r.path)).toEqual(['/users/list']);
+    for (const route of lists) {
+      expectError(await read(paged, route.url(), 'page=0'), 400);
+      expectError(await read(paged, route.url(), 'page=-1'), 400);
+      const total = seeded[route.path]!;
+      for (const [query, length] of [['limit=0', 1], ['limit=-1', 1], ['limit=1000', 100], ['page=2&limit=100', total - 100], ['page=3&limit=100', 0]] as const) {
+        const data = expectSuccess(await read(paged, route.url(), query));
+        expect({ path: route.path, query, length: listOf(data).length }).toEqual({ path: route.path, query, length });
       }
     }
   });
@@ -283,7 +314,7 @@ describe('pagination', () => {
     for (const route of withIds) {
       const existing = listOf(expectSuccess(await read(paged, route.url(), 'take=3'))) as Array<{ id: string }>;
       const wanted = existing.slice(0, 2).map((r) => r.id);
-      if (route.path === '/products/list') expect(wanted).toHaveLength(2);
+      expect({ path: route.path, wanted: wanted.length }).toEqual({ path: route.path, wanted: 2 });
       const ids = [...Array.from({ length: 150 - wanted.length }, () => randomUUID()), ...wanted];
       for (const name of ['ids', 'ids[]']) {
         const query = ids.map((id) => `${encodeURIComponent(name)}=${id}`).join('&');

@@ -1,7 +1,8 @@
 import { newWorkspace, type Workspace } from './support/api.js';
 import { failure, ok } from './support/responses.js';
 import { restClient } from './support/client.js';
-import { advance, cancel, DAY, lifecycle, paymentsOf, seconds, subscribe, subscriptionElement, subscriptionEvents, TEST } from './support/subscriptions.js';
+import { advance, cancel, DAY, lifecycle, paymentsOf, seconds, subscribe, subscriptionElement, subscriptionEvents, subscriptionWorkflowId, TEST } from './support/subscriptions.js';
+import { workflowClosed } from './support/workflows.js';
 
 // Cancel (now, at the interval's end, the deprecated cancelOption), undo, pause and resume through
 // HTTP on the suite's server, the test clock moving time; nothing is charged after a cancel.
@@ -26,7 +27,8 @@ describe('cancel', () => {
     expect((await subscriptionEvents(ws, order.number)).map((e) => e.type)).toEqual(['subscription_created', 'subscription_cancelled']);
     // Its clock cannot be advanced any more, and no renewal ever comes.
     expect((await failure(advance(ws, order.number, seconds(subscription.currentPeriodEnd!) + DAY))).status).toBe(400);
-    await new Promise((r) => setTimeout(r, 500));
+    // Its workflow has ended: nothing can charge any more.
+    expect(await workflowClosed(subscriptionWorkflowId(ws, order.number))).toBe('COMPLETED');
     expect(await paymentsOf(subscription.id)).toHaveLength(1);
     expect((await failure(cancel(ws, order.number))).status).toBe(400);
   }, SLOW);

@@ -2,7 +2,8 @@ import { newWorkspace, type Workspace } from './support/api.js';
 import { failure, ok } from './support/responses.js';
 import { salesDb } from './support/sales.js';
 import { deliverSandboxWebhooks } from './support/refunds.js';
-import { advance, cancel, DAY, DECLINES_OFF_SESSION, EXPIRED, paymentsOf, replaceCard, seconds, subscribe, subscriptionElement, subscriptionEvents, VISA } from './support/subscriptions.js';
+import { advance, cancel, DAY, DECLINES_OFF_SESSION, EXPIRED, paymentsOf, replaceCard, seconds, subscribe, subscriptionElement, subscriptionEvents, subscriptionWorkflowId, VISA } from './support/subscriptions.js';
+import { signalsHandled } from './support/workflows.js';
 
 // Dunning through HTTP on the suite's server and the test clock: a failed renewal is past_due and
 // retried 3, 7, 14 and 21 days after it was due; the last failure (or a hard decline) makes it
@@ -116,7 +117,8 @@ describe('dunning', () => {
     const [, renewal] = await paymentsOf(subscription.id);
     const chargeIds = renewal!.charges.map((c) => c.processorChargeId!);
     expect(await deliverSandboxWebhooks(chargeIds)).toBe(1);
-    await new Promise((r) => setTimeout(r, 500));
+    // The event reached the subscription's workflow and its handler ran: whatever it would change has changed.
+    await signalsHandled(subscriptionWorkflowId(ws, order.number), 'renewalChargeOutcome');
     const [, after] = await paymentsOf(subscription.id);
     expect(after).toMatchObject({ status: 'PENDING' });
     expect(after!.charges.map((c) => c.status)).toEqual(['failed']);

@@ -9,6 +9,7 @@ import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
 import { newWorkspace, type Workspace } from './support/api.js';
 import { restClient } from './support/client.js';
+import { ownTaskQueueEnv, startServerProcess } from './support/processes.js';
 import { failure, ok } from './support/responses.js';
 import { newCatalogue, salesDb, scopeOf } from './support/sales.js';
 import { advance, DAY, paymentsOf, replaceCard, subscribe, TEST } from './support/subscriptions.js';
@@ -117,7 +118,35 @@ describe('update with an Idempotency-Key', () => {
 });
 
 describe('create while the processor cannot be reached', () => {
-  test('refused TemporarilyUnavailable (503) with the payment PENDING under its payment workflow; the retry through HTTP with the same key charges once, PAID, active, the workflow ends PAID', async () => {
+  test('over HTTP: 503 in the error envelope, retry with the same key; nothing charged, the payment PENDING under its payment workflow', async () => {
+    const { subscription: first } = await subscribe(ws, basic.element);
+    const userId = first.userId!;
+    // The buyer's saved card made a Stripe one: no route saves a Stripe card but Stripe's own
+    // checkout, and the server below cannot reach any Stripe (a closed port).
+    await salesDb().subscription.update({ where: { id: first.id }, data: { processor: 'stripe', paymentMethodRef: 'cus_unreachable:pm_card_visa' } });
+    const server = await startServerProcess({
+      DATABASE_URL: process.env.DATABASE_URL!,
+      ...ownTaskQueueEnv('subscriptions-unreachable'),
+      PAYMENT_PROCESSOR: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_unreachable',
+      STRIPE_WEBHOOK_SECRET: 'whsec_unreachable',
+      STRIPE_API_BASE: 'http://127.0.0.1:9',
+    });
+    try {
+      const key = randomUUID();
+      const answer = await failure(restClient(ws, TEST, server.url).POST('/v0/subscriptions/create', { params: { header: { 'Idempotency-Key': key } }, body: { userId, items: [{ offerId: basic.offerId }] } }));
+      expect(answer).toEqual({ status: 503, body: { status: 'error', error: { message: 'The payment processor is unavailable; retry with the same Idempotency-Key' } } });
+      const row = await salesDb().idempotencyKey.findFirstOrThrow({ where: { key } });
+      const pending = await salesDb().payment.findUniqueOrThrow({ where: { id: row.paymentId! }, include: { subscription: true, charges: true } });
+      expect([pending.status, pending.processor, pending.subscription!.status, pending.charges]).toEqual(['PENDING', 'stripe', 'incomplete', []]);
+      // Its workflow started before the charge: it settles the payment if no retry comes.
+      expect((await new Client({ connection }).workflow.getHandle(`payment-${pending.id}`).describe()).status.name).toBe('RUNNING');
+    } finally {
+      await server.stop();
+    }
+  }, SLOW);
+
+  test('the service refuses TemporarilyUnavailable with the payment PENDING under its payment workflow; the retry through HTTP with the same key charges once, PAID, active, the workflow ends PAID', async () => {
     const { subscription: first } = await subscribe(ws, basic.element);
     const userId = first.userId!;
     const client = new Client({ connection });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
 
 import { newWorkspace, type Workspace } from './support/api.js';
 import { orderBody, eventually } from './support/checkout.js';
 import { buyerClient, restClient } from './support/client.js';
+import { lockWaiters } from './support/database.js';
 import { ownTaskQueueEnv, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
 import { suiteTemporal } from './support/refunds.js';
 import { salesDb } from './support/sales.js';
@@ -66,8 +66,8 @@ async function rowLock(table: 'Subscription' | 'SandboxPaymentMethod', id: strin
   await client.connect();
   locks.push(client);
   await client.query('BEGIN');
-  await client.query(`SELECT 1 FROM "${table}" WHERE id = $1 FOR UPDATE`, [id]);
-  return { release: () => client.query('COMMIT').then(() => client.end()) };
+  const { rows } = await client.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid FROM "${table}" WHERE id = $1 FOR UPDATE`, [id]);
+  return { pid: rows[0]!.pid, release: () => client.query('COMMIT').then(() => client.end()) };
 }
 
 async function killWorker() {
@@ -154,7 +154,8 @@ async function scenario(subs: Awaited<ReturnType<typeof buy>>[], ids: string[]) 
     const subscriptionB = await rowLock('Subscription', b!.id);
     await cardB.release();
     await eventually(() => salesDb().sandboxCharge.count({ where: { paymentId: renewalB!.id } }), (n) => n === 1, 60_000);
-    await sleep(500); // bookAttempt reaches the lock
+    // bookAttempt waits for the subscription's row.
+    await lockWaiters(process.env.DATABASE_URL!, subscriptionB.pid, 1);
     await killWorker();
     // The kill landed where it was aimed.
     expect(await salesDb().payment.findUniqueOrThrow({ where: { id: renewalA!.id } })).toMatchObject({ status: 'PENDING' });

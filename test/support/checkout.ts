@@ -45,6 +45,19 @@ export const payCheckout = (checkoutElementId: string, body: CheckoutBody, idemp
     }),
   );
 
+/** The order and payment of a checkout answered 200 (PAID, or PENDING for the manual method). */
+export interface PlacedOrder {
+  order: { id: string; number: string; value: number; fee: number; status: string; userId: string };
+  payment: { id: string; status: string };
+}
+
+/** A checkout that must be answered 200 (a test's setup; tests of the answer itself use payCheckout): its order and payment. */
+export async function placeOrder(checkoutElementId: string, body: CheckoutBody = orderBody(), idempotencyKey?: string): Promise<PlacedOrder> {
+  const { status, body: answer } = await payCheckout(checkoutElementId, body, idempotencyKey);
+  if (status !== 200) throw new Error(`checkout answered ${status}: ${JSON.stringify(answer)}`);
+  return answer.data as PlacedOrder;
+}
+
 /** POST /checkout/{id}/quote through the typed buyer client. */
 export const quoteCheckout = (checkoutElementId: string, body: QuoteBody): Promise<ApiResponse> =>
   answered(buyerClient().POST('/checkout/{checkoutElementId}/quote', { params: { path: { checkoutElementId } }, body }));

@@ -53,6 +53,32 @@ export async function sql<R extends pg.QueryResultRow = Record<string, unknown>>
   }
 }
 
+/**
+ * Waits until `count` backends of the server at `url` wait behind the backend `holderPid`'s lock,
+ * directly or queued behind another waiter (a row's second waiter waits for the first's tuple
+ * lock), as pg_blocking_pids over pg_stat_activity shows them: a race lined up by the database's
+ * own word, not by a sleep. Returns their number.
+ */
+export async function lockWaiters(url: string, holderPid: number, count: number, timeoutMs = 60_000): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const deadline = Date.now() + timeoutMs; ; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      const { rows } = await client.query<{ n: number }>(
+        `WITH RECURSIVE behind(pid) AS (
+           SELECT pid FROM pg_stat_activity WHERE $1::int = ANY(pg_blocking_pids(pid))
+           UNION SELECT a.pid FROM pg_stat_activity a JOIN behind b ON b.pid = ANY(pg_blocking_pids(a.pid))
+         ) SELECT count(*)::int AS n FROM behind`,
+        [holderPid],
+      );
+      if (rows[0]!.n >= count) return rows[0]!.n;
+      if (Date.now() > deadline) throw new Error(`${rows[0]!.n} of ${count} backends waiting for backend ${holderPid}'s lock after ${timeoutMs} ms`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 export interface ScratchDatabase {
   name: string;
   url: string;

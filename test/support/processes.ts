@@ -75,6 +75,21 @@ async function startNode(args: string[], env: Record<string, string>, ready: Reg
   };
 }
 
+/**
+ * The server's output with the lines of every request answered so far: its logger writes through
+ * a pipe asynchronously, so the last requests' lines may still be on their way when their answers
+ * arrive. A marker request's own line, logged after theirs, shows they are all in. Needs
+ * LOG_LEVEL info or lower (each request's line).
+ */
+export async function loggedOutput(server: ServerProcess, timeoutMs = 30_000): Promise<string> {
+  const marker = `log-marker-${randomUUID()}`;
+  await (await fetch(`${server.url}/log-marker`, { headers: { 'x-request-id': marker } })).text();
+  for (const deadline = Date.now() + timeoutMs; !server.output().includes(marker); await new Promise((resolve) => setTimeout(resolve, 20))) {
+    if (Date.now() > deadline) throw new Error(`the server did not log the marker request ${marker} within ${timeoutMs} ms:\n${server.output().slice(-2000)}`);
+  }
+  return server.output();
+}
+
 /** Runs a TypeScript entry under tsx and waits until its output (stdout or stderr) matches `ready`. */
 export const startProcess = (entry: string, env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<StartedProcess> =>
   startNode([...TSX, entry], env, ready, timeoutMs);

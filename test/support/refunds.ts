@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { operations } from '../generated/openapi.js';
+import type { ProcessorEvent } from '../../src/payments/processors/processor.js';
 import { SandboxProcessor } from '../../src/payments/processors/sandbox.js';
+import { SandboxWebhooks, type SignedWebhook } from '../../src/payments/processors/sandbox-events.js';
 import type { TemporalConnection } from '../../src/temporal/client.js';
 import { baseUrl, type KeyChoice, type Workspace } from './api.js';
-import { card, eventually, newCheckout, payCheckout, orderBody } from './checkout.js';
+import { card, eventually, newCheckout, orderBody, placeOrder } from './checkout.js';
 import { restClient } from './client.js';
 import { ok } from './responses.js';
 import { salesDb } from './sales.js';
@@ -15,6 +17,8 @@ import { salesDb } from './sales.js';
 export const TEST: KeyChoice = { mode: 'test' };
 export const VISA = '4242424242424242';
 export const REFUND_FAILS = '4000000000005126';
+/** Needs 3-D Secure: its payment stays PENDING until the buyer authenticates. */
+export const AUTHENTICATE = '4000002760003184';
 
 export type RefundBody = NonNullable<operations['refundOrder']['requestBody']>['content']['application/json'];
 
@@ -62,10 +66,7 @@ export const sellingElement = async (ws: Workspace, price = 1000) => (await newC
 /** An order paid through the hosted checkout (PAID at once with these cards). */
 export async function paidOrder(elementId: string, options: { number?: string; quantity?: number; method?: 'card' | 'manual' } = {}) {
   const { number = VISA, quantity = 1, method = 'card' } = options;
-  const body = method === 'card' ? orderBody({ card: card(number), quantity }) : orderBody({ card: undefined, method, quantity });
-  const { status, body: answer } = await payCheckout(elementId, body);
-  if (status !== 200) throw new Error(`checkout answered ${status}: ${JSON.stringify(answer)}`);
-  return answer.data as { order: { id: string; number: string; value: number; fee: number; status: string }; payment: { id: string; status: string } };
+  return placeOrder(elementId, method === 'card' ? orderBody({ card: card(number), quantity }) : orderBody({ card: undefined, method, quantity }));
 }
 
 /** A Temporal client on the suite's dev server, for tests that call the service functions. */
@@ -84,6 +85,17 @@ export async function suiteTemporal(): Promise<TemporalConnection> {
 }
 
 /**
+ * The sandbox's undelivered webhooks about these charges, oldest first, signed now: read by
+ * their charge ids, so that every other test's undelivered events in the shared database (the
+ * suite's server leaves the outbox alone) neither hide them nor slow the read.
+ */
+export async function sandboxWebhooksOf(chargeIds: readonly string[]): Promise<SignedWebhook[]> {
+  const webhooks = new SandboxWebhooks(salesDb(), () => new Date());
+  const rows = await salesDb().sandboxEvent.findMany({ where: { chargeId: { in: [...chargeIds] }, acknowledgedAt: null }, orderBy: { sequence: 'asc' } });
+  return Promise.all(rows.map((row) => webhooks.sign(row.payload as unknown as ProcessorEvent)));
+}
+
+/**
  * Delivers the sandbox's undelivered webhooks about these charges through the processor webhook
  * ingress (the suite's server, or the API at `url`), as its relay would (the suite's server leaves
  * the sandbox's outbox undelivered).
@@ -91,8 +103,7 @@ export async function suiteTemporal(): Promise<TemporalConnection> {
 export async function deliverSandboxWebhooks(chargeIds: readonly string[], url = baseUrl()): Promise<number> {
   const sandbox = new SandboxProcessor({ prisma: salesDb() });
   let delivered = 0;
-  for (const webhook of await sandbox.pendingWebhooks(1000)) {
-    if (!chargeIds.includes((JSON.parse(webhook.rawBody) as { chargeId: string }).chargeId)) continue;
+  for (const webhook of await sandboxWebhooksOf(chargeIds)) {
     const response = await fetch(`${url}/processor-webhooks/sandbox`, { method: 'POST', body: webhook.rawBody, headers: webhook.headers });
     if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
     await sandbox.acknowledgeWebhook(webhook.eventId);

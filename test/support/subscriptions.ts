@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { KeyChoice, Workspace } from './api.js';
-import { card, orderBody, payCheckout } from './checkout.js';
+import { card, orderBody, placeOrder } from './checkout.js';
 import { restClient } from './client.js';
 import { ok } from './responses.js';
 import { newCatalogue, salesDb } from './sales.js';
@@ -32,9 +32,7 @@ export async function subscribe(ws: Workspace, elementId: string, options: { car
     ...(options.discountCode ? { discountCode: options.discountCode } : {}),
     ...(options.billingDetails ? { billingDetails: options.billingDetails as never } : {}),
   });
-  const { status, body: answer } = await payCheckout(elementId, body, randomUUID());
-  if (status !== 200) throw new Error(`checkout answered ${status}: ${JSON.stringify(answer)}`);
-  const order = answer.data.order as { id: string; number: string; value: number };
+  const { order } = await placeOrder(elementId, body, randomUUID());
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
     const row = await salesDb().subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number: order.number } });
     if (row.currentPeriodEnd) return { order, subscription: row };
@@ -62,6 +60,9 @@ export const subscriptionEvents = async (ws: Workspace, number: string) => {
   const rows = await salesDb().event.findMany({ where: { workspaceId: ws.workspaceId, type: { startsWith: 'subscription_' } }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   return rows.filter((row) => (row.payload as { subscription?: { id?: string } }).subscription?.id === number);
 };
+
+/** The subscription's workflow id (its business key, src/subscriptions/service.ts). */
+export const subscriptionWorkflowId = (ws: Workspace, number: string) => `subscription/${ws.workspaceId}/${number}`;
 
 /** Unix seconds of a Date. */
 export const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
