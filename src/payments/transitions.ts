@@ -21,6 +21,7 @@ import { subscriptionEventData } from '../subscriptions/events.js';
 import { beginFirstPeriod } from '../subscriptions/first-period.js';
 import { userResource } from '../users/events.js';
 import { paymentEventData } from './events.js';
+import { notifyPaymentPaidInTransaction } from './payment-hooks.js';
 import { paymentRowInclude, type PaymentRow } from './resource.js';
 
 type Tx = Prisma.TransactionClient;
@@ -86,6 +87,7 @@ async function transition(tx: Tx, paymentId: string, t: Transition, data: Prisma
   }
   const { order, items } = await loadOrderForEvent(tx, payment.orderId);
   await recordEvent(tx, scope, t.event, paymentEventData(payment, order, items));
+  if (t.to === 'PAID') await notifyPaymentPaidInTransaction(tx, paymentId);
   if (started && order.subscription) {
     const user = order.user ? userResource(order.user) : null;
     await recordEvent(tx, scope, 'subscription_created', subscriptionEventData(order.subscription, items.map(orderItemResource), user));
