@@ -126,8 +126,19 @@ export function allocate(amount: number, weights: readonly number[]): number[] {
  * proportion to the units given back; any other refund credits every line in proportion to what
  * it cost. Each credited line keeps its rate; its tax is the same share of the line's tax, so
  * crediting a whole invoice gives back its lines exactly. The total is `amount`, to the unit.
+ * `taxLeft`: the invoice's tax not yet credited, when this credit note credits the rest of it.
  */
-export function creditLines(invoice: readonly DocumentLine[], amount: number, items: ReadonlyArray<{ id: string; quantity: number }>, pricesIncludeTax: boolean): DocumentLine[] {
+export function creditLines(invoice: readonly DocumentLine[], amount: number, items: ReadonlyArray<{ id: string; quantity: number }>, pricesIncludeTax: boolean, taxLeft: number | null): DocumentLine[] {
+  const lines = shareLines(invoice, amount, items, pricesIncludeTax);
+  // The credit note that completes the invoice's correction takes the tax still left to credit,
+  // so the credit notes' taxes add up to the invoice's whatever each share rounded.
+  const off = taxLeft === null ? 0 : taxLeft - lines.reduce((sum, l) => sum + l.tax, 0);
+  if (off === 0 || lines.length === 0) return lines;
+  const [first, ...rest] = lines;
+  return [{ ...first!, tax: first!.tax + off, amount: first!.amount - off }, ...rest];
+}
+
+function shareLines(invoice: readonly DocumentLine[], amount: number, items: ReadonlyArray<{ id: string; quantity: number }>, pricesIncludeTax: boolean): DocumentLine[] {
   const units = new Map(items.map((i) => [i.id, i.quantity]));
   const itemLines = invoice.filter((l) => l.itemId !== null && (units.get(l.itemId) ?? 0) > 0);
   const credited = itemLines.length > 0 ? itemLines : invoice;

@@ -139,10 +139,12 @@ export async function issueCreditNote(tx: Tx, partId: string, now: Date): Promis
   const workspace = await tx.workspace.findUniqueOrThrow({ where: { id: invoice.workspaceId }, select: { invoicePrefix: true } });
   const corrected = invoice.content as unknown as DocumentContent;
   const items = part.refund.items as Array<{ id: string; quantity: number }>;
+  const before = await tx.invoice.aggregate({ where: { correctsId: invoice.id }, _sum: { total: true, tax: true } });
+  const taxLeft = (before._sum.total ?? 0) + part.amount === invoice.total ? invoice.tax - (before._sum.tax ?? 0) : null;
   await issue(tx, {
     key, kind: 'credit_note', workspaceId: invoice.workspaceId, prefix: workspace.invoicePrefix, userId: invoice.userId,
     draft: {
-      ...corrected, issuedAt: now.toISOString(), lines: creditLines(corrected.lines, part.amount, items, corrected.pricesIncludeTax),
+      ...corrected, issuedAt: now.toISOString(), lines: creditLines(corrected.lines, part.amount, items, corrected.pricesIncludeTax, taxLeft),
       notes: corrected.reverseCharge ? [REVERSE_CHARGE_NOTE] : [], refundId: part.refund.id, corrects: { id: invoice.id, number: invoice.number },
     },
   });
