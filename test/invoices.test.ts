@@ -13,6 +13,7 @@ import { restClient } from './support/client.js';
 import { ok } from './support/responses.js';
 import { refund, sellingElement, TEST } from './support/refunds.js';
 import { eventsAbout, salesDb } from './support/sales.js';
+import { advance, DAY, paymentsOf, seconds, subscribe, subscriptionElement } from './support/subscriptions.js';
 
 // Invoices and credit notes through the suite's server (real HTTP, PostgreSQL, the sandbox
 // processor): issued in the transaction that pays the payment or books the refund, numbered
@@ -111,6 +112,19 @@ describe('an invoice', () => {
 
     const [event] = await eventsAbout(ws, 'invoice_issued', 'invoice', invoice.id);
     expect(event!.payload).toMatchObject({ invoice: { id: invoice.id, number: invoice.number, total: 2380, url: null } });
+  }, SLOW);
+
+  test("renewals: each paid period gets its invoice, dated at its period's start on the test clock, with the period's tax", async () => {
+    const own = await newWorkspace('Invoices of renewals', ['testMode=true', ...SELLER]);
+    const { order, subscription } = await subscribe(own, await subscriptionElement(own, 900), { billingDetails: DE_CONSUMER });
+    await ok(advance(own, order.number, seconds(subscription.currentPeriodStart!) + 62 * DAY));
+    const payments = await paymentsOf(subscription.id);
+    expect(payments.map((p) => p.status)).toEqual(['PAID', 'PAID', 'PAID']);
+    const invoices = await Promise.all(payments.map(async (p) => document(own, (await payment(own, p.id)).invoice!.id!)));
+    expect(invoices.map((i) => i.number)).toEqual(['INV-TEST-000001', 'INV-TEST-000002', 'INV-TEST-000003']);
+    expect(invoices.map((i) => [i.total, i.tax])).toEqual(payments.map((p) => [p.amount, p.tax]));
+    expect(invoices.map((i) => i.issuedAt)).toEqual(payments.map((p) => seconds(p.paidAt!)));
+    expect(invoices[1]!.lines).toEqual([expect.objectContaining({ itemId: null, quantity: 1, taxRate: 0.19, description: expect.stringMatching(new RegExp(`subscription ${order.number}, renewal, period 2$`)) })]);
   }, SLOW);
 
   test('immutable: changing the seller afterwards changes neither the document, its page nor its PDF', async () => {
