@@ -40,7 +40,7 @@ async function pdfText(bytes: Buffer): Promise<string> {
     const { stdout } = await promisify(execFile)('pdftotext', ['-layout', file, '-']);
     return stdout;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('pdftotext is missing: apt-get install -y poppler-utils (.ci/run does this)');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('pdftotext is missing: apt-get install -y poppler-utils (.ci/run does this)', { cause: error });
     throw error;
   } finally {
     await rm(dir, { recursive: true, force: true });

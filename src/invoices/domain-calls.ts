@@ -3,7 +3,7 @@
 // documents' links are signed under a key derived from it), the orders list's date bounds, the
 // hosted pages' text helpers, and the payment and refund GraphQL types they add their fields to
 // (loaded lazily: the worker, which issues documents, never builds the schema).
-export { onPaymentPaidInTransaction } from '../payments/payment-hooks.js';
+export { onPaymentPaidInTransaction } from '../payments/transaction-hooks.js';
 export { onRefundPartSucceeded } from '../refunds/refund-hooks.js';
 export { recordEvent } from '../events/event-service.js';
 export { dataDirSecret } from '../delivery/secrets.js';

@@ -21,7 +21,7 @@ import { subscriptionEventData } from '../subscriptions/events.js';
 import { beginFirstPeriod } from '../subscriptions/first-period.js';
 import { userResource } from '../users/events.js';
 import { paymentEventData } from './events.js';
-import { notifyPaymentPaidInTransaction } from './payment-hooks.js';
+import { notifyPaymentPaidInTransaction } from './transaction-hooks.js';
 import { paymentRowInclude, type PaymentRow } from './resource.js';
 
 type Tx = Prisma.TransactionClient;
