@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 import { formatMoney } from '../src/checkout/page-format.js';
+import { documentLinks, LINK_TTL_SECONDS } from '../src/invoices/links.js';
 import { newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
 import { card, orderBody, payCheckout, placeOrder } from './support/checkout.js';
 import { BROWSER_TIMEOUT_MS, launchChromium } from './support/chromium.js';
@@ -201,7 +202,7 @@ describe('credit notes', () => {
 });
 
 describe('reading them', () => {
-  test('the list filters by buyer and issue date; an unknown id is 404; a tampered link is 403', async () => {
+  test('the list filters by buyer and issue date; an unknown id is 404; a tampered link is 403, an expired one 410', async () => {
     const email = `buyer-${randomUUID()}@example.com`;
     const placed = await placeOrder(element, orderBody({ email }));
     const invoice = await document(ws, (await payment(ws, placed.payment.id)).invoice!.id!);
@@ -214,6 +215,15 @@ describe('reading them', () => {
     expect(missing.status).toBe(404);
     const tampered = await fetch(invoice.url!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')));
     expect(tampered.status).toBe(403);
+    // A link minted a second more than its lifetime ago (under the suite's secret, as the server's).
+    const origin = new URL(invoice.url!).origin;
+    const old = documentLinks(invoice.id, origin, new Date(Date.now() - (LINK_TTL_SECONDS + 1) * 1000));
+    for (const url of [old.url, old.pdfUrl]) {
+      const expired = await fetch(url);
+      expect(expired.status).toBe(410);
+      expect((await expired.json()).error.message).toMatch(/expired/);
+    }
+    expect((await fetch(documentLinks(invoice.id, origin, new Date()).pdfUrl)).status).toBe(200);
     // Another workspace's key sees nothing of it.
     const other = await newWorkspace('Invoices elsewhere', ['testMode=true']);
     expect((await raw('GET', `/v0/invoices/${invoice.id}`, { headers: { 'x-svc-public-key': other.testPublicKey } })).status).toBe(404);

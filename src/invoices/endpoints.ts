@@ -2,6 +2,7 @@
 // link opens, with no key. The stored rendering is served as it was issued. A tampered token is
 // 403, an expired one 410, in the API's error envelope as download links are.
 import { Response } from '@whatwg-node/server';
+import { systemClock } from '../core/time.js';
 import type { EndpointRequest, HttpEndpoint } from '../http/endpoint.js';
 import { errorResponse, errorToResponse } from '../rest/envelope.js';
 import { DOCUMENT_PATH, readDocumentToken } from './links.js';
@@ -21,7 +22,7 @@ async function serve({ params, prisma, requestId }: EndpointRequest, as: 'html' 
   try {
     const grant = readDocumentToken(params.token!);
     if (!grant) return errorResponse(403, 'This invoice link is not valid (it was altered or never issued)');
-    if (grant.expiresAt * 1000 <= Date.now()) return errorResponse(410, `This invoice link expired at ${new Date(grant.expiresAt * 1000).toISOString()}; ask the seller for a new one`);
+    if (grant.expiresAt * 1000 <= systemClock().getTime()) return errorResponse(410, `This invoice link expired at ${new Date(grant.expiresAt * 1000).toISOString()}; ask the seller for a new one`);
     const document = await documentById(prisma, grant.documentId);
     if (!document) return errorResponse(404, 'This invoice no longer exists');
     if (as === 'html') return new Response(document.html, { headers: { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' } });

@@ -2,7 +2,7 @@
 // creditNote), recorded in the transaction that issues them (./issue.ts). The samples go through
 // the same resource builder, so a test event has the real event's shape.
 import { randomUUID } from 'node:crypto';
-import type { Invoice } from '../generated/prisma/client.js';
+import type { Invoice, Prisma } from '../generated/prisma/client.js';
 import type { EventDefinitions, SampleContext } from '../events/event-types.js';
 import { line, REVERSE_CHARGE_NOTE, totalsOf, type DocumentContent } from './content.js';
 import { documentEventData } from './resource.js';
@@ -22,7 +22,7 @@ function sampleDocument({ now }: SampleContext, kind: DocumentContent['kind']): 
   return {
     id: kind === 'invoice' ? invoiceId : randomUUID(), workspaceId: randomUUID(), livemode: false, key: '', kind, sequence: 1, number: content.number,
     paymentId: content.payment.id, orderId: content.order.id, refundId: content.refundId, correctsId: content.corrects?.id ?? null, userId: null, buyerEmail: content.buyer.email,
-    currency: 'EUR', total: content.total, tax: content.tax, issuedAt: now, content: content as never, html: '', pdf: new Uint8Array(), createdAt: now,
+    currency: 'EUR', total: content.total, tax: content.tax, issuedAt: now, content: content as unknown as Prisma.JsonObject, html: '', pdf: new Uint8Array(), createdAt: now,
   };
 }
 

@@ -1,6 +1,7 @@
 // The documents' GraphQL types: the Invoice (an invoice or a credit note, as issued), the list and
 // one by id, a payment's `invoice` and a refund's `creditNotes` (fields added to those domains'
 // types from here, so neither imports this domain).
+import { systemClock } from '../core/time.js';
 import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
@@ -107,7 +108,7 @@ builder.objectField(PaymentDetails, 'invoice', (t) =>
       const found = await invoiceOfPayment(ctx.prisma, payment);
       if (!found) return null;
       if (found.status === 'withheld') return { object: 'invoice', status: 'withheld', reason: found.reason, document: null };
-      return { object: 'invoice', status: 'issued', reason: null, document: documentResource(found.invoice, documentLinks(found.invoice.id, ctx.origin, new Date())) };
+      return { object: 'invoice', status: 'issued', reason: null, document: documentResource(found.invoice, documentLinks(found.invoice.id, ctx.origin, systemClock())) };
     },
   }),
 );
@@ -117,7 +118,7 @@ builder.objectField(RefundResult, 'creditNotes', (t) =>
     type: [InvoiceLink],
     description: 'One credit note per payment it gave money back from (once that share succeeded and the payment has an invoice)',
     resolve: async (refund, _args, ctx) =>
-      (await creditNotesOf(ctx.prisma, refund.refundId)).map((note) => ({ object: 'credit_note', status: 'issued' as const, reason: null, document: documentResource(note, documentLinks(note.id, ctx.origin, new Date())) })),
+      (await creditNotesOf(ctx.prisma, refund.refundId)).map((note) => ({ object: 'credit_note', status: 'issued' as const, reason: null, document: documentResource(note, documentLinks(note.id, ctx.origin, systemClock())) })),
   }),
 );
 
@@ -142,7 +143,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const { documents, count } = await listDocuments(ctx.prisma, await scopeOf(ctx, 'read'), args);
-      const now = new Date();
+      const now = systemClock();
       return { invoices: documents.map((d) => documentResource(d, documentLinks(d.id, ctx.origin, now))), count };
     },
   }),
@@ -152,7 +153,7 @@ builder.queryFields((t) => ({
     args: { invoiceId: t.arg({ type: 'UUID', required: true }) },
     resolve: async (_root, args, ctx) => {
       const document = await findDocument(ctx.prisma, await scopeOf(ctx, 'read'), args.invoiceId);
-      return { invoice: documentResource(document, documentLinks(document.id, ctx.origin, new Date())) };
+      return { invoice: documentResource(document, documentLinks(document.id, ctx.origin, systemClock())) };
     },
   }),
 }));
