@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 
 import { formatMoney } from '../src/checkout/page-format.js';
 import { documentLinks, LINK_TTL_SECONDS } from '../src/invoices/links.js';
-import { newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
+import { baseUrl, keyHeaders, newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
 import { card, orderBody, payCheckout, placeOrder } from './support/checkout.js';
 import { BROWSER_TIMEOUT_MS, launchChromium } from './support/chromium.js';
 import { restClient } from './support/client.js';
@@ -202,7 +202,7 @@ describe('credit notes', () => {
 });
 
 describe('reading them', () => {
-  test('the list filters by buyer and issue date; an unknown id is 404; a tampered link is 403, an expired one 410', async () => {
+  test('the list filters by buyer and issue date; GraphQL serves the same; an unknown id is 404; a tampered link is 403, an expired one 410', async () => {
     const email = `buyer-${randomUUID()}@example.com`;
     const placed = await placeOrder(element, orderBody({ email }));
     const invoice = await document(ws, (await payment(ws, placed.payment.id)).invoice!.id!);
@@ -210,6 +210,21 @@ describe('reading them', () => {
     expect((await list(ws, { userId: placed.order.userId })).invoices.map((i) => i.id)).toEqual([invoice.id]);
     expect((await list(ws, { issuedFrom: invoice.issuedAt, issuedTo: invoice.issuedAt, email })).count).toBe(1);
     expect((await list(ws, { issuedTo: invoice.issuedAt - 1, email })).count).toBe(0);
+
+    // GraphQL serves the same documents as /v0.
+    const query = `query($id: UUID!, $email: String) {
+      invoice(invoiceId: $id) { invoice { id number total taxes { rate tax } lines { taxRate } } }
+      invoices(email: $email, returnCount: true) { invoices { id } count }
+      payment(paymentId: "${placed.payment.id}") { payment { invoice { status id number } } }
+    }`;
+    const graphql = await fetch(`${baseUrl()}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...keyHeaders(ws, { ...TEST, write: false }) }, body: JSON.stringify({ query, variables: { id: invoice.id, email } }) });
+    const { data, errors } = (await graphql.json()) as { data: any; errors?: unknown };
+    expect(errors).toBeUndefined();
+    expect(data).toEqual({
+      invoice: { invoice: { id: invoice.id, number: invoice.number, total: invoice.total, taxes: invoice.taxes.map(({ rate, tax }) => ({ rate, tax })), lines: invoice.lines.map(({ taxRate }) => ({ taxRate })) } },
+      invoices: { invoices: [{ id: invoice.id }], count: 1 },
+      payment: { payment: { invoice: { status: 'issued', id: invoice.id, number: invoice.number } } },
+    });
 
     const missing = await raw('GET', `/v0/invoices/${randomUUID()}`, { headers: { 'x-svc-public-key': ws.testPublicKey } });
     expect(missing.status).toBe(404);
