@@ -115,7 +115,7 @@ describe('an invoice', () => {
     expect(event!.payload).toMatchObject({ invoice: { id: invoice.id, number: invoice.number, total: 2380, url: null } });
   }, SLOW);
 
-  test("renewals: each paid period gets its invoice, dated at its period's start on the test clock, with the period's tax", async () => {
+  test("renewals: each paid period gets its invoice, dated at its period's start on the test clock, with the period's tax; a refund over them a credit note per share", async () => {
     const own = await newWorkspace('Invoices of renewals', ['testMode=true', ...SELLER]);
     const { order, subscription } = await subscribe(own, await subscriptionElement(own, 900), { billingDetails: DE_CONSUMER });
     await ok(advance(own, order.number, seconds(subscription.currentPeriodStart!) + 62 * DAY));
@@ -126,6 +126,19 @@ describe('an invoice', () => {
     expect(invoices.map((i) => [i.total, i.tax])).toEqual(payments.map((p) => [p.amount, p.tax]));
     expect(invoices.map((i) => i.issuedAt)).toEqual(payments.map((p) => seconds(p.paidAt!)));
     expect(invoices[1]!.lines).toEqual([expect.objectContaining({ itemId: null, quantity: 1, taxRate: 0.19, description: expect.stringMatching(new RegExp(`subscription ${order.number}, renewal, period 2$`)) })]);
+
+    // A refund of the whole order splits over the three payments: one credit note per share, each correcting its payment's invoice.
+    const refunded = await ok(refund(own, order.id, { idempotencyKey: randomUUID() }));
+    expect(refunded.status).toBe('succeeded');
+    expect(refunded.creditNotes).toHaveLength(3);
+    const notes = await Promise.all(refunded.creditNotes.map((n) => document(own, n.id!)));
+    expect(notes.map((n) => [n.paymentId, n.correctsInvoiceId, n.total, n.tax]).sort()).toEqual(
+      refunded.payments.map((share) => {
+        const invoice = invoices.find((i) => i.paymentId === share.paymentId)!;
+        return [share.paymentId, invoice.id, share.amount, invoice.tax];
+      }).sort(),
+    );
+    expect(notes.map((n) => n.number).sort()).toEqual(['INV-CN-TEST-000001', 'INV-CN-TEST-000002', 'INV-CN-TEST-000003']);
   }, SLOW);
 
   test('immutable: changing the seller afterwards changes neither the document, its page nor its PDF', async () => {
