@@ -7,13 +7,16 @@ import { promisify } from 'node:util';
 
 import { formatMoney } from '../src/checkout/page-format.js';
 import { documentLinks, LINK_TTL_SECONDS } from '../src/invoices/links.js';
+// The invoices' hooks, registered in this process too: the test pays payments through the transitions itself.
+import '../src/invoices/module.js';
+import { markPaymentPaid } from '../src/payments/transitions.js';
 import { baseUrl, keyHeaders, newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
 import { card, orderBody, payCheckout, placeOrder } from './support/checkout.js';
 import { BROWSER_TIMEOUT_MS, launchChromium } from './support/chromium.js';
 import { restClient } from './support/client.js';
 import { ok } from './support/responses.js';
 import { refund, sellingElement, TEST } from './support/refunds.js';
-import { eventsAbout, salesDb } from './support/sales.js';
+import { eventsAbout, salesDb, seedOrder } from './support/sales.js';
 import { advance, DAY, paymentsOf, seconds, subscribe, subscriptionElement } from './support/subscriptions.js';
 
 // Invoices and credit notes through the suite's server (real HTTP, PostgreSQL, the sandbox
@@ -83,6 +86,20 @@ describe('numbering', () => {
     expect(new Set(listed.invoices.map((i) => i.number)).size).toBe(50);
     const shown = await payment(own, paymentIds[17]!);
     expect(shown.invoice).toMatchObject({ object: 'invoice', status: 'issued', reason: null, id: rows.find((r) => r.paymentId === paymentIds[17])!.id });
+  }, SLOW);
+
+  test('a payment whose transaction rolls back gives its number back: the next paid payment takes it', async () => {
+    const own = await newWorkspace('Invoices rolled back', ['testMode=true', ...SELLER]);
+    const [rolledBack, paid] = [await seedOrder(own, {}, TEST), await seedOrder(own, {}, TEST)];
+    await expect(
+      salesDb().$transaction(async (tx) => {
+        await markPaymentPaid(tx, rolledBack.payment.id);
+        expect(await tx.invoice.count({ where: { workspaceId: own.workspaceId } })).toBe(1);
+        throw new Error('the payment fails after its invoice');
+      }),
+    ).rejects.toThrow('the payment fails after its invoice');
+    await salesDb().$transaction((tx) => markPaymentPaid(tx, paid.payment.id));
+    expect(await salesDb().invoice.findMany({ where: { workspaceId: own.workspaceId }, select: { number: true, paymentId: true } })).toEqual([{ number: 'INV-TEST-000001', paymentId: paid.payment.id }]);
   }, SLOW);
 });
 
