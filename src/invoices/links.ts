@@ -2,8 +2,9 @@
 // signed and expiring as download URLs are (HMAC-SHA256 under a key derived from
 // DOWNLOAD_URL_SECRET, or the secret generated into DATA_DIR), so a receipt email links them with
 // no key. Minted whenever a document is read; serving one writes nothing.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { config } from '../config.js';
+import { signToken, verifyToken } from '../core/signed-tokens.js';
 import { isUuid } from '../core/uuid.js';
 import { dataDirSecret } from './domain-calls.js';
 
@@ -14,19 +15,15 @@ export const LINK_TTL_SECONDS = 30 * 24 * 60 * 60;
 let key: Buffer | undefined;
 // Derived, so a download token can never pass for a document's and the other way round.
 const signingKey = () => (key ??= createHmac('sha256', config.downloads.urlSecret ?? dataDirSecret('download-url.secret')).update('invoice-links').digest());
-const sign = (payload: string) => createHmac('sha256', signingKey()).update(payload).digest('base64url');
 
 /** `<documentId>.<expiry>.<signature>`. */
-const token = (documentId: string, expiresAt: number) => `${documentId}.${expiresAt}.${sign(`${documentId}.${expiresAt}`)}`;
+const token = (documentId: string, expiresAt: number) => signToken(signingKey(), [documentId, String(expiresAt)]);
 
 /** The document a token names and its expiry (unix seconds), or null when the signature does not hold. */
 export function readDocumentToken(value: string): { documentId: string; expiresAt: number } | null {
-  const parts = value.split('.');
-  if (parts.length !== 3) return null;
-  const [documentId, expiry, signature] = parts as [string, string, string];
-  const expected = Buffer.from(sign(`${documentId}.${expiry}`));
-  const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const fields = verifyToken(signingKey(), value, 2);
+  if (!fields) return null;
+  const [documentId, expiry] = fields as [string, string];
   if (!isUuid(documentId) || !/^\d{1,12}$/.test(expiry)) return null;
   return { documentId, expiresAt: Number(expiry) };
 }
