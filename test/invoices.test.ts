@@ -7,15 +7,14 @@ import { promisify } from 'node:util';
 
 import { formatMoney } from '../src/checkout/page-format.js';
 import { documentLinks, LINK_TTL_SECONDS } from '../src/invoices/links.js';
-// The invoices' hooks, registered in this process too: the test pays payments through the transitions itself.
-import '../src/invoices/module.js';
-import { markPaymentPaid } from '../src/payments/transitions.js';
+import { markPaymentPaid } from '../src/payments/index.js';
 import { baseUrl, keyHeaders, newWorkspace, raw, setWorkspace, type Workspace } from './support/api.js';
 import { card, orderBody, payCheckout, placeOrder } from './support/checkout.js';
 import { BROWSER_TIMEOUT_MS, launchChromium } from './support/chromium.js';
 import { restClient } from './support/client.js';
 import { ok } from './support/responses.js';
 import { refund, sellingElement, TEST } from './support/refunds.js';
+import './support/domains.js';
 import { eventsAbout, salesDb, seedOrder } from './support/sales.js';
 import { advance, DAY, paymentsOf, seconds, subscribe, subscriptionElement } from './support/subscriptions.js';
 

@@ -5,12 +5,10 @@ import { systemClock } from '../core/time.js';
 import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
-import { paymentAndRefundTypes } from './domain-calls.js';
+import { PaymentDetails, RefundResult } from './domain-calls.js';
 import { documentLinks } from './links.js';
 import { documentResource, type DocumentResource } from './resource.js';
 import { creditNotesOf, findDocument, invoiceOfPayment, listDocuments } from './service.js';
-
-const { PaymentDetails, RefundResult } = await paymentAndRefundTypes();
 
 const KindEnum = builder.enumType('InvoiceKind', { values: ['invoice', 'credit_note'] as const });
 

@@ -1,9 +1,9 @@
 // What other domains hang on payments, without payments importing them: a payment became PAID
-// (the subscriptions start their workflow on a first payment; in the very transaction, on every
-// path to PAID, the invoices issue the payment's invoice), and processor outcomes of charges a
+// (the subscriptions start their workflow on a first payment), processor outcomes of charges a
 // domain makes itself (subscription renewals, retried by dunning, so a failed charge does not end
-// the payment). The domains register in their module.ts.
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+// the payment). The domains register in their module.ts. A subscription's first payment settling
+// is ./first-payment-hook.ts.
+import type { PrismaClient } from '../generated/prisma/client.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { ChargeOutcome } from './charge-outcomes.js';
 
@@ -22,22 +22,6 @@ export function onPaymentPaid(handler: PaymentPaidHandler): void {
 
 export async function notifyPaymentPaid(deps: HookDeps, paymentId: string): Promise<void> {
   for (const handler of paymentPaidHandlers) await handler(deps, paymentId);
-}
-
-/**
- * Runs inside the transaction that makes a payment PAID, whichever path does (a checkout, a
- * webhook, a renewal, a plan change, a one-off charge): what must commit with the payment or not
- * at all. Once per payment (the transition happens once); an error rolls the payment back.
- */
-export type PaymentPaidInTransactionHandler = (tx: Prisma.TransactionClient, paymentId: string) => Promise<void>;
-const paidInTransactionHandlers: PaymentPaidInTransactionHandler[] = [];
-
-export function onPaymentPaidInTransaction(handler: PaymentPaidInTransactionHandler): void {
-  paidInTransactionHandlers.push(handler);
-}
-
-export async function notifyPaymentPaidInTransaction(tx: Prisma.TransactionClient, paymentId: string): Promise<void> {
-  for (const handler of paidInTransactionHandlers) await handler(tx, paymentId);
 }
 
 /** True when the router took the outcome (its payment is one it charges itself). */
