@@ -7,6 +7,7 @@ import type { EventDefinitions } from './events/event-types.js';
 import { checkoutModule } from './checkout/module.js';
 import { deliveryModule } from './delivery/module.js';
 import { discountsModule } from './discounts/module.js';
+import { invoicesModule } from './invoices/module.js';
 import { offersModule } from './offers/module.js';
 import { ordersModule } from './orders/module.js';
 import { paymentMethodSessionsModule } from './payment-method-sessions/module.js';
@@ -31,6 +32,7 @@ export const domains: readonly DomainModule[] = [
   ordersModule,
   paymentsModule,
   refundsModule,
+  invoicesModule,
   subscriptionsModule,
   webhooksModule,
   deliveryModule,

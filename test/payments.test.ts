@@ -56,7 +56,7 @@ describe('payments: the object, details and isolation', () => {
     expect(data.order).toMatchObject({ id: created.order.id, status: 'PAID', lastPayment: row });
   });
 
-  test('details: user, order, subscription, charges (first attempt first) and invoice (null: none issued yet)', async () => {
+  test('details: user, order, subscription, charges (first attempt first) and invoice (null: a payment never paid has none)', async () => {
     const buyer = await newBuyer(ws);
     const created = await seedOrder(ws, { userId: buyer.id, subscription: { recurringInterval: 'year' } });
     await inTx(async (tx) => {

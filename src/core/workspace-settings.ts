@@ -22,6 +22,10 @@ export const WORKSPACE_SETTINGS = {
   accentColor: 'string',
   portalPauseEnabled: 'boolean',
   portalSwitchOfferIds: 'string',
+  invoiceLegalName: 'string',
+  invoiceAddress: 'string',
+  invoiceTaxId: 'string',
+  invoicePrefix: 'string',
 } as const satisfies Record<string, SettingKind>;
 
 export type SettingName = keyof typeof WORKSPACE_SETTINGS;

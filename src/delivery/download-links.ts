@@ -4,9 +4,9 @@
 // token names the order item, the file and the expiry, signed with HMAC-SHA256 under
 // DOWNLOAD_URL_SECRET (or a secret generated into DATA_DIR): serving it writes nothing to the
 // database, and re-reads the item so a refund ends the URL before its time.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { NotFound, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
+import { signToken, verifyToken } from '../core/signed-tokens.js';
 import { isUuid } from '../core/uuid.js';
 import { config } from '../config.js';
 import { findOrder } from '../orders/index.js';
@@ -30,22 +30,16 @@ export interface DownloadGrant {
   expiresAt: number;
 }
 
-const sign = (payload: string) => createHmac('sha256', signingKey()).update(payload).digest('base64url');
-
 /** `<item>.<file>.<expiry>.<signature>`: readable ids, nothing secret in it. */
 export function downloadToken(grant: DownloadGrant): string {
-  const payload = `${grant.orderItemId}.${grant.fileId}.${grant.expiresAt}`;
-  return `${payload}.${sign(payload)}`;
+  return signToken(signingKey(), [grant.orderItemId, grant.fileId, String(grant.expiresAt)]);
 }
 
 /** The grant a token carries when its signature holds, else null (a tampered or made-up token). */
 export function readDownloadToken(token: string): DownloadGrant | null {
-  const parts = token.split('.');
-  if (parts.length !== 4) return null;
-  const [orderItemId, fileId, expiry, signature] = parts as [string, string, string, string];
-  const expected = Buffer.from(sign(`${orderItemId}.${fileId}.${expiry}`));
-  const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  const fields = verifyToken(signingKey(), token, 3);
+  if (!fields) return null;
+  const [orderItemId, fileId, expiry] = fields as [string, string, string];
   if (!isUuid(orderItemId) || !isUuid(fileId) || !/^\d{1,12}$/.test(expiry)) return null;
   return { orderItemId, fileId, expiresAt: Number(expiry) };
 }

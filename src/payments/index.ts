@@ -16,6 +16,8 @@ export {
 /** Reactions of other domains: a payment paid, a charge's outcome, a subscription's first payment, a stranded charge, the processor's refund events. */
 export { notifyPaymentPaid, onChargeOutcome, onPaymentPaid } from './payment-hooks.js';
 export { handleSubscriptionPayments, type SubscriptionPaymentHandler } from './first-payment-hook.js';
+/** The invoices issue a payment's invoice in the transaction that makes it PAID. */
+export { onPaymentPaidInTransaction } from './transaction-hooks.js';
 export { giveBackStrandedCharge, onStrandedCharge, type StrandedChargeHandler } from './ended-payments.js';
 export { onProcessorRefundEvents, type RefundEventHandler } from './processor-callbacks.js';
 /** Refund and subscription events carry the payment as the payment events show it. */
@@ -41,4 +43,6 @@ export { browserCards, CARD_FORM_SCRIPT, cardInputs, cardScripts } from './brows
 export { saveTestPaymentMethod } from './test-helpers.js';
 /** The other domains' GraphQL types link to payments and show the card step. */
 export { Payment } from './types.js';
+/** The invoices add the payment's `invoice` to its details. */
+export { PaymentDetails } from './types.js';
 export { CardNextAction, CheckoutCard } from './card-types.js';

@@ -18,6 +18,7 @@ import { recordEvent } from '../events/event-service.js';
 import { loadOrderForEvent, releaseOrderReservations, paymentRowInclude, type PaymentRow } from '../orders/index.js';
 import { paymentEventData } from './events.js';
 import { subscriptionPayments } from './first-payment-hook.js';
+import { notifyPaymentPaidInTransaction } from './transaction-hooks.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -82,6 +83,7 @@ async function transition(tx: Tx, paymentId: string, t: Transition, data: Prisma
   }
   const { order, items } = await loadOrderForEvent(tx, payment.orderId);
   await recordEvent(tx, scope, t.event, paymentEventData(payment, order, items));
+  if (t.to === 'PAID') await notifyPaymentPaidInTransaction(tx, paymentId);
   if (started && order.subscription) await subscriptionPayments().started(tx, scope, { order: { ...order, subscription: order.subscription }, items });
   return { changed: true, payment };
 }

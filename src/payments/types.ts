@@ -72,13 +72,8 @@ builder.prismaObject('Charge', {
   }),
 });
 
-/** Invoices are not issued yet (docs/decisions.md): payment details carry `invoice: null` until they are. */
-const Invoice = builder.simpleObject('Invoice', {
-  fields: (t) => ({ object: t.string(), id: t.id(), number: t.string(), createdAt: t.field({ type: 'Timestamp' }) }),
-});
-
-/** GET by id: the payment with its buyer, order, subscription, charges (first attempt first) and invoice. */
-const PaymentDetails = builder.prismaObject('Payment', {
+/** GET by id: the payment with its buyer, order, subscription and charges (first attempt first); the invoices domain adds its invoice. */
+export const PaymentDetails = builder.prismaObject('Payment', {
   variant: 'PaymentDetails',
   fields: (t) => ({
     ...paymentFields(t),
@@ -86,7 +81,6 @@ const PaymentDetails = builder.prismaObject('Payment', {
     order: t.relation('order'),
     subscription: t.relation('subscription', { nullable: true }),
     charges: t.relation('charges', { query: { orderBy: { attempt: 'asc' } } }),
-    invoice: t.field({ type: Invoice, nullable: true, resolve: () => null }),
   }),
 });
 

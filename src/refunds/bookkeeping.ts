@@ -2,7 +2,7 @@
 // order's row locked, as refunds are created under it):
 //   pending    the processor settles it later (counted by the workspace's settling limit);
 //   succeeded  the fee's share comes back, the payment and the order become PARTIALLY_REFUNDED or
-//              REFUNDED, payment_refunded (user and customer) is recorded;
+//              REFUNDED, payment_refunded (user and customer) is recorded, the hooks run (./refund-hooks.ts);
 //   failed     the money and units go back on the books (refundable again, the payment's status
 //              restored, also after an earlier success), refund_failed is recorded;
 //   requires_attention  no answer came within the processor's idempotency key window (the
@@ -16,6 +16,7 @@ import { recordEvent } from '../events/event-service.js';
 import { FEE_RULE, feeRuleOf, type FeeRule, loadOrderForEvent, paymentRowInclude, type PaymentRow } from '../orders/index.js';
 import { paymentEventData } from '../payments/index.js';
 import { feeToReturn } from './plan.js';
+import { notifyRefundPartSucceeded } from './refund-hooks.js';
 import { refundResource } from './resource.js';
 import { refundRowInclude, type RefundRow } from './service.js';
 
@@ -74,6 +75,8 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
     const { order, items } = await loadOrderForEvent(tx, payment.orderId);
     const data = { ...paymentEventData(payment, order, items), refund: refundResource(refund) };
     await recordEvent(tx, { workspaceId: payment.workspaceId, livemode: payment.livemode }, EVENT_OF[outcome.status], data);
+    // Money the payment kept comes back: its correction (a credit note) commits with the booking.
+    if (outcome.status === 'succeeded' && !offBooks) await notifyRefundPartSucceeded(tx, partId, now);
     return refund;
   });
 }

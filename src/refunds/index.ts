@@ -3,3 +3,7 @@
 
 /** The portal shows an order's refunds to its buyer. */
 export { refundsOfOrder } from './service.js';
+/** The invoices issue a credit note in the transaction that books a refund's share as succeeded. */
+export { onRefundPartSucceeded } from './refund-hooks.js';
+/** The invoices add a refund's `creditNotes` to its GraphQL type. */
+export { RefundResult } from './types.js';

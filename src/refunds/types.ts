@@ -24,7 +24,7 @@ const RefundPaymentShare = builder.simpleObject('RefundPaymentShare', {
   }),
 });
 
-const RefundResult = builder.objectRef<RefundResource>('RefundResult').implement({
+export const RefundResult = builder.objectRef<RefundResource>('RefundResult').implement({
   description: 'A refund (the contract\'s Refund result)',
   fields: (t) => ({
     object: t.exposeString('object'),

@@ -82,6 +82,10 @@ function parseSetting(name: string, raw: string): [SettingName, boolean | number
     if (!ids.every(isUuid)) throw new Error('portalSwitchOfferIds must be offer ids separated by commas, or empty');
     return [name, [...new Set(ids)].join(',')];
   }
+  // A number is the prefix and the series' place: letters, digits and a few separators keep it one token on every document.
+  if (name === 'invoicePrefix' && raw !== '' && !/^[A-Za-z0-9][A-Za-z0-9._/-]{0,19}$/.test(raw)) {
+    throw new Error('invoicePrefix must be 1 to 20 letters, digits, ".", "_", "/" or "-" (starting with a letter or digit), or empty');
+  }
   return [name as SettingName, raw === '' ? null : raw];
 }
 

@@ -801,6 +801,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v0/invoices/list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoices and credit notes (filters by kind, issue date, buyer and payment)
+         * @description Invoices and credit notes, newest first by default
+         */
+        get: operations["invoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v0/invoices/{invoiceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an invoice or a credit note with signed links to its page and PDF
+         * @description An invoice or a credit note
+         */
+        get: operations["invoice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/subscriptions/list": {
         parameters: {
             query?: never;
@@ -1934,11 +1974,141 @@ export interface components {
         };
         /** @enum {string} */
         InventoryStatus: "in_stock" | "out_of_stock";
+        /** @description An invoice (of a paid payment) or a credit note (of a refund), as issued: never changed after */
         Invoice: {
-            createdAt: components["schemas"]["Timestamp"];
+            buyer: components["schemas"]["InvoiceBuyer"];
+            cardBrand: string | null;
+            cardLast4: string | null;
+            /** @description A credit note: the invoice it corrects */
+            correctsInvoiceId: string | null;
+            correctsInvoiceNumber: string | null;
+            currency: string;
             id: string;
+            /**
+             * Format: int32
+             * @description Unix seconds
+             */
+            issuedAt: number;
+            lines: components["schemas"]["InvoiceLine"][];
+            /**
+             * Format: int32
+             * @description Unix seconds
+             */
+            linksExpireAt: number | null;
+            livemode: boolean;
+            notes: string[];
+            /** @description {prefix}{000001}; credit notes {prefix}CN-…; test mode's series {prefix}TEST-… */
             number: string;
+            object: components["schemas"]["InvoiceKind"];
+            orderId: string;
+            orderNumber: string;
+            paymentId: string;
+            paymentMethod: string | null;
+            paymentNumber: string;
+            /** @description The PDF, signed like url */
+            pdfUrl: string | null;
+            pricesIncludeTax: boolean;
+            refundId: string | null;
+            reverseCharge: boolean;
+            seller: components["schemas"]["InvoiceSeller"];
+            /**
+             * Format: int32
+             * @description Without tax
+             */
+            subtotal: number;
+            /** @description YYYY-MM-DD */
+            supplyDate: string;
+            /** Format: int32 */
+            tax: number;
+            /** @description Totals per tax rate, highest rate first */
+            taxes: components["schemas"]["InvoiceTaxTotal"][];
+            /**
+             * Format: int32
+             * @description What was paid (an invoice) or given back (a credit note)
+             */
+            total: number;
+            /** @description The HTML page, signed (no keys needed) until linksExpireAt; null in webhook events (read the document for fresh links) */
+            url: string | null;
+        };
+        InvoiceBuyer: {
+            address: string[];
+            country: string | null;
+            email: string | null;
+            name: string | null;
+            /** @description The business buyer's VAT id (the sale was reverse charged) */
+            taxId: string | null;
+        };
+        /** @enum {string} */
+        InvoiceKind: "credit_note" | "invoice";
+        InvoiceLine: {
+            /**
+             * Format: int32
+             * @description The line without tax
+             */
+            amount: number;
+            description: string;
+            /**
+             * Format: int32
+             * @description Minor units
+             */
+            discount: number;
+            /** @description The cart item billed; null for a period of a subscription */
+            itemId: string | null;
+            /** Format: int32 */
+            quantity: number;
+            /** Format: int32 */
+            tax: number;
+            /** @description 0.19 for 19% */
+            taxRate: number;
+            /**
+             * Format: int32
+             * @description amount + tax
+             */
+            total: number;
+            /**
+             * Format: int32
+             * @description Minor units, as charged (with tax when pricesIncludeTax)
+             */
+            unitPrice: number;
+        };
+        /** @description A payment's invoice or a refund's credit note: where to read it, or why there is none */
+        InvoiceLink: {
+            id: string | null;
+            /**
+             * Format: int32
+             * @description Unix seconds
+             */
+            issuedAt: number | null;
+            number: string | null;
             object: string;
+            pdfUrl: string | null;
+            /** @description withheld: seller_details_missing (the workspace had no invoiceLegalName or invoiceAddress when it was paid) or paid_before_invoicing */
+            reason: string | null;
+            /** @description issued, or withheld (no document: see reason) */
+            status: string;
+            /** @description The HTML page, signed (no keys needed) for 30 days */
+            url: string | null;
+        };
+        InvoiceList: {
+            /** Format: int32 */
+            count: number | null;
+            invoices: components["schemas"]["Invoice"][];
+        };
+        InvoicePayload: {
+            invoice: components["schemas"]["Invoice"];
+        };
+        InvoiceSeller: {
+            address: string[];
+            legalName: string;
+            taxId: string | null;
+        };
+        /** @description The lines taxed at one rate: their amount without tax and the tax */
+        InvoiceTaxTotal: {
+            /** Format: int32 */
+            amount: number;
+            rate: number;
+            /** Format: int32 */
+            tax: number;
         };
         /** @description Any JSON value, nested at most 32 levels deep, with keys of at most 200 and strings of at most 2048 characters */
         JSON: unknown;
@@ -2377,7 +2547,8 @@ export interface components {
             /** Format: int32 */
             fee: number;
             id: string;
-            invoice: components["schemas"]["Invoice"] | null;
+            /** @description Its invoice; null while it was never paid */
+            invoice: components["schemas"]["InvoiceLink"] | null;
             methodType: components["schemas"]["PaymentMethodType"] | null;
             /** @description The order's number for its first payment, {orderNumber}-{n} for the n-th */
             number: string;
@@ -2551,6 +2722,8 @@ export interface components {
             amount: number;
             /** @description ISO 8601 (the contract types it as a string) */
             createdAt: string;
+            /** @description One credit note per payment it gave money back from (once that share succeeded and the payment has an invoice) */
+            creditNotes: components["schemas"]["InvoiceLink"][];
             currency: string;
             failureCode: string | null;
             failureMessage: string | null;
@@ -3027,7 +3200,7 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             /** @description ms; when the webhook was archived */
             deletedAt: components["schemas"]["Timestamp"] | null;
-            /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, refund_requires_attention, subscription_created, subscription_cancelled, subscription_updated */
+            /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, refund_requires_attention, invoice_issued, credit_note_issued, subscription_created, subscription_cancelled, subscription_updated */
             events: string[];
             /** @description ms; first failure of the current streak */
             failingSince: components["schemas"]["Timestamp"] | null;
@@ -5346,6 +5519,88 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    invoices: {
+        parameters: {
+            query?: {
+                /** @description The buyer's email (any case) */
+                email?: string;
+                /** @description Unix seconds (or milliseconds from 10^11); inclusive */
+                issuedFrom?: components["schemas"]["Timestamp"];
+                /** @description Unix seconds (the whole second, or milliseconds from 10^11); inclusive */
+                issuedTo?: components["schemas"]["Timestamp"];
+                kind?: components["schemas"]["InvoiceKind"];
+                /** @description Default DESC (newest first) */
+                orderDirection?: components["schemas"]["SortDirection"];
+                paymentId?: components["schemas"]["UUID"];
+                /** @description Fill in count */
+                returnCount?: boolean;
+                /** @description Records to skip (>= 0) */
+                skip?: number;
+                /** @description Page size; clamped to 1..100 */
+                take?: components["schemas"]["PageSize"];
+                /** @description The buyer */
+                userId?: components["schemas"]["UUID"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["InvoiceList"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    invoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invoiceId: components["schemas"]["UUID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        data: components["schemas"]["InvoicePayload"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     subscriptions: {
         parameters: {
             query?: {
@@ -5956,7 +6211,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Event types to receive (at least one, no repeats). Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, refund_requires_attention, subscription_created, subscription_cancelled, subscription_updated */
+                    /** @description Event types to receive (at least one, no repeats). Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, refund_requires_attention, invoice_issued, credit_note_issued, subscription_created, subscription_cancelled, subscription_updated */
                     events: string[];
                     /** @description whsec_ + base64 of 24 to 64 bytes; generated (32 bytes) when absent */
                     secret?: string | null;
@@ -6001,7 +6256,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, refund_requires_attention, subscription_created, subscription_cancelled, subscription_updated */
+                    /** @description Known event types: product_created, product_updated, product_archived, offer_created, offer_updated, offer_archived, discount_created, discount_updated, discount_archived, user_created, user_archived, checkout_element_created, order_created, order_cancelled, order_updated, payment_success, payment_failed, payment_cancelled, payment_expired, payment_requires_attention, payment_refunded, refund_failed, refund_requires_attention, invoice_issued, credit_note_issued, subscription_created, subscription_cancelled, subscription_updated */
                     eventType: string;
                     /** @description Optional hint for the synthetic payload */
                     items?: components["schemas"]["JSON"] | null;

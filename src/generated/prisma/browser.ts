@@ -188,3 +188,18 @@ export type PortalSession = Prisma.PortalSessionModel
  * 
  */
 export type PortalSignInLink = Prisma.PortalSignInLinkModel
+/**
+ * Model Invoice
+ * 
+ */
+export type Invoice = Prisma.InvoiceModel
+/**
+ * Model InvoiceCounter
+ * 
+ */
+export type InvoiceCounter = Prisma.InvoiceCounterModel
+/**
+ * Model InvoiceWithheld
+ * 
+ */
+export type InvoiceWithheld = Prisma.InvoiceWithheldModel

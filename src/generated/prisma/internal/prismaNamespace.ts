@@ -430,7 +430,10 @@ export const ModelName = {
   SandboxEvent: 'SandboxEvent',
   PaymentMethodSession: 'PaymentMethodSession',
   PortalSession: 'PortalSession',
-  PortalSignInLink: 'PortalSignInLink'
+  PortalSignInLink: 'PortalSignInLink',
+  Invoice: 'Invoice',
+  InvoiceCounter: 'InvoiceCounter',
+  InvoiceWithheld: 'InvoiceWithheld'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -446,7 +449,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "idempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession" | "portalSession" | "portalSignInLink"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "idempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession" | "portalSession" | "portalSignInLink" | "invoice" | "invoiceCounter" | "invoiceWithheld"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -2966,6 +2969,228 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Invoice: {
+      payload: Prisma.$InvoicePayload<ExtArgs>
+      fields: Prisma.InvoiceFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.InvoiceFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.InvoiceFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload>
+        }
+        findFirst: {
+          args: Prisma.InvoiceFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.InvoiceFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload>
+        }
+        findMany: {
+          args: Prisma.InvoiceFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload>[]
+        }
+        create: {
+          args: Prisma.InvoiceCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload>
+        }
+        createMany: {
+          args: Prisma.InvoiceCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.InvoiceCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload>[]
+        }
+        delete: {
+          args: Prisma.InvoiceDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload>
+        }
+        update: {
+          args: Prisma.InvoiceUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload>
+        }
+        deleteMany: {
+          args: Prisma.InvoiceDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.InvoiceUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.InvoiceUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload>[]
+        }
+        upsert: {
+          args: Prisma.InvoiceUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoicePayload>
+        }
+        aggregate: {
+          args: Prisma.InvoiceAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateInvoice>
+        }
+        groupBy: {
+          args: Prisma.InvoiceGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InvoiceGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.InvoiceCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InvoiceCountAggregateOutputType> | number
+        }
+      }
+    }
+    InvoiceCounter: {
+      payload: Prisma.$InvoiceCounterPayload<ExtArgs>
+      fields: Prisma.InvoiceCounterFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.InvoiceCounterFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.InvoiceCounterFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload>
+        }
+        findFirst: {
+          args: Prisma.InvoiceCounterFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.InvoiceCounterFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload>
+        }
+        findMany: {
+          args: Prisma.InvoiceCounterFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload>[]
+        }
+        create: {
+          args: Prisma.InvoiceCounterCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload>
+        }
+        createMany: {
+          args: Prisma.InvoiceCounterCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.InvoiceCounterCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload>[]
+        }
+        delete: {
+          args: Prisma.InvoiceCounterDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload>
+        }
+        update: {
+          args: Prisma.InvoiceCounterUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload>
+        }
+        deleteMany: {
+          args: Prisma.InvoiceCounterDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.InvoiceCounterUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.InvoiceCounterUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload>[]
+        }
+        upsert: {
+          args: Prisma.InvoiceCounterUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceCounterPayload>
+        }
+        aggregate: {
+          args: Prisma.InvoiceCounterAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateInvoiceCounter>
+        }
+        groupBy: {
+          args: Prisma.InvoiceCounterGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InvoiceCounterGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.InvoiceCounterCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InvoiceCounterCountAggregateOutputType> | number
+        }
+      }
+    }
+    InvoiceWithheld: {
+      payload: Prisma.$InvoiceWithheldPayload<ExtArgs>
+      fields: Prisma.InvoiceWithheldFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.InvoiceWithheldFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.InvoiceWithheldFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload>
+        }
+        findFirst: {
+          args: Prisma.InvoiceWithheldFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.InvoiceWithheldFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload>
+        }
+        findMany: {
+          args: Prisma.InvoiceWithheldFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload>[]
+        }
+        create: {
+          args: Prisma.InvoiceWithheldCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload>
+        }
+        createMany: {
+          args: Prisma.InvoiceWithheldCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.InvoiceWithheldCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload>[]
+        }
+        delete: {
+          args: Prisma.InvoiceWithheldDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload>
+        }
+        update: {
+          args: Prisma.InvoiceWithheldUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload>
+        }
+        deleteMany: {
+          args: Prisma.InvoiceWithheldDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.InvoiceWithheldUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.InvoiceWithheldUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload>[]
+        }
+        upsert: {
+          args: Prisma.InvoiceWithheldUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$InvoiceWithheldPayload>
+        }
+        aggregate: {
+          args: Prisma.InvoiceWithheldAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateInvoiceWithheld>
+        }
+        groupBy: {
+          args: Prisma.InvoiceWithheldGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InvoiceWithheldGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.InvoiceWithheldCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.InvoiceWithheldCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -3023,6 +3248,10 @@ export const WorkspaceScalarFieldEnum = {
   accentColor: 'accentColor',
   portalPauseEnabled: 'portalPauseEnabled',
   portalSwitchOfferIds: 'portalSwitchOfferIds',
+  invoiceLegalName: 'invoiceLegalName',
+  invoiceAddress: 'invoiceAddress',
+  invoiceTaxId: 'invoiceTaxId',
+  invoicePrefix: 'invoicePrefix',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -3655,6 +3884,54 @@ export const PortalSignInLinkScalarFieldEnum = {
 } as const
 
 export type PortalSignInLinkScalarFieldEnum = (typeof PortalSignInLinkScalarFieldEnum)[keyof typeof PortalSignInLinkScalarFieldEnum]
+
+
+export const InvoiceScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  key: 'key',
+  kind: 'kind',
+  sequence: 'sequence',
+  number: 'number',
+  paymentId: 'paymentId',
+  orderId: 'orderId',
+  refundId: 'refundId',
+  correctsId: 'correctsId',
+  userId: 'userId',
+  buyerEmail: 'buyerEmail',
+  currency: 'currency',
+  total: 'total',
+  tax: 'tax',
+  issuedAt: 'issuedAt',
+  content: 'content',
+  html: 'html',
+  pdf: 'pdf',
+  createdAt: 'createdAt'
+} as const
+
+export type InvoiceScalarFieldEnum = (typeof InvoiceScalarFieldEnum)[keyof typeof InvoiceScalarFieldEnum]
+
+
+export const InvoiceCounterScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  kind: 'kind',
+  last: 'last'
+} as const
+
+export type InvoiceCounterScalarFieldEnum = (typeof InvoiceCounterScalarFieldEnum)[keyof typeof InvoiceCounterScalarFieldEnum]
+
+
+export const InvoiceWithheldScalarFieldEnum = {
+  paymentId: 'paymentId',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  reason: 'reason',
+  createdAt: 'createdAt'
+} as const
+
+export type InvoiceWithheldScalarFieldEnum = (typeof InvoiceWithheldScalarFieldEnum)[keyof typeof InvoiceWithheldScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -4294,6 +4571,9 @@ export type GlobalOmitConfig = {
   paymentMethodSession?: Prisma.PaymentMethodSessionOmit
   portalSession?: Prisma.PortalSessionOmit
   portalSignInLink?: Prisma.PortalSignInLinkOmit
+  invoice?: Prisma.InvoiceOmit
+  invoiceCounter?: Prisma.InvoiceCounterOmit
+  invoiceWithheld?: Prisma.InvoiceWithheldOmit
 }
 
 /* Types for Logging */

@@ -84,7 +84,10 @@ export const ModelName = {
   SandboxEvent: 'SandboxEvent',
   PaymentMethodSession: 'PaymentMethodSession',
   PortalSession: 'PortalSession',
-  PortalSignInLink: 'PortalSignInLink'
+  PortalSignInLink: 'PortalSignInLink',
+  Invoice: 'Invoice',
+  InvoiceCounter: 'InvoiceCounter',
+  InvoiceWithheld: 'InvoiceWithheld'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -121,6 +124,10 @@ export const WorkspaceScalarFieldEnum = {
   accentColor: 'accentColor',
   portalPauseEnabled: 'portalPauseEnabled',
   portalSwitchOfferIds: 'portalSwitchOfferIds',
+  invoiceLegalName: 'invoiceLegalName',
+  invoiceAddress: 'invoiceAddress',
+  invoiceTaxId: 'invoiceTaxId',
+  invoicePrefix: 'invoicePrefix',
   createdAt: 'createdAt',
   updatedAt: 'updatedAt'
 } as const
@@ -753,6 +760,54 @@ export const PortalSignInLinkScalarFieldEnum = {
 } as const
 
 export type PortalSignInLinkScalarFieldEnum = (typeof PortalSignInLinkScalarFieldEnum)[keyof typeof PortalSignInLinkScalarFieldEnum]
+
+
+export const InvoiceScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  key: 'key',
+  kind: 'kind',
+  sequence: 'sequence',
+  number: 'number',
+  paymentId: 'paymentId',
+  orderId: 'orderId',
+  refundId: 'refundId',
+  correctsId: 'correctsId',
+  userId: 'userId',
+  buyerEmail: 'buyerEmail',
+  currency: 'currency',
+  total: 'total',
+  tax: 'tax',
+  issuedAt: 'issuedAt',
+  content: 'content',
+  html: 'html',
+  pdf: 'pdf',
+  createdAt: 'createdAt'
+} as const
+
+export type InvoiceScalarFieldEnum = (typeof InvoiceScalarFieldEnum)[keyof typeof InvoiceScalarFieldEnum]
+
+
+export const InvoiceCounterScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  kind: 'kind',
+  last: 'last'
+} as const
+
+export type InvoiceCounterScalarFieldEnum = (typeof InvoiceCounterScalarFieldEnum)[keyof typeof InvoiceCounterScalarFieldEnum]
+
+
+export const InvoiceWithheldScalarFieldEnum = {
+  paymentId: 'paymentId',
+  workspaceId: 'workspaceId',
+  livemode: 'livemode',
+  reason: 'reason',
+  createdAt: 'createdAt'
+} as const
+
+export type InvoiceWithheldScalarFieldEnum = (typeof InvoiceWithheldScalarFieldEnum)[keyof typeof InvoiceWithheldScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -52,6 +52,10 @@ export type WorkspaceMinAggregateOutputType = {
   accentColor: string | null
   portalPauseEnabled: boolean | null
   portalSwitchOfferIds: string | null
+  invoiceLegalName: string | null
+  invoiceAddress: string | null
+  invoiceTaxId: string | null
+  invoicePrefix: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -74,6 +78,10 @@ export type WorkspaceMaxAggregateOutputType = {
   accentColor: string | null
   portalPauseEnabled: boolean | null
   portalSwitchOfferIds: string | null
+  invoiceLegalName: string | null
+  invoiceAddress: string | null
+  invoiceTaxId: string | null
+  invoicePrefix: string | null
   createdAt: Date | null
   updatedAt: Date | null
 }
@@ -96,6 +104,10 @@ export type WorkspaceCountAggregateOutputType = {
   accentColor: number
   portalPauseEnabled: number
   portalSwitchOfferIds: number
+  invoiceLegalName: number
+  invoiceAddress: number
+  invoiceTaxId: number
+  invoicePrefix: number
   createdAt: number
   updatedAt: number
   _all: number
@@ -128,6 +140,10 @@ export type WorkspaceMinAggregateInputType = {
   accentColor?: true
   portalPauseEnabled?: true
   portalSwitchOfferIds?: true
+  invoiceLegalName?: true
+  invoiceAddress?: true
+  invoiceTaxId?: true
+  invoicePrefix?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -150,6 +166,10 @@ export type WorkspaceMaxAggregateInputType = {
   accentColor?: true
   portalPauseEnabled?: true
   portalSwitchOfferIds?: true
+  invoiceLegalName?: true
+  invoiceAddress?: true
+  invoiceTaxId?: true
+  invoicePrefix?: true
   createdAt?: true
   updatedAt?: true
 }
@@ -172,6 +192,10 @@ export type WorkspaceCountAggregateInputType = {
   accentColor?: true
   portalPauseEnabled?: true
   portalSwitchOfferIds?: true
+  invoiceLegalName?: true
+  invoiceAddress?: true
+  invoiceTaxId?: true
+  invoicePrefix?: true
   createdAt?: true
   updatedAt?: true
   _all?: true
@@ -281,6 +305,10 @@ export type WorkspaceGroupByOutputType = {
   accentColor: string | null
   portalPauseEnabled: boolean
   portalSwitchOfferIds: string | null
+  invoiceLegalName: string | null
+  invoiceAddress: string | null
+  invoiceTaxId: string | null
+  invoicePrefix: string | null
   createdAt: Date
   updatedAt: Date
   _count: WorkspaceCountAggregateOutputType | null
@@ -326,6 +354,10 @@ export type WorkspaceWhereInput = {
   accentColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
   portalPauseEnabled?: Prisma.BoolFilter<"Workspace"> | boolean
   portalSwitchOfferIds?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  invoiceLegalName?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  invoiceAddress?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  invoiceTaxId?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  invoicePrefix?: Prisma.StringNullableFilter<"Workspace"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   projects?: Prisma.ProjectListRelationFilter
@@ -350,6 +382,10 @@ export type WorkspaceOrderByWithRelationInput = {
   accentColor?: Prisma.SortOrderInput | Prisma.SortOrder
   portalPauseEnabled?: Prisma.SortOrder
   portalSwitchOfferIds?: Prisma.SortOrderInput | Prisma.SortOrder
+  invoiceLegalName?: Prisma.SortOrderInput | Prisma.SortOrder
+  invoiceAddress?: Prisma.SortOrderInput | Prisma.SortOrder
+  invoiceTaxId?: Prisma.SortOrderInput | Prisma.SortOrder
+  invoicePrefix?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   projects?: Prisma.ProjectOrderByRelationAggregateInput
@@ -377,6 +413,10 @@ export type WorkspaceWhereUniqueInput = Prisma.AtLeast<{
   accentColor?: Prisma.StringNullableFilter<"Workspace"> | string | null
   portalPauseEnabled?: Prisma.BoolFilter<"Workspace"> | boolean
   portalSwitchOfferIds?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  invoiceLegalName?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  invoiceAddress?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  invoiceTaxId?: Prisma.StringNullableFilter<"Workspace"> | string | null
+  invoicePrefix?: Prisma.StringNullableFilter<"Workspace"> | string | null
   createdAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeFilter<"Workspace"> | Date | string
   projects?: Prisma.ProjectListRelationFilter
@@ -401,6 +441,10 @@ export type WorkspaceOrderByWithAggregationInput = {
   accentColor?: Prisma.SortOrderInput | Prisma.SortOrder
   portalPauseEnabled?: Prisma.SortOrder
   portalSwitchOfferIds?: Prisma.SortOrderInput | Prisma.SortOrder
+  invoiceLegalName?: Prisma.SortOrderInput | Prisma.SortOrder
+  invoiceAddress?: Prisma.SortOrderInput | Prisma.SortOrder
+  invoiceTaxId?: Prisma.SortOrderInput | Prisma.SortOrder
+  invoicePrefix?: Prisma.SortOrderInput | Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
   _count?: Prisma.WorkspaceCountOrderByAggregateInput
@@ -431,6 +475,10 @@ export type WorkspaceScalarWhereWithAggregatesInput = {
   accentColor?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   portalPauseEnabled?: Prisma.BoolWithAggregatesFilter<"Workspace"> | boolean
   portalSwitchOfferIds?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
+  invoiceLegalName?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
+  invoiceAddress?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
+  invoiceTaxId?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
+  invoicePrefix?: Prisma.StringNullableWithAggregatesFilter<"Workspace"> | string | null
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Workspace"> | Date | string
   updatedAt?: Prisma.DateTimeWithAggregatesFilter<"Workspace"> | Date | string
 }
@@ -453,6 +501,10 @@ export type WorkspaceCreateInput = {
   accentColor?: string | null
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: string | null
+  invoiceLegalName?: string | null
+  invoiceAddress?: string | null
+  invoiceTaxId?: string | null
+  invoicePrefix?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectCreateNestedManyWithoutWorkspaceInput
@@ -477,6 +529,10 @@ export type WorkspaceUncheckedCreateInput = {
   accentColor?: string | null
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: string | null
+  invoiceLegalName?: string | null
+  invoiceAddress?: string | null
+  invoiceTaxId?: string | null
+  invoicePrefix?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -501,6 +557,10 @@ export type WorkspaceUpdateInput = {
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceLegalName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceTaxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoicePrefix?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUpdateManyWithoutWorkspaceNestedInput
@@ -525,6 +585,10 @@ export type WorkspaceUncheckedUpdateInput = {
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceLegalName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceTaxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoicePrefix?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -549,6 +613,10 @@ export type WorkspaceCreateManyInput = {
   accentColor?: string | null
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: string | null
+  invoiceLegalName?: string | null
+  invoiceAddress?: string | null
+  invoiceTaxId?: string | null
+  invoicePrefix?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
 }
@@ -571,6 +639,10 @@ export type WorkspaceUpdateManyMutationInput = {
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceLegalName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceTaxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoicePrefix?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -593,6 +665,10 @@ export type WorkspaceUncheckedUpdateManyInput = {
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceLegalName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceTaxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoicePrefix?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -615,6 +691,10 @@ export type WorkspaceCountOrderByAggregateInput = {
   accentColor?: Prisma.SortOrder
   portalPauseEnabled?: Prisma.SortOrder
   portalSwitchOfferIds?: Prisma.SortOrder
+  invoiceLegalName?: Prisma.SortOrder
+  invoiceAddress?: Prisma.SortOrder
+  invoiceTaxId?: Prisma.SortOrder
+  invoicePrefix?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -641,6 +721,10 @@ export type WorkspaceMaxOrderByAggregateInput = {
   accentColor?: Prisma.SortOrder
   portalPauseEnabled?: Prisma.SortOrder
   portalSwitchOfferIds?: Prisma.SortOrder
+  invoiceLegalName?: Prisma.SortOrder
+  invoiceAddress?: Prisma.SortOrder
+  invoiceTaxId?: Prisma.SortOrder
+  invoicePrefix?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -663,6 +747,10 @@ export type WorkspaceMinOrderByAggregateInput = {
   accentColor?: Prisma.SortOrder
   portalPauseEnabled?: Prisma.SortOrder
   portalSwitchOfferIds?: Prisma.SortOrder
+  invoiceLegalName?: Prisma.SortOrder
+  invoiceAddress?: Prisma.SortOrder
+  invoiceTaxId?: Prisma.SortOrder
+  invoicePrefix?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   updatedAt?: Prisma.SortOrder
 }
@@ -746,6 +834,10 @@ export type WorkspaceCreateWithoutProjectsInput = {
   accentColor?: string | null
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: string | null
+  invoiceLegalName?: string | null
+  invoiceAddress?: string | null
+  invoiceTaxId?: string | null
+  invoicePrefix?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   apiKeys?: Prisma.ApiKeyCreateNestedManyWithoutWorkspaceInput
@@ -769,6 +861,10 @@ export type WorkspaceUncheckedCreateWithoutProjectsInput = {
   accentColor?: string | null
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: string | null
+  invoiceLegalName?: string | null
+  invoiceAddress?: string | null
+  invoiceTaxId?: string | null
+  invoicePrefix?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   apiKeys?: Prisma.ApiKeyUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -808,6 +904,10 @@ export type WorkspaceUpdateWithoutProjectsInput = {
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceLegalName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceTaxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoicePrefix?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKeys?: Prisma.ApiKeyUpdateManyWithoutWorkspaceNestedInput
@@ -831,6 +931,10 @@ export type WorkspaceUncheckedUpdateWithoutProjectsInput = {
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceLegalName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceTaxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoicePrefix?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   apiKeys?: Prisma.ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -854,6 +958,10 @@ export type WorkspaceCreateWithoutApiKeysInput = {
   accentColor?: string | null
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: string | null
+  invoiceLegalName?: string | null
+  invoiceAddress?: string | null
+  invoiceTaxId?: string | null
+  invoicePrefix?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectCreateNestedManyWithoutWorkspaceInput
@@ -877,6 +985,10 @@ export type WorkspaceUncheckedCreateWithoutApiKeysInput = {
   accentColor?: string | null
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: string | null
+  invoiceLegalName?: string | null
+  invoiceAddress?: string | null
+  invoiceTaxId?: string | null
+  invoicePrefix?: string | null
   createdAt?: Date | string
   updatedAt?: Date | string
   projects?: Prisma.ProjectUncheckedCreateNestedManyWithoutWorkspaceInput
@@ -916,6 +1028,10 @@ export type WorkspaceUpdateWithoutApiKeysInput = {
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceLegalName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceTaxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoicePrefix?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUpdateManyWithoutWorkspaceNestedInput
@@ -939,6 +1055,10 @@ export type WorkspaceUncheckedUpdateWithoutApiKeysInput = {
   accentColor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   portalPauseEnabled?: Prisma.BoolFieldUpdateOperationsInput | boolean
   portalSwitchOfferIds?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceLegalName?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceAddress?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoiceTaxId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  invoicePrefix?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   projects?: Prisma.ProjectUncheckedUpdateManyWithoutWorkspaceNestedInput
@@ -1002,6 +1122,10 @@ export type WorkspaceSelect<ExtArgs extends runtime.Types.Extensions.InternalArg
   accentColor?: boolean
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: boolean
+  invoiceLegalName?: boolean
+  invoiceAddress?: boolean
+  invoiceTaxId?: boolean
+  invoicePrefix?: boolean
   createdAt?: boolean
   updatedAt?: boolean
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
@@ -1027,6 +1151,10 @@ export type WorkspaceSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Ext
   accentColor?: boolean
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: boolean
+  invoiceLegalName?: boolean
+  invoiceAddress?: boolean
+  invoiceTaxId?: boolean
+  invoicePrefix?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["workspace"]>
@@ -1049,6 +1177,10 @@ export type WorkspaceSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Ext
   accentColor?: boolean
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: boolean
+  invoiceLegalName?: boolean
+  invoiceAddress?: boolean
+  invoiceTaxId?: boolean
+  invoicePrefix?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }, ExtArgs["result"]["workspace"]>
@@ -1071,11 +1203,15 @@ export type WorkspaceSelectScalar = {
   accentColor?: boolean
   portalPauseEnabled?: boolean
   portalSwitchOfferIds?: boolean
+  invoiceLegalName?: boolean
+  invoiceAddress?: boolean
+  invoiceTaxId?: boolean
+  invoicePrefix?: boolean
   createdAt?: boolean
   updatedAt?: boolean
 }
 
-export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "taxRegistrations" | "noTaxData" | "brandColor" | "accentColor" | "portalPauseEnabled" | "portalSwitchOfferIds" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
+export type WorkspaceOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "name" | "testMode" | "offline" | "productLimit" | "portalEnabled" | "refundsEnabled" | "embeddedPaymentMethodUpdate" | "customSubscriptionManagementUrl" | "contactEmail" | "pricesIncludeTax" | "taxRegistrations" | "noTaxData" | "brandColor" | "accentColor" | "portalPauseEnabled" | "portalSwitchOfferIds" | "invoiceLegalName" | "invoiceAddress" | "invoiceTaxId" | "invoicePrefix" | "createdAt" | "updatedAt", ExtArgs["result"]["workspace"]>
 export type WorkspaceInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   projects?: boolean | Prisma.Workspace$projectsArgs<ExtArgs>
   apiKeys?: boolean | Prisma.Workspace$apiKeysArgs<ExtArgs>
@@ -1108,6 +1244,10 @@ export type $WorkspacePayload<ExtArgs extends runtime.Types.Extensions.InternalA
     accentColor: string | null
     portalPauseEnabled: boolean
     portalSwitchOfferIds: string | null
+    invoiceLegalName: string | null
+    invoiceAddress: string | null
+    invoiceTaxId: string | null
+    invoicePrefix: string | null
     createdAt: Date
     updatedAt: Date
   }, ExtArgs["result"]["workspace"]>
@@ -1552,6 +1692,10 @@ export interface WorkspaceFieldRefs {
   readonly accentColor: Prisma.FieldRef<"Workspace", 'String'>
   readonly portalPauseEnabled: Prisma.FieldRef<"Workspace", 'Boolean'>
   readonly portalSwitchOfferIds: Prisma.FieldRef<"Workspace", 'String'>
+  readonly invoiceLegalName: Prisma.FieldRef<"Workspace", 'String'>
+  readonly invoiceAddress: Prisma.FieldRef<"Workspace", 'String'>
+  readonly invoiceTaxId: Prisma.FieldRef<"Workspace", 'String'>
+  readonly invoicePrefix: Prisma.FieldRef<"Workspace", 'String'>
   readonly createdAt: Prisma.FieldRef<"Workspace", 'DateTime'>
   readonly updatedAt: Prisma.FieldRef<"Workspace", 'DateTime'>
 }
