@@ -1,0 +1,154 @@
+// `npm run bench:storage`: the three ways a download can leave an S3 bucket, side by side in one
+// run on SeaweedFS (test/support/seaweedfs.ts): the hand-written socket reader the service used
+// before issue 37 (bench/hand-written-s3-reader.ts), the AWS SDK's GetObject stream (the service's
+// driver now) and a 302 to a presigned GetObject URL (S3_PRESIGNED_REDIRECT_SECONDS). Each behind
+// the same bare node:http server (bench/bare-s3-server.ts). A BENCH_FILE_MB (10) MiB object,
+// BENCH_DOWNLOADS (60) downloads CONCURRENCY at a time per round, BENCH_ROUNDS (3) alternating
+// rounds: MB/s, CPU ms per MB of the server and of SeaweedFS, the server's RSS before, at its peak
+// and its growth. Then a storage restart mid-download (SIGKILL, started again on the same data):
+// what the client sees, and how a resume (Range from the bytes it has) fares. Each figure is
+// printed with the 1-minute load average when it was taken: the machine is shared.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import os from 'node:os';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { startProcess, type StartedProcess } from '../test/support/processes.js';
+import { SEAWEEDFS_MISSING, findOrProvisionSeaweedfs, startSeaweedS3 } from '../test/support/seaweedfs.js';
+import { cpuSeconds, inParallel, sampleMemory } from './support.js';
+
+const FILE_BYTES = Number(process.env.BENCH_FILE_MB ?? 10) * 1_048_576;
+const DOWNLOADS = Number(process.env.BENCH_DOWNLOADS ?? 60);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONCURRENCY = 20;
+const SAMPLE_MS = 50;
+const MODES = ['hand-written', 'sdk', 'redirect'] as const;
+const MB = FILE_BYTES / 1_048_576;
+
+const load = () => os.loadavg()[0]!.toFixed(1);
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
+
+interface Got {
+  status: number;
+  bytes: Buffer[];
+  received: number;
+  /** The body ended as a complete message (not cut). */
+  complete: boolean;
+}
+
+/** GETs `url` (following one redirect), keeping the bytes when asked; `onData` may pause the response. */
+function get(url: string, { keep = false, range, onData }: { keep?: boolean; range?: string; onData?: (got: Got, response: http.IncomingMessage) => void } = {}): Promise<Got> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { agent, headers: range ? { range } : {} }, (response) => {
+      if (response.statusCode === 302) {
+        response.resume();
+        return void get(response.headers.location!, { keep, range, onData }).then(resolve, reject);
+      }
+      const got: Got = { status: response.statusCode!, bytes: [], received: 0, complete: false };
+      response.on('data', (chunk: Buffer) => {
+        got.received += chunk.length;
+        if (keep) got.bytes.push(chunk);
+        onData?.(got, response);
+      });
+      response.on('end', () => resolve({ ...got, complete: response.complete }));
+      response.on('error', () => resolve(got));
+      response.on('aborted', () => resolve(got));
+    });
+    request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
+  });
+}
+
+interface Side {
+  mode: (typeof MODES)[number];
+  server: StartedProcess;
+  url: string;
+  rssBeforeMb: number;
+  rounds: { mbPerSecond: number; serverCpu: number; storageCpu: number; rssPeakMb: number; load: string }[];
+}
+
+const executable = await findOrProvisionSeaweedfs();
+if (!executable) throw new Error(SEAWEEDFS_MISSING);
+const seaweed = await startSeaweedS3(executable);
+const sides: Side[] = [];
+try {
+  await seaweed.createBucket('bench');
+  const key = `${randomUUID()}/${randomUUID()}`;
+  const file = randomBytes(FILE_BYTES);
+  const sha256 = createHash('sha256').update(file).digest('hex');
+  await seaweed.client.send(new PutObjectCommand({ Bucket: 'bench', Key: key, Body: file }));
+  for (const mode of MODES) {
+    const server = await startProcess('bench/bare-s3-server.ts', { ...seaweed.env('bench'), BENCH_MODE: mode, BENCH_KEY: key, BENCH_SIZE: String(FILE_BYTES) }, /listening on (http:\/\/\S+)/);
+    sides.push({ mode, server, url: server.ready[1]!, rssBeforeMb: 0, rounds: [] });
+  }
+  for (const side of sides) {
+    side.rssBeforeMb = sampleMemory(side.server.child.pid!).stop().rootRss;
+    const first = await get(side.url, { keep: true });
+    if (createHash('sha256').update(Buffer.concat(first.bytes)).digest('hex') !== sha256) throw new Error(`${side.mode} served other bytes`);
+  }
+
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    for (const side of round % 2 ? sides : [...sides].reverse()) {
+      const pid = side.server.child.pid!;
+      const memory = sampleMemory(pid, SAMPLE_MS);
+      const [serverBefore, storageBefore] = [cpuSeconds(pid), cpuSeconds(seaweed.pid())];
+      const started = performance.now();
+      await inParallel(DOWNLOADS, CONCURRENCY, async () => {
+        const { received } = await get(side.url);
+        if (received !== FILE_BYTES) throw new Error(`${side.mode}: ${received} bytes instead of ${FILE_BYTES}`);
+      });
+      const seconds = (performance.now() - started) / 1000;
+      side.rounds.push({ mbPerSecond: (DOWNLOADS * MB) / seconds, serverCpu: cpuSeconds(pid) - serverBefore, storageCpu: cpuSeconds(seaweed.pid()) - storageBefore, rssPeakMb: memory.stop().rootRss, load: load() });
+    }
+    console.log(`round ${round}: ${sides.map((side) => `${side.mode} ${side.rounds.at(-1)!.mbPerSecond.toFixed(0)} MB/s (load ${side.rounds.at(-1)!.load})`).join(', ')}`);
+  }
+
+  const fmt = (n: number, digits = 1) => n.toFixed(digits).padStart(11);
+  console.log(`\nA ${MB} MiB object, ${DOWNLOADS} downloads ${CONCURRENCY} at a time per round, ${ROUNDS} alternating rounds (${os.cpus().length} CPUs)`);
+  console.log(`${'path'.padEnd(14)}${'MB/s'.padStart(11)}${'server'.padStart(11)}${'storage'.padStart(11)}${'RSS before'.padStart(11)}${'RSS peak'.padStart(11)}${'growth'.padStart(11)}  load per round`);
+  console.log(`${''.padEnd(14)}${''.padStart(11)}${'CPU ms/MB'.padStart(11)}${'CPU ms/MB'.padStart(11)}${'MB'.padStart(11)}${'MB'.padStart(11)}${'MB'.padStart(11)}`);
+  for (const side of sides) {
+    const total = side.rounds.length * DOWNLOADS * MB;
+    const mean = side.rounds.reduce((sum, r) => sum + r.mbPerSecond, 0) / side.rounds.length;
+    const peak = Math.max(...side.rounds.map((r) => r.rssPeakMb));
+    console.log(
+      `${side.mode.padEnd(14)}${fmt(mean, 0)}${fmt((side.rounds.reduce((s, r) => s + r.serverCpu, 0) * 1000) / total, 2)}${fmt((side.rounds.reduce((s, r) => s + r.storageCpu, 0) * 1000) / total, 2)}${fmt(side.rssBeforeMb)}${fmt(peak)}${fmt(peak - side.rssBeforeMb)}  ${side.rounds.map((r) => r.load).join(' ')}`,
+    );
+  }
+
+  console.log('\nThe storage SIGKILLed and started again mid-download (the client pauses after 1 MiB until the storage is back), then resumes with a Range:');
+  for (const side of sides) {
+    let restarted: Promise<number> | undefined;
+    const first = await get(side.url, {
+      keep: true,
+      onData: (got, response) => {
+        if (restarted || got.received < 1_048_576) return;
+        response.pause();
+        const at = performance.now();
+        restarted = seaweed.restart().then(() => {
+          response.resume();
+          return performance.now() - at;
+        });
+      },
+    });
+    const restartMs = await restarted!;
+    const parts = [...first.bytes];
+    let have = first.received;
+    let failedResumes = 0;
+    const resumeStarted = performance.now();
+    while (have < FILE_BYTES && failedResumes < 20) {
+      const rest = await get(side.url, { keep: true, range: `bytes=${have}-` }).catch(() => undefined);
+      if (rest?.status === 206) {
+        parts.push(...rest.bytes);
+        have += rest.received;
+      } else failedResumes += 1;
+    }
+    const whole = createHash('sha256').update(Buffer.concat(parts)).digest('hex') === sha256;
+    console.log(
+      `  ${side.mode.padEnd(14)} first answer: ${first.received} of ${FILE_BYTES} bytes, ${first.complete ? 'ended as if complete' : 'cut (the client knows it is short)'}; ` +
+        `storage back in ${restartMs.toFixed(0)} ms; resumed in ${(performance.now() - resumeStarted).toFixed(0)} ms after ${failedResumes} failed attempts; bytes ${whole ? 'identical' : 'DIFFERENT'} (load ${load()})`,
+    );
+  }
+} finally {
+  agent.destroy();
+  for (const side of sides) await side.server.stop();
+  await seaweed.stop();
+}
