@@ -6,7 +6,7 @@
 // BENCH_DOWNLOADS (60) downloads CONCURRENCY at a time per round, BENCH_ROUNDS (3) alternating
 // rounds: MB/s, CPU ms per MB of the server and of SeaweedFS, the server's RSS before, at its peak
 // and its growth. Then a storage restart mid-download (SIGKILL, started again on the same data):
-// what the client sees, and how a resume (Range from the bytes it has) fares. Each figure is
+// what the client sees of a 64 MiB object, and how a resume (Range from the bytes it has) fares. Each figure is
 // printed with the 1-minute load average when it was taken: the machine is shared.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -22,10 +22,13 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = 20;
 const SAMPLE_MS = 50;
 const MODES = ['hand-written', 'sdk', 'redirect'] as const;
+// The restart's object: larger than what the sockets between storage, server and client buffer, so the kill lands mid-object.
+const RESTART_BYTES = 64 * 1_048_576;
 const MB = FILE_BYTES / 1_048_576;
 
 const load = () => os.loadavg()[0]!.toFixed(1);
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
+// A connection per download: an idle kept-alive one may be closed by the server just as it is reused.
+const agent = new http.Agent({ keepAlive: false, maxSockets: CONCURRENCY * 2 });
 
 interface Got {
   status: number;
@@ -69,19 +72,29 @@ const executable = await findOrProvisionSeaweedfs();
 if (!executable) throw new Error(SEAWEEDFS_MISSING);
 const seaweed = await startSeaweedS3(executable);
 const sides: Side[] = [];
+const stopLater: StartedProcess[] = [];
 try {
   await seaweed.createBucket('bench');
   const key = `${randomUUID()}/${randomUUID()}`;
   const file = randomBytes(FILE_BYTES);
   const sha256 = createHash('sha256').update(file).digest('hex');
   await seaweed.client.send(new PutObjectCommand({ Bucket: 'bench', Key: key, Body: file }));
+  const big = { key: `${randomUUID()}/${randomUUID()}`, bytes: randomBytes(RESTART_BYTES) };
+  await seaweed.client.send(new PutObjectCommand({ Bucket: 'bench', Key: big.key, Body: big.bytes }));
+  const serve = (mode: string, object: string, size: number) =>
+    startProcess('bench/bare-s3-server.ts', { ...seaweed.env('bench'), BENCH_MODE: mode, BENCH_KEY: object, BENCH_SIZE: String(size) }, /listening on (http:\/\/\S+)/);
+  const restartUrls = new Map<string, string>();
   for (const mode of MODES) {
-    const server = await startProcess('bench/bare-s3-server.ts', { ...seaweed.env('bench'), BENCH_MODE: mode, BENCH_KEY: key, BENCH_SIZE: String(FILE_BYTES) }, /listening on (http:\/\/\S+)/);
+    const server = await serve(mode, key, FILE_BYTES);
     sides.push({ mode, server, url: server.ready[1]!, rssBeforeMb: 0, rounds: [] });
+    const bigServer = await serve(mode, big.key, RESTART_BYTES);
+    stopLater.push(bigServer);
+    restartUrls.set(mode, bigServer.ready[1]!);
   }
   for (const side of sides) {
     side.rssBeforeMb = sampleMemory(side.server.child.pid!).stop().rootRss;
-    const first = await get(side.url, { keep: true });
+    const url = restartUrls.get(side.mode)!;
+    const first = await get(url, { keep: true });
     if (createHash('sha256').update(Buffer.concat(first.bytes)).digest('hex') !== sha256) throw new Error(`${side.mode} served other bytes`);
   }
 
@@ -117,7 +130,8 @@ try {
   console.log('\nThe storage SIGKILLed and started again mid-download (the client pauses after 1 MiB until the storage is back), then resumes with a Range:');
   for (const side of sides) {
     let restarted: Promise<number> | undefined;
-    const first = await get(side.url, {
+    const url = restartUrls.get(side.mode)!;
+    const first = await get(url, {
       keep: true,
       onData: (got, response) => {
         if (restarted || got.received < 1_048_576) return;
@@ -134,21 +148,21 @@ try {
     let have = first.received;
     let failedResumes = 0;
     const resumeStarted = performance.now();
-    while (have < FILE_BYTES && failedResumes < 20) {
-      const rest = await get(side.url, { keep: true, range: `bytes=${have}-` }).catch(() => undefined);
+    while (have < RESTART_BYTES && failedResumes < 20) {
+      const rest = await get(url, { keep: true, range: `bytes=${have}-` }).catch(() => undefined);
       if (rest?.status === 206) {
         parts.push(...rest.bytes);
         have += rest.received;
       } else failedResumes += 1;
     }
-    const whole = createHash('sha256').update(Buffer.concat(parts)).digest('hex') === sha256;
+    const whole = Buffer.concat(parts).equals(big.bytes);
     console.log(
-      `  ${side.mode.padEnd(14)} first answer: ${first.received} of ${FILE_BYTES} bytes, ${first.complete ? 'ended as if complete' : 'cut (the client knows it is short)'}; ` +
+      `  ${side.mode.padEnd(14)} first answer: ${first.received} of ${RESTART_BYTES} bytes, ${first.complete ? 'ended as if complete' : 'cut (the client knows it is short)'}; ` +
         `storage back in ${restartMs.toFixed(0)} ms; resumed in ${(performance.now() - resumeStarted).toFixed(0)} ms after ${failedResumes} failed attempts; bytes ${whole ? 'identical' : 'DIFFERENT'} (load ${load()})`,
     );
   }
 } finally {
   agent.destroy();
-  for (const side of sides) await side.server.stop();
+  for (const running of [...sides.map((side) => side.server), ...stopLater]) await running.stop();
   await seaweed.stop();
 }

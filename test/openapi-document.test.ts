@@ -126,7 +126,7 @@ describe('the published OpenAPI document', () => {
     const paths = [...asksWorkflow.map((p) => `/v0/subscriptions/${p}`), '/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/advance', '/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/payment-method'];
     for (const p of paths) {
       const [operation] = Object.values(document.paths[p] as Record<string, { responses: Record<string, unknown> }>);
-      expect([p, resolve(document, operation!.responses['503']).content['application/json'].schema]).toEqual([p, { $ref: '#/components/schemas/ErrorEnvelope' }]);
+      expect([p, resolve(document, operation!.responses['503'] as Schema).content['application/json'].schema]).toEqual([p, { $ref: '#/components/schemas/ErrorEnvelope' }]);
     }
   });
 
