@@ -313,8 +313,8 @@ describe('string lengths', () => {
     return found;
   }
 
-  test('docs/decisions.md states exactly the limits the server enforces', async () => {
-    const text = await readFile(path.join(ROOT, 'docs/decisions.md'), 'utf8');
+  test('docs/decisions/general.md states exactly the limits the server enforces', async () => {
+    const text = await readFile(path.join(ROOT, 'docs/decisions/general.md'), 'utf8');
     const documented: Record<string, number> = {};
     for (const [, max, names] of text.matchAll(/^\s*\| ([\d,]+) \| (`.*`) \|$/gm)) {
       for (const [, name] of names!.matchAll(/`(\w+)`/g)) documented[name!] = Number(max!.replace(/,/g, ''));
