@@ -95,8 +95,7 @@ try {
   }
   for (const side of sides) {
     side.rssBeforeMb = sampleMemory(side.server.child.pid!).stop().rootRss;
-    const url = restartUrls.get(side.mode)!;
-    const first = await get(url, { keep: true });
+    const first = await get(side.url, { keep: true });
     // Reported rather than thrown: a path that serves other bytes is a finding of the comparison.
     side.firstBytes = createHash('sha256').update(Buffer.concat(first.bytes)).digest('hex') === sha256 ? 'identical' : `DIFFERENT (${first.received} bytes)`;
   }

@@ -24,7 +24,7 @@ const REDIS = process.env.TOPOLOGY_REDIS_URL || 'redis://127.0.0.1:6379';
 const POOL_SIZE = 20;
 const TEMPORAL_START_MS = 15 * 60_000;
 
-type Running = Pick<StartedProcess, 'child' | 'stop'> & { url?: string };
+type Running = Pick<StartedProcess, 'child' | 'stop' | 'output'> & { url?: string };
 
 /** One process of a role, SIGKILLable and startable again with the same settings (so the same port). */
 export interface Member {
@@ -96,7 +96,7 @@ async function member(name: string, start: () => Promise<Running>, victim: (runn
   return self;
 }
 
-/** HAProxy in the foreground: round robin over the APIs, a server out after two failed /readyz checks 500 ms apart. */
+/** HAProxy in the foreground: round robin over the APIs, a server out after two failed /healthz checks a second apart. */
 async function startHaproxy(dir: string, port: number, apiPorts: number[]): Promise<ChildProcess> {
   const file = path.join(dir, 'haproxy.cfg');
   await writeFile(
@@ -120,9 +120,12 @@ async function startHaproxy(dir: string, port: number, apiPorts: number[]): Prom
       '  default_backend apis',
       'backend apis',
       '  balance roundrobin',
-      '  option httpchk GET /readyz',
+      // Liveness, not readiness: under load /readyz waits for a pooled connection, and an API is
+      // not dead for being busy. A killed one refuses connections: out after two checks a second apart.
+      '  option httpchk GET /healthz',
       '  http-check expect status 200',
-      '  default-server inter 500ms fall 2 rise 1',
+      '  timeout check 5s',
+      '  default-server inter 1s fall 2 rise 1',
       ...apiPorts.map((p, i) => `  server api${i + 1} 127.0.0.1:${p} check`),
       '',
     ].join('\n'),
