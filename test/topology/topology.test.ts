@@ -201,7 +201,7 @@ test(`${CHECKOUTS} checkouts, ${REFUNDS} refunds and ${SUBSCRIPTIONS} subscripti
   );
   expect(settled).toHaveLength(REFUNDS);
   for (const order of orders) {
-    expect([order.id, order.payments.length, order.payments[0]!.status]).toEqual([order.id, 1, 'PAID']);
+    expect([order.id, order.payments.length, order.payments[0]!.status]).toEqual([order.id, 1, refunds.has(order.id) ? 'REFUNDED' : 'PAID']);
     const charges = order.payments[0]!.charges.filter((c) => c.status === 'succeeded');
     expect([order.id, charges.length]).toEqual([order.id, 1]);
   }
