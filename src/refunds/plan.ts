@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { canonical } from '../core/idempotency.js';
 import { ValidationFailed } from '../core/errors.js';
 import type { PaymentMethodType, PaymentProcessor, PaymentStatus } from '../generated/prisma/enums.js';
-import { feeRuleOf, type FeeRule } from '../orders/fee.js';
+import { feeRuleOf, type FeeRule } from '../orders/index.js';
 import { MAX_WORKFLOW_ID_LENGTH } from '../temporal/limits.js';
 
 /** Identical bodies without a key within this window return the first refund (the contract's Limits). */

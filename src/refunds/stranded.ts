@@ -4,7 +4,7 @@
 // shown on the order and reported by payment_refunded. Once per payment and charge, whatever the
 // number of deliveries of the processor's event.
 import type { PrismaClient } from '../generated/prisma/client.js';
-import type { StrandedChargeHandler } from '../payments/ended-payments.js';
+import type { StrandedChargeHandler } from '../payments/index.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { startRefundWorkflow } from './flow.js';
 import { refundWorkflowId } from './plan.js';
