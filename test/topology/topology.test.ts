@@ -22,8 +22,8 @@ import { measureCheckouts } from './throughput.js';
 const CHECKOUTS = 300;
 const REFUNDS = 100;
 const SUBSCRIPTIONS = 20;
-// Requests in flight per kind (checkouts, refunds, subscriptions); the machine is shared, and past this
-// interactive transactions outlive their 15 s under PgBouncer (see the report of issue 37).
+// Requests in flight per kind (checkouts, refunds, subscriptions): at 12 on a shared 2-CPU machine,
+// checkout transactions outlived their 15 s and one answered 500 (docs/deployment.md, "Known limit").
 const CONCURRENCY = 6;
 const LIVE: KeyChoice = { mode: 'live' };
 const HOUR = 60 * 60_000;
