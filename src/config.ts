@@ -19,6 +19,8 @@ function boolEnv(name: string, fallback: boolean): boolean {
   return raw === 'true';
 }
 
+const MAX_REDIRECT_SECONDS = 300;
+
 /** S3-compatible storage of downloadable files: on when S3_BUCKET is set (src/delivery/storage.ts). */
 function s3Env() {
   const bucket = process.env.S3_BUCKET || undefined;
@@ -29,6 +31,9 @@ function s3Env() {
   if (!accessKeyId !== !secretAccessKey) throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither, for the AWS SDK default credentials)');
   const endpoint = process.env.S3_ENDPOINT || undefined;
   if (endpoint !== undefined && !/^https?:\/\/[^/]+\/?$/.test(endpoint)) throw new Error('S3_ENDPOINT must be an http(s) origin, e.g. http://127.0.0.1:8333');
+  const redirectSeconds = intEnv('S3_PRESIGNED_REDIRECT_SECONDS', 0);
+  // Short-lived by design: a presigned URL cannot be taken back once the item is refunded.
+  if (redirectSeconds > MAX_REDIRECT_SECONDS) throw new Error(`S3_PRESIGNED_REDIRECT_SECONDS must be at most ${MAX_REDIRECT_SECONDS}`);
   return {
     bucket,
     region: process.env.S3_REGION || 'us-east-1',
@@ -36,6 +41,9 @@ function s3Env() {
     credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
     forcePathStyle: boolEnv('S3_FORCE_PATH_STYLE', false),
     keyPrefix: process.env.S3_KEY_PREFIX ?? '',
+    // 0: downloads stream through this service; N: after its checks, /downloads/{token} redirects
+    // to a GetObject URL presigned for N seconds (docs/decisions.md, "Presigned redirects").
+    redirectSeconds,
   };
 }
 

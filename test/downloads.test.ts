@@ -116,7 +116,7 @@ describe('downloads', () => {
     expect(Buffer.from(await whole.arrayBuffer()).equals(file)).toBe(true);
     expect(whole.headers.get('content-type')).toBe('application/pdf');
     expect(whole.headers.get('content-length')).toBe(String(file.length));
-    expect(whole.headers.get('content-disposition')).toBe(`attachment; filename="Handbuch _ v1.pdf"; filename*=UTF-8''Handbuch%20%E2%80%93%20v1.pdf`);
+    expect(whole.headers.get('content-disposition')).toBe(`attachment; filename="Handbuch ? v1.pdf"; filename*=UTF-8''Handbuch%20%E2%80%93%20v1.pdf`);
     expect(whole.headers.get('accept-ranges')).toBe('bytes');
     const etag = whole.headers.get('etag')!;
     expect(etag).toBe(`"${createHash('sha256').update(file).digest('hex')}"`);
@@ -139,6 +139,32 @@ describe('downloads', () => {
     expect(cached.status).toBe(304);
     const since = await fetch(minted.url, { headers: { 'if-modified-since': whole.headers.get('last-modified')! } });
     expect(since.status).toBe(304);
+    const changed = await fetch(minted.url, { headers: { 'if-none-match': '"other"', 'if-modified-since': whole.headers.get('last-modified')! } });
+    expect([changed.status, (await changed.arrayBuffer()).byteLength]).toEqual([200, file.length]);
+
+    // RFC 9110: a reversed range is invalid and ignored (the whole file), the unit is case-insensitive,
+    // overlapping ranges that make one are served as one, another unit is ignored.
+    const reversed = await fetch(minted.url, { headers: { range: 'bytes=199-100' } });
+    expect([reversed.status, (await reversed.arrayBuffer()).byteLength]).toEqual([200, file.length]);
+    const upper = await fetch(minted.url, { headers: { range: 'BYTES=100-199' } });
+    expect([upper.status, upper.headers.get('content-range'), Buffer.from(await upper.arrayBuffer()).equals(file.subarray(100, 200))]).toEqual([206, `bytes 100-199/${file.length}`, true]);
+    const overlapping = await fetch(minted.url, { headers: { range: 'bytes=0-49, 40-99' } });
+    expect([overlapping.status, overlapping.headers.get('content-range')]).toEqual([206, `bytes 0-99/${file.length}`]);
+    await overlapping.arrayBuffer();
+    const apart = await fetch(minted.url, { headers: { range: 'bytes=0-9, 50-59' } });
+    expect([apart.status, (await apart.arrayBuffer()).byteLength]).toEqual([200, file.length]);
+    const items = await fetch(minted.url, { headers: { range: 'items=0-9' } });
+    expect([items.status, (await items.arrayBuffer()).byteLength]).toEqual([200, file.length]);
+
+    // HEAD: the headers a GET of the whole file gets, no body (405 before).
+    const head = await fetch(minted.url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    for (const name of ['content-type', 'content-length', 'content-disposition', 'etag', 'last-modified', 'accept-ranges']) expect(head.headers.get(name)).toBe(whole.headers.get(name));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    expect((await fetch(minted.url, { method: 'HEAD', headers: { 'if-none-match': etag } })).status).toBe(304);
+    const put = await fetch(minted.url, { method: 'PUT' });
+    expect([put.status, put.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    await put.arrayBuffer();
 
     const readOnly = await failure(restClient(ws, { write: false }).POST('/v0/orders/{orderIdOrNumber}/items/{itemId}/download-url', { params: { path: { orderIdOrNumber: orderId, itemId } }, body: {} }));
     expect(readOnly.status).toBe(401);

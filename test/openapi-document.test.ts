@@ -121,6 +121,15 @@ describe('the published OpenAPI document', () => {
     });
   });
 
+  test("every route that asks a subscription's workflow documents 503 in the envelope (Temporal not answering, or the processor)", () => {
+    const asksWorkflow = ['create', '{subscriptionIdOrNumber}/update', '{subscriptionIdOrNumber}/cancel', '{subscriptionIdOrNumber}/undo-cancel', '{subscriptionIdOrNumber}/charge', '{subscriptionIdOrNumber}/end-trial', '{subscriptionIdOrNumber}/pause', '{subscriptionIdOrNumber}/resume'];
+    const paths = [...asksWorkflow.map((p) => `/v0/subscriptions/${p}`), '/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/advance', '/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/payment-method'];
+    for (const p of paths) {
+      const [operation] = Object.values(document.paths[p] as Record<string, { responses: Record<string, unknown> }>);
+      expect([p, resolve(document, operation!.responses['503'] as Schema).content['application/json'].schema]).toEqual([p, { $ref: '#/components/schemas/ErrorEnvelope' }]);
+    }
+  });
+
   test('reads take query parameters, writes a JSON body, and path parameters appear only in the path', () => {
     const described = operations().map(({ path: p, method, operation }) => ({
       where: `${method} ${p}`,

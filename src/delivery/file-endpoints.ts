@@ -1,6 +1,7 @@
 // The two HTTP endpoints of files that are not JSON routes: the upload (the body is the file,
 // streamed into storage) and the download a minted URL points at (HTTP Range and conditional
-// requests, the stored content type, a Content-Disposition file name). Errors in the envelope.
+// requests, HEAD, the stored content type, a Content-Disposition file name; or a redirect to the
+// bucket when S3_PRESIGNED_REDIRECT_SECONDS says so). Errors in the envelope.
 import { Readable } from 'node:stream';
 import { Response } from '@whatwg-node/server';
 import { config } from '../config.js';
@@ -62,7 +63,7 @@ export async function handleFileUpload({ request, url, params, requestId, limits
   }
 }
 
-/** GET /downloads/{token}: the signed grant checked (403 tampered, 410 expired or no longer delivered), then the bytes. */
+/** GET or HEAD /downloads/{token}: the signed grant checked (403 tampered, 410 expired or no longer delivered), then the bytes (or a redirect to them). */
 export async function handleDownload({ request, params, requestId, limits, prisma }: EndpointRequest): Promise<Response> {
   try {
     const grant = readDownloadToken(params.token!);
@@ -79,8 +80,9 @@ export async function handleDownload({ request, params, requestId, limits, prism
     const resource = fileResource(file);
     const etag = `"${file.sha256}"`;
     const lastModified = new Date(Math.floor(file.createdAt.getTime() / 1000) * 1000);
+    const contentType = file.mimeType ?? 'application/octet-stream';
     const headers: Record<string, string> = {
-      'content-type': file.mimeType ?? 'application/octet-stream',
+      'content-type': contentType,
       'content-disposition': contentDisposition(file.fileName),
       'accept-ranges': 'bytes',
       etag,
@@ -89,13 +91,21 @@ export async function handleDownload({ request, params, requestId, limits, prism
       'x-content-type-options': 'nosniff',
     };
     if (notModified(request.headers, etag, lastModified)) return new Response(null, { status: 304, headers });
+    // HEAD: what a GET of the whole file would answer, without asking the storage (RFC 9110 §9.3.2; Range applies to GET only).
+    if (request.method === 'HEAD') return new Response(null, { status: 200, headers: { ...headers, 'content-length': String(resource.size) } });
+    const storage = fileStorage();
+    if (storage.redirectUrl) {
+      // Checked above; the bytes (and any Range of them) come from the bucket, for a URL that lives seconds.
+      const location = await storage.redirectUrl(file.storageKey, { fileName: file.fileName, contentType });
+      return new Response(null, { status: 302, headers: { location, 'cache-control': 'private, no-store' } });
+    }
     const range = parseRange(request.headers, resource.size, etag, lastModified);
     if (range === 'unsatisfiable') {
       return errorResponse(416, `The range is outside the file's ${resource.size} bytes`, { 'content-range': `bytes */${resource.size}` });
     }
     let stored: Readable;
     try {
-      stored = await fileStorage().read(file.storageKey, range ?? undefined);
+      stored = await storage.read(file.storageKey, range ?? undefined);
     } catch (error) {
       if (error instanceof StoredFileMissing) return errorResponse(404, 'This download no longer exists');
       throw error;

@@ -20,6 +20,6 @@ export const deliveryModule: DomainModule = {
   rateLimits: [downloadUrlBudget, keyValidationAddressBudget, keyValidationBudget],
   endpoints: [
     { path: '/v0/products/:productId/files/upload', methods: ['POST'], handle: handleFileUpload, operation: uploadOperation },
-    { path: `${DOWNLOAD_PATH}/:token`, methods: ['GET'], handle: handleDownload },
+    { path: `${DOWNLOAD_PATH}/:token`, methods: ['GET', 'HEAD'], handle: handleDownload },
   ],
 };

@@ -1,7 +1,7 @@
 // A download's body made of chunks that live in memory the source reuses (a local file read into
-// one buffer, the storage's socket read into a few of them): piped into the response, no chunk is
-// allocated per read, so twenty downloads at once do not leave megabytes of dead chunks behind
-// for V8 to collect late (docs/decisions.md, "Serving memory"). Both storage drivers send through it.
+// one buffer): piped into the response, no chunk is allocated per read, so twenty downloads at once
+// do not leave megabytes of dead chunks behind for V8 to collect late (docs/decisions.md, "Serving
+// memory"). The local driver sends through it (S3 downloads are the SDK's stream: "Storage through its SDK").
 import { Readable } from 'node:stream';
 
 /** Where a body's bytes come from: each chunk is a view of memory the source reuses. */

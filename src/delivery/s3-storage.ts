@@ -1,13 +1,13 @@
 // Downloadable files' bytes in an S3-compatible bucket (S3_BUCKET; docs/decisions.md, "Delivery" >
 // "Digital downloads"). Imported only by a process whose storage is S3 (./storage.ts), so the AWS
 // SDK (about 33 MB of memory) is not loaded where it is not used.
+import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { create as contentDisposition } from 'content-disposition';
 import { TemporarilyUnavailable } from '../core/errors.js';
 import { logger } from '../logger.js';
-import { ReusedBufferBody } from './reused-buffer-body.js';
-import { getOverSocket, type SocketAnswer } from './storage-socket.js';
 import { checked, StoredFileMissing, type FileStorage } from './stored-file.js';
 
 export interface S3Settings {
@@ -21,6 +21,8 @@ export interface S3Settings {
   forcePathStyle: boolean;
   /** Prepended to every object key (e.g. `downloads/`), for a bucket shared with other data. */
   keyPrefix: string;
+  /** 0: downloads stream through this service; otherwise they redirect to a URL presigned for this long. */
+  redirectSeconds: number;
 }
 
 // S3 allows 10,000 parts per upload; parts are at least 8 MiB, larger when the size limit needs it.
@@ -28,17 +30,20 @@ const MIN_PART_BYTES = 8 * 1_048_576;
 const MAX_PARTS = 10_000;
 // Parts sent at once: an upload holds at most (PARTS_IN_FLIGHT + 1) parts in memory.
 const PARTS_IN_FLIGHT = 2;
-// The SDK's connections (uploads, removals; downloads have their own sockets): its default of 50
-// would make the 26th concurrent upload (two parts in flight each) wait for a free one.
+// The SDK's kept-alive connections: its default of 50 would make the 51st concurrent download (or
+// the 26th upload, two parts in flight each) wait for a free one.
 const MAX_STORAGE_CONNECTIONS = 1_000;
-// A download's GetObject is signed for this long: it is sent at once.
-const SIGNED_REQUEST_SECONDS = 60;
-// Connecting, the answer's head, and each wait for more of the object's bytes.
+// Connecting, and then each wait for the answer's head or more of the object's bytes.
+const CONNECT_TIMEOUT_MS = 5_000;
 const STORAGE_TIMEOUT_MS = 30_000;
+// The SDK's standard retries (S3's 503 SlowDown, a connection reset or refused before the answer,
+// a stale kept-alive socket), with its backoff: three attempts in all.
+const MAX_ATTEMPTS = 3;
+
+const statusOf = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
 /** The SDK's answer that the object (or the bucket) is not there. */
-const isMissing = (error: unknown) =>
-  error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound' || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404);
+const isMissing = (error: unknown) => error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound' || statusOf(error) === 404);
 
 /** A storage failure as the caller's retryable 503; what went wrong is logged, never sent. */
 function unavailable(error: unknown, operation: string, key: string): TemporarilyUnavailable {
@@ -53,15 +58,21 @@ export function s3Storage(settings: S3Settings, maxFileBytes: number): FileStora
     endpoint: settings.endpoint,
     forcePathStyle: settings.forcePathStyle,
     credentials: settings.credentials,
+    maxAttempts: MAX_ATTEMPTS,
     // Checksums only where S3 requires them: we keep our own SHA-256, and servers other than AWS
     // do not all take the SDK's newer trailing checksums.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { httpAgent: { maxSockets: MAX_STORAGE_CONNECTIONS }, httpsAgent: { maxSockets: MAX_STORAGE_CONNECTIONS } },
+    requestHandler: {
+      connectionTimeout: CONNECT_TIMEOUT_MS,
+      requestTimeout: STORAGE_TIMEOUT_MS,
+      httpAgent: { keepAlive: true, maxSockets: MAX_STORAGE_CONNECTIONS },
+      httpsAgent: { keepAlive: true, maxSockets: MAX_STORAGE_CONNECTIONS },
+    },
   });
   const partSize = Math.max(MIN_PART_BYTES, Math.ceil(maxFileBytes / MAX_PARTS));
   const objectKey = (key: string) => `${settings.keyPrefix}${checked(key)}`;
-  return {
+  const storage: FileStorage = {
     async write(key, body) {
       const upload = new Upload({ client, params: { Bucket: settings.bucket, Key: objectKey(key), Body: body }, partSize, queueSize: PARTS_IN_FLIGHT, leavePartsOnError: false });
       try {
@@ -74,30 +85,25 @@ export function s3Storage(settings: S3Settings, maxFileBytes: number): FileStora
     },
     async read(key, range) {
       const rangeHeader = range ? `bytes=${range.start}-${range.end}` : undefined;
-      let answer: SocketAnswer;
+      let answer;
       try {
-        // Signed by the SDK (its credentials, endpoint and addressing), fetched over our own socket.
-        const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: settings.bucket, Key: objectKey(key), Range: rangeHeader }), { expiresIn: SIGNED_REQUEST_SECONDS });
-        answer = await getOverSocket(new URL(url), rangeHeader ? { range: rangeHeader } : {}, STORAGE_TIMEOUT_MS);
+        answer = await client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: objectKey(key), Range: rangeHeader }));
       } catch (error) {
+        if (isMissing(error)) throw new StoredFileMissing(key);
         throw unavailable(error, 'read', key);
       }
-      const { status, headers, body } = answer;
-      if (status === 404) {
-        await body.close();
-        throw new StoredFileMissing(key);
-      }
-      // Exactly the bytes asked for, with their length (a short answer then fails the download).
-      const contentRange = headers.get('content-range');
-      const length = headers.get('content-length');
-      const expected = range ? status === 206 && contentRange?.startsWith(`bytes ${range.start}-${range.end}/`) && length === String(range.end - range.start + 1) : status === 200 && length !== undefined;
+      const body = answer.Body as Readable;
+      // Exactly the bytes asked for: anything else is the storage's fault. A body shorter than its
+      // Content-Length fails the stream (Node's HTTP client); a chunked one (no length) is taken as sent.
+      const length = answer.ContentLength;
+      const expected = range
+        ? answer.ContentRange?.startsWith(`bytes ${range.start}-${range.end}/`) && (length === undefined || length === range.end - range.start + 1)
+        : answer.ContentRange === undefined;
       if (!expected) {
-        // S3's error document (its code and message) for the log.
-        const detail = await body.next().then((chunk) => chunk?.toString('utf8', 0, 1_000), () => undefined);
-        await body.close();
-        throw unavailable(new Error(`GetObject answered ${status} (Content-Length ${length ?? 'none'}, Content-Range ${contentRange ?? 'none'}): ${detail ?? ''}`), 'read', key);
+        body.destroy();
+        throw unavailable(new Error(`GetObject answered Content-Length ${answer.ContentLength ?? 'none'}, Content-Range ${answer.ContentRange ?? 'none'}`), 'read', key);
       }
-      return new ReusedBufferBody(body);
+      return body;
     },
     async remove(key) {
       try {
@@ -107,4 +113,14 @@ export function s3Storage(settings: S3Settings, maxFileBytes: number): FileStora
       }
     },
   };
+  if (settings.redirectSeconds > 0) {
+    storage.redirectUrl = (key, { fileName, contentType }) =>
+      getSignedUrl(
+        client,
+        // The bucket's answer carries our name and type, as the streamed answer would.
+        new GetObjectCommand({ Bucket: settings.bucket, Key: objectKey(key), ResponseContentDisposition: contentDisposition(fileName), ResponseContentType: contentType, ResponseCacheControl: 'private, no-store' }),
+        { expiresIn: settings.redirectSeconds },
+      );
+  }
+  return storage;
 }

@@ -1,7 +1,8 @@
 // Where downloadable files' bytes live, behind one interface: DATA_DIR/files by default, an
 // S3-compatible bucket when S3_BUCKET is set (docs/decisions.md, "Delivery" > "Digital downloads").
 // Either way the bytes stream through: an upload is never held whole, a download is piped out as
-// the storage sends it, through a few buffers of its own (ReusedBufferBody).
+// the storage sends it (a local file through one buffer of its own, ReusedBufferBody; S3 as the
+// SDK's GetObject stream), unless S3 downloads are redirected to presigned URLs.
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -81,11 +82,13 @@ function lazyS3Storage(settings: S3Settings, maxFileBytes: number): FileStorage 
         throw error;
       },
     ));
-  return {
+  const lazy: FileStorage = {
     write: async (key, body) => (await storage()).write(key, body),
     read: async (key, range) => (await storage()).read(key, range),
     remove: async (key) => (await storage()).remove(key),
   };
+  if (settings.redirectSeconds > 0) lazy.redirectUrl = async (key, as) => (await storage()).redirectUrl!(key, as);
+  return lazy;
 }
 
 let storage: FileStorage | undefined;

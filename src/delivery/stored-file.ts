@@ -15,6 +15,11 @@ export interface FileStorage {
   read(key: string, range?: ByteRange): Promise<Readable>;
   /** Removes the object; an absent one is no error. */
   remove(key: string): Promise<void>;
+  /**
+   * Only where downloads are redirected to the storage (S3_PRESIGNED_REDIRECT_SECONDS): a
+   * short-lived URL that serves the object as `as` says (its name and type), for a buyer already checked.
+   */
+  redirectUrl?(key: string, as: { fileName: string; contentType: string }): Promise<string>;
 }
 
 /** The storage has no object under the key (removed, or lost outside this service). */

@@ -43,7 +43,7 @@ export interface HttpEndpoint {
   /** The path pattern, e.g. /checkout/:checkoutElementId; metrics label answers with it. */
   path: string;
   /** Other methods are 405 with Allow. */
-  methods: readonly ('GET' | 'POST')[];
+  methods: readonly ('GET' | 'HEAD' | 'POST')[];
   handle(endpoint: EndpointRequest): Promise<Response>;
   /** An endpoint of the API (a write with both keys) is in the OpenAPI document. */
   operation?: EndpointOperation;

@@ -12,7 +12,7 @@ import { TemporarilyUnavailable, Unauthenticated, ValidationFailed } from '../co
 import type { Scope } from '../core/scope.js';
 import { logger } from '../logger.js';
 import type { ChargeOutcome } from '../payments/index.js';
-import type { TemporalConnection } from '../temporal/client.js';
+import { temporalUnreachable, type TemporalConnection } from '../temporal/client.js';
 import type { subscriptionWorkflow } from '../../workflows/subscription.js';
 import { subscriptionWorkflowId, type AttemptOutcome, type LifecycleCommand, type LifecycleState } from './service.js';
 import { findSubscription } from './queries.js';
@@ -55,6 +55,11 @@ function workflowStart(deps: LifecycleDeps, s: Subscription) {
 /** Its workflow closed: the subscription ended (the only way it closes). */
 const ended = (error: unknown) => error instanceof WorkflowExecutionAlreadyStartedError || error instanceof WorkflowNotFoundError;
 
+/** Temporal down or restarting is the caller's 503 (retry; with the same Idempotency-Key where the route takes one), never a 500. */
+function unreachableAs503(error: unknown): unknown {
+  return temporalUnreachable(error) ? new TemporarilyUnavailable('The workflow service did not answer; retry shortly') : error;
+}
+
 /** Sends a request to the subscription's workflow (started by it if need be) and waits for its answer; 400 with the workflow's reason when refused. */
 export async function requestChange(deps: LifecycleDeps, scope: Scope, idOrNumber: string, command: LifecycleCommand): Promise<Subscription> {
   const subscription = await findSubscription(deps.prisma, scope, idOrNumber);
@@ -72,7 +77,7 @@ export async function requestChange(deps: LifecycleDeps, scope: Scope, idOrNumbe
     }
     // Ended meanwhile (a cancel at period end that just took effect).
     if (ended(error)) throw new ValidationFailed('The subscription no longer changes');
-    throw error;
+    throw unreachableAs503(error);
   }
   return deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } });
 }
@@ -102,7 +107,7 @@ export async function advanceClock(deps: LifecycleDeps, scope: Scope, idOrNumber
     await deps.temporal.client.workflow.signalWithStart<typeof subscriptionWorkflow, [number]>('subscriptionWorkflow', { ...workflowStart(deps, subscription), signal: ADVANCE_CLOCK, signalArgs: [toMs] });
   } catch (error) {
     if (ended(error)) throw new ValidationFailed('The subscription no longer changes');
-    throw error;
+    throw unreachableAs503(error);
   }
   for (const deadline = Date.now() + ADVANCE_WAIT.ms; Date.now() < deadline; await sleep(ADVANCE_WAIT.step)) {
     const now = await deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } });

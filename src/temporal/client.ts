@@ -5,7 +5,7 @@
 // through their parameters, the worker's activities through ActivityDependencies.
 import { readFileSync } from 'node:fs';
 
-import { Client, Connection, type TLSConfig } from '@temporalio/client';
+import { Client, Connection, isGrpcServiceError, ServiceError, type TLSConfig } from '@temporalio/client';
 
 import { config } from '../config.js';
 import { startDevServer } from './dev-server.js';
@@ -31,6 +31,15 @@ export interface TemporalConnection {
   failure: Promise<never>;
   /** Closes the client connection, then the dev server if this process started it. */
   stop(): Promise<void>;
+}
+
+// gRPC's UNAVAILABLE and DEADLINE_EXCEEDED: the cluster did not answer (after the client's own retries).
+const UNREACHABLE_CODES = [14, 4];
+
+/** The Temporal cluster did not answer the call (down, restarting, unreachable): the caller may retry; a 503, not a 500. */
+export function temporalUnreachable(error: unknown): boolean {
+  const grpc = error instanceof ServiceError ? error.cause : error;
+  return isGrpcServiceError(grpc) && UNREACHABLE_CODES.includes(grpc.code);
 }
 
 function tlsOptions(settings: typeof config.temporal): TLSConfig | undefined {

@@ -49,6 +49,10 @@ export interface SeaweedS3 {
   /** The S3_* variables of a service storing its files in `bucket`. */
   env(bucket: string): Record<string, string>;
   createBucket(bucket: string): Promise<void>;
+  /** SIGKILLs the server and starts it again on the same ports and data; resolves once it answers again. */
+  restart(): Promise<void>;
+  /** The running server's process id (it changes with a restart). */
+  pid(): number;
   output(): string;
   stop(): Promise<void>;
 }
@@ -104,28 +108,35 @@ export async function startSeaweedS3(executable: string): Promise<SeaweedS3> {
     '-s3.port.lance=0',
     `-s3.config=${config}`,
   ];
-  const child: ChildProcess = spawn(executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
     if (output.length > 200_000) output = output.slice(-100_000);
   };
-  child.stdout!.on('data', collect);
-  child.stderr!.on('data', collect);
-  const exited = new Promise<never>((_resolve, reject) => child.once('exit', (code) => reject(new Error(`weed server exited with ${code}:\n${output.slice(-5_000)}`))));
-  exited.catch(() => undefined);
+  let child!: ChildProcess;
+  let exited!: Promise<never>;
+  const spawnServer = () => {
+    child = spawn(executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
+    exited = new Promise<never>((_resolve, reject) => child.once('exit', (code, signal) => reject(new Error(`weed server exited with ${code ?? signal}:\n${output.slice(-5_000)}`))));
+    exited.catch(() => undefined);
+  };
+  spawnServer();
+  const killed = (signal: NodeJS.Signals) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill(signal);
+        });
 
   const endpoint = `http://127.0.0.1:${s3}`;
   const region = 'us-east-1';
   const client = new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey }, maxAttempts: 1 });
   const stop = async () => {
     client.destroy();
-    if (child.exitCode === null && child.signalCode === null) {
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
-    }
+    await killed('SIGTERM');
     await rm(dir, { recursive: true, force: true });
   };
 
@@ -154,6 +165,12 @@ export async function startSeaweedS3(executable: string): Promise<SeaweedS3> {
     await stop();
     throw error;
   }
+  // Killed as a crash would (no goodbye to open connections), then started again on the same ports and data.
+  const restart = async () => {
+    await killed('SIGKILL');
+    spawnServer();
+    await createBucket('ready');
+  };
   return {
     endpoint,
     region,
@@ -169,6 +186,8 @@ export async function startSeaweedS3(executable: string): Promise<SeaweedS3> {
       S3_FORCE_PATH_STYLE: 'true',
     }),
     createBucket,
+    restart,
+    pid: () => child.pid!,
     output: () => output,
     stop,
   };

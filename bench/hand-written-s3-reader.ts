@@ -1,10 +1,11 @@
-// One HTTP/1.1 GET to the file storage over a socket of our own, read into a few buffers of this
-// request (the socket's `onread`) rather than the per-read buffers Node's HTTP client allocates:
-// a download then allocates nothing per chunk (docs/decisions.md, "Serving memory"). Only what a
-// GetObject answer needs: `Connection: close`, a Content-Length body (chunked answers are refused).
+// The hand-written S3 download path the service used before issue 37, kept here only as the
+// baseline of `npm run bench:storage` (docs/decisions.md, "Storage through its SDK"): one HTTP/1.1
+// GET over a socket of our own, read into a few buffers of the request (the socket's `onread`)
+// rather than the per-read buffers Node's HTTP client allocates. `Connection: close`, a
+// Content-Length body only, no retries.
 import net from 'node:net';
 import tls from 'node:tls';
-import type { ChunkSource } from './reused-buffer-body.js';
+import type { ChunkSource } from '../src/delivery/reused-buffer-body.js';
 
 export interface SocketAnswer {
   status: number;
