@@ -21,6 +21,7 @@ import { subscriptionEventData } from '../subscriptions/events.js';
 import { beginFirstPeriod } from '../subscriptions/first-period.js';
 import { userResource } from '../users/events.js';
 import { paymentEventData } from './events.js';
+import { runRenewalPaidSteps } from './payment-hooks.js';
 import { paymentRowInclude, type PaymentRow } from './resource.js';
 
 type Tx = Prisma.TransactionClient;
@@ -83,6 +84,8 @@ async function transition(tx: Tx, paymentId: string, t: Transition, data: Prisma
     if (payment.subscriptionId) started = await startOrEndSubscription(tx, payment.subscriptionId, payment.orderId, t.to === 'PAID', now);
     // Ended unpaid: the checkout's reservations (offers' soldItems, the discount's use) go back.
     if (t.to !== 'PAID') await releaseOrderReservations(tx, payment.orderId);
+  } else if (t.to === 'PAID') {
+    await runRenewalPaidSteps(tx, payment.orderId);
   }
   const { order, items } = await loadOrderForEvent(tx, payment.orderId);
   await recordEvent(tx, scope, t.event, paymentEventData(payment, order, items));

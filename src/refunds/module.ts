@@ -3,7 +3,9 @@ import type { DomainModule } from '../domain-module.js';
 import { createRefundActivities } from './activities.js';
 import { events } from './events.js';
 import { onStrandedCharge } from '../payments/ended-payments.js';
+import { onRenewalPaid } from '../payments/payment-hooks.js';
 import { onProcessorRefundEvents } from '../payments/processor-callbacks.js';
+import { reopenRenewedOrder } from './bookkeeping.js';
 import { startRefundOutbox } from './outbox.js';
 import { handleRefundEvent } from './processor-events.js';
 import { routes } from './routes.js';
@@ -12,6 +14,8 @@ import { refundStrandedCharge } from './stranded.js';
 // The processor's refund events and late successes reach the refunds through the payments' webhook path.
 onProcessorRefundEvents(handleRefundEvent);
 onStrandedCharge(refundStrandedCharge);
+// A renewal paid pays for the order's units again.
+onRenewalPaid(reopenRenewedOrder);
 
 export const refundsModule: DomainModule = {
   tag: { name: 'Refunds', description: "Refunds: an order's money given back through its payments' processor, durable and idempotent" },
