@@ -112,7 +112,6 @@ function refundableRows(order: MOrder) {
     .map((p) => ({ payment: p, left: p.amount - reservedOn(order, p) }))
     .sort((a, b) => b.payment.sequence - a.payment.sequence);
 }
-export const refundableAmount = (order: MOrder) => sum(refundableRows(order).map((r) => r.left));
 
 /** What `units` more units of an item are worth: cumulative, so every unit refunded adds up to the line. */
 const unitsValue = (item: MItem, units: number) => Math.floor((item.line * (item.refunded + units)) / item.quantity) - Math.floor((item.line * item.refunded) / item.quantity);
