@@ -1,8 +1,9 @@
 // What other domains hang on payments, without payments importing them: a payment became PAID
-// (the subscriptions start their workflow on a first payment), and processor outcomes of charges a
+// (the subscriptions start their workflow on a first payment), processor outcomes of charges a
 // domain makes itself (subscription renewals, retried by dunning, so a failed charge does not end
-// the payment). The domains register in their module.ts.
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+// the payment). The domains register in their module.ts. A subscription's first payment settling
+// is ./first-payment-hook.ts.
+import type { PrismaClient } from '../generated/prisma/client.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { ChargeOutcome } from './charge-outcomes.js';
 
@@ -21,22 +22,6 @@ export function onPaymentPaid(handler: PaymentPaidHandler): void {
 
 export async function notifyPaymentPaid(deps: HookDeps, paymentId: string): Promise<void> {
   for (const handler of paymentPaidHandlers) await handler(deps, paymentId);
-}
-
-/**
- * Steps run in the transaction that marks a renewal (a payment after an order's first) PAID, with
- * the order's id: what another domain keeps of the order must agree with the new payment the
- * moment it commits.
- */
-export type RenewalPaidStep = (tx: Prisma.TransactionClient, orderId: string) => Promise<void>;
-const renewalPaidSteps: RenewalPaidStep[] = [];
-
-export function onRenewalPaid(step: RenewalPaidStep): void {
-  renewalPaidSteps.push(step);
-}
-
-export async function runRenewalPaidSteps(tx: Prisma.TransactionClient, orderId: string): Promise<void> {
-  for (const step of renewalPaidSteps) await step(tx, orderId);
 }
 
 /** True when the router took the outcome (its payment is one it charges itself). */

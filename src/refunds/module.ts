@@ -2,9 +2,7 @@
 import type { DomainModule } from '../domain-module.js';
 import { createRefundActivities } from './activities.js';
 import { events } from './events.js';
-import { onStrandedCharge } from '../payments/ended-payments.js';
-import { onRenewalPaid } from '../payments/payment-hooks.js';
-import { onProcessorRefundEvents } from '../payments/processor-callbacks.js';
+import { onProcessorRefundEvents, onRenewalPaid, onStrandedCharge } from '../payments/index.js';
 import { reopenRenewedOrder } from './bookkeeping.js';
 import { startRefundOutbox } from './outbox.js';
 import { handleRefundEvent } from './processor-events.js';

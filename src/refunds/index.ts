@@ -1,0 +1,5 @@
+// The refunds domain's door: what other domains may use of it (docs/decisions.md "One door per
+// domain"). Everything else in src/refunds is private to it.
+
+/** The portal shows an order's refunds to its buyer. */
+export { refundsOfOrder } from './service.js';
