@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,7 +12,7 @@ import { card } from './support/checkout.js';
 import { buyerClient, restClient } from './support/client.js';
 import { embeddedDatabaseUrl } from './support/database.js';
 import { ok } from './support/responses.js';
-import { runCli, startProcess, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
+import { freePort, killed, runCli, startProcess, startServerProcess, startWorkerProcess, untilAnswered, type ServerProcess, type StartedProcess } from './support/processes.js';
 
 // The payment path survives process death, on the embedded default database (a PostgreSQL of its
 // own in a fresh DATA_DIR, as `npm run db:embedded` keeps one up): an API process
@@ -44,23 +43,6 @@ let env: Record<string, string>;
 let api: ServerProcess;
 let worker: StartedProcess;
 let ws: Workspace;
-
-/** A port free now, kept by the API across its restarts so that the buyers' retries find it again. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-
-async function killed(victim: { child: ServerProcess['child'] }) {
-  const exited = new Promise((resolve) => victim.child.once('exit', resolve));
-  victim.child.kill('SIGKILL');
-  await exited;
-}
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'commerce-kill-'));
@@ -115,23 +97,10 @@ interface Answer {
 /** One buyer: the same request with the same Idempotency-Key until the server answers (not 5xx). */
 async function buy(elementId: string, key: string): Promise<Answer> {
   const body = { email: `buyer-${randomUUID()}@example.com`, billingDetails: { countryCode: 'DE', postalCode: '10115' }, card: card() };
-  const deadline = Date.now() + ANSWER_TIMEOUT_MS;
-  for (;;) {
-    try {
-      // api.url: the port stays the same across restarts.
-      const { data, response } = await buyerClient({ 'idempotency-key': key }, api.url).POST('/checkout/{checkoutElementId}/orders', {
-        params: { path: { checkoutElementId: elementId } },
-        body,
-      });
-      if (response.status < 500) return { status: response.status, orderId: data?.data.order.id, paymentId: data?.data.payment.id };
-    } catch (error) {
-      // The connection refused or reset while the process is down: what a buyer's retry meets
-      // (fetch's TypeError, from Node's realm: instanceof would not see it from Jest's).
-      if ((error as Error).name !== 'TypeError') throw error;
-    }
-    if (Date.now() > deadline) throw new Error(`Idempotency-Key ${key} was not answered within ${ANSWER_TIMEOUT_MS} ms`);
-    await sleep(100);
-  }
+  // api.url: the port stays the same across restarts.
+  const send = () => buyerClient({ 'idempotency-key': key }, api.url).POST('/checkout/{checkoutElementId}/orders', { params: { path: { checkoutElementId: elementId } }, body });
+  const { data, response } = await untilAnswered(send, `Idempotency-Key ${key}`, ANSWER_TIMEOUT_MS);
+  return { status: response.status, orderId: data?.data.order.id, paymentId: data?.data.payment.id };
 }
 
 /** CHECKOUTS buyers, CONCURRENCY at a time (one lane per element); `victim` is SIGKILLed and restarted after each quarter of the answers. */

@@ -9,6 +9,7 @@ import { lockWaiters } from './support/database.js';
 import { ownTaskQueueEnv, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
 import { suiteTemporal } from './support/refunds.js';
 import { salesDb } from './support/sales.js';
+import { expectEachRenewalOnce, renewalPayments } from './support/renewals.js';
 import { DAY, seconds, subscriptionElement, TEST } from './support/subscriptions.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
 
@@ -101,8 +102,7 @@ async function advanceTo(number: string, to: number) {
   return response.status;
 }
 
-const renewalsOf = (subscriptionIds: string[]) =>
-  salesDb().payment.findMany({ where: { subscriptionId: { in: subscriptionIds }, subscriptionPeriod: { gt: 1 } }, include: { charges: true } });
+const renewalsOf = (subscriptionIds: string[]) => renewalPayments(salesDb(), subscriptionIds);
 
 test(
   `the worker SIGKILLed mid-renewal 3 times while ${SUBSCRIPTIONS} subscriptions renew ${MONTHS} months: one payment, one processor charge, one payment_success per renewal`,
@@ -182,57 +182,6 @@ async function scenario(subs: Awaited<ReturnType<typeof buy>>[], ids: string[]) 
 
     // Every advance is answered: with the subscription (200), or 503 when the kill kept its workflow past 60 s.
     expect((await Promise.all(answers)).filter((status) => status !== 200 && status !== 503)).toEqual([]);
-
-    // Settled: every subscription renewed through period MONTHS + 1 (MONTHS × 31 days + 1 covers
-    // exactly MONTHS period ends whatever the start day), nothing PENDING, each workflow there too.
-    const handles = subs.map((s) => temporal.client.workflow.getHandle(`subscription/${ws.workspaceId}/${s.number}`));
-    const read = async () => ({
-      renewals: (await renewalsOf(ids)).sort((x, y) => x.number.localeCompare(y.number)),
-      states: await Promise.all(handles.map((h) => h.query<{ status: string; period: number }>('state').catch(() => null))),
-    });
-    const { renewals, states } = await eventually(
-      read,
-      (now) =>
-        now.renewals.length === SUBSCRIPTIONS * MONTHS && now.renewals.every((p) => p.status === 'PAID') && now.states.every((st) => st?.status === 'active' && st.period === MONTHS + 1),
-      120_000,
-      500,
-    ).catch(async (error: Error) => {
-      const now = await read();
-      throw new Error(
-        `Not settled (${error.message.slice(0, 30)}): workflow states ${JSON.stringify(now.states)}; renewals not PAID ${JSON.stringify(now.renewals.filter((p) => p.status !== 'PAID').map((p) => [p.number, p.status, p.charges.length]))} of ${now.renewals.length}`,
-      );
-    });
-
-    // Exactly one renewal payment per (subscription, period), periods 2..n with no gap, numbered {order}-{n}.
-    for (const [i, s] of subs.entries()) {
-      const own = renewals.filter((p) => p.subscriptionId === s.id).sort((x, y) => x.subscriptionPeriod! - y.subscriptionPeriod!);
-      const last = states[i]!.period;
-      expect(own.map((p) => p.subscriptionPeriod)).toEqual(Array.from({ length: last - 1 }, (_, k) => k + 2));
-      expect(own.map((p) => p.number)).toEqual(own.map((p) => `${s.number}-${p.sequence}`));
-      expect(new Set(own.map((p) => p.sequence)).size).toBe(own.length);
-    }
-    expect(renewals.filter((p) => p.status !== 'PAID').map((p) => [p.number, p.status])).toEqual([]);
-    expect(renewals.map((p) => p.amount)).toEqual(Array(renewals.length).fill(900));
-
-    // The processor's books: each renewal exactly one succeeded charge, the one the payment names; no other charge.
-    const paymentIds = renewals.map((p) => p.id);
-    const atProcessor = await salesDb().sandboxCharge.findMany({ where: { paymentId: { in: paymentIds } } });
-    expect(atProcessor.filter((c) => c.status !== 'succeeded')).toEqual([]);
-    expect(atProcessor).toHaveLength(renewals.length);
-    const byPayment = new Map(atProcessor.map((c) => [c.paymentId, c.id]));
-    expect(renewals.filter((p) => p.processorChargeId !== byPayment.get(p.id)).map((p) => p.number)).toEqual([]);
-    // Ours: one charge row per renewal, succeeded, the same processor charge.
-    expect(renewals.filter((p) => p.charges.length !== 1 || p.charges[0]!.status !== 'succeeded' || p.charges[0]!.processorChargeId !== p.processorChargeId).map((p) => p.number)).toEqual([]);
-
-    // One payment_success per renewal; no payment_failed.
-    const events = await salesDb().event.findMany({ where: { workspaceId: ws.workspaceId, type: { in: ['payment_success', 'payment_failed'] } } });
-    const about = (type: string) => events.filter((e) => e.type === type).map((e) => (e.payload as { payment: { id: string } }).payment.id).filter((id) => paymentIds.includes(id));
-    expect(about('payment_success').sort()).toEqual([...paymentIds].sort());
-    expect(about('payment_failed')).toEqual([]);
-
-    // The workflows are healthy: running, active, the subscriptions' rows agreeing.
-    for (const h of handles) expect((await h.describe()).status.name).toBe('RUNNING');
-    const rows = await salesDb().subscription.findMany({ where: { id: { in: ids } } });
-    expect(rows.map((r) => r.status)).toEqual(Array(SUBSCRIPTIONS).fill('active'));
+    await expectEachRenewalOnce({ db: salesDb(), temporal: temporal.client, workspaceId: ws.workspaceId }, subs, MONTHS);
   }
 }

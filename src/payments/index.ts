@@ -13,8 +13,9 @@ export {
   recordCharge,
   recordRetryingPaymentFailure,
 } from './transitions.js';
-/** Reactions of other domains: a payment paid, a charge's outcome, a subscription's first payment, a stranded charge, the processor's refund events. */
+/** Reactions of other domains: a payment paid, a renewal paid (in its transaction), a charge's outcome, a subscription's first payment, a stranded charge, the processor's refund events. */
 export { notifyPaymentPaid, onChargeOutcome, onPaymentPaid } from './payment-hooks.js';
+export { onRenewalPaid } from './renewal-paid-hook.js';
 export { handleSubscriptionPayments, type SubscriptionPaymentHandler } from './first-payment-hook.js';
 /** The invoices issue a payment's invoice in the transaction that makes it PAID. */
 export { onPaymentPaidInTransaction } from './transaction-hooks.js';

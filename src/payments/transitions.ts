@@ -17,6 +17,7 @@ import type { Scope } from '../core/scope.js';
 import { recordEvent } from '../events/event-service.js';
 import { loadOrderForEvent, releaseOrderReservations, paymentRowInclude, type PaymentRow } from '../orders/index.js';
 import { paymentEventData } from './events.js';
+import { runRenewalPaidSteps } from './renewal-paid-hook.js';
 import { subscriptionPayments } from './first-payment-hook.js';
 import { notifyPaymentPaidInTransaction } from './transaction-hooks.js';
 
@@ -80,6 +81,8 @@ async function transition(tx: Tx, paymentId: string, t: Transition, data: Prisma
     if (payment.subscriptionId) started = await subscriptionPayments().settle(tx, { subscriptionId: payment.subscriptionId, orderId: payment.orderId, paid: t.to === 'PAID', now });
     // Ended unpaid: the checkout's reservations (offers' soldItems, the discount's use) go back.
     if (t.to !== 'PAID') await releaseOrderReservations(tx, payment.orderId);
+  } else if (t.to === 'PAID') {
+    await runRenewalPaidSteps(tx, payment.orderId);
   }
   const { order, items } = await loadOrderForEvent(tx, payment.orderId);
   await recordEvent(tx, scope, t.event, paymentEventData(payment, order, items));

@@ -223,6 +223,17 @@ async function restoreUnits(tx: Tx, orderId: string): Promise<void> {
       AND NOT (SELECT count(*) > 0 AND bool_and(p.status = 'REFUNDED') FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid AND p.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'))`;
 }
 
+/**
+ * A subscription's renewal paid, in its transaction: it pays for every unit of the order again for
+ * its period, so none stays refunded (downloads and keys work again), and an order its refunds had
+ * left REFUNDED is PARTIALLY_REFUNDED (refunding a subscription's payments does not end it, as
+ * with Stripe's refunded invoices).
+ */
+export async function reopenRenewedOrder(tx: Tx, orderId: string): Promise<void> {
+  await tx.order.updateMany({ where: { id: orderId, status: 'REFUNDED' }, data: { status: 'PARTIALLY_REFUNDED' } });
+  await tx.orderItem.updateMany({ where: { orderId, refundedQuantity: { gt: 0 } }, data: { refundedQuantity: 0 } });
+}
+
 /** The part a processor's refund id names (its webhooks), or null when the refund is not ours. */
 export const partOfProcessorRefund = (prisma: PrismaClient, processor: 'sandbox' | 'stripe', processorRefundId: string) =>
   prisma.refundPart.findUnique({ where: { processor_processorRefundId: { processor, processorRefundId } }, select: { id: true } });

@@ -2,7 +2,8 @@
 import type { DomainModule } from '../domain-module.js';
 import { createRefundActivities } from './activities.js';
 import { events } from './events.js';
-import { onStrandedCharge, onProcessorRefundEvents } from '../payments/index.js';
+import { onProcessorRefundEvents, onRenewalPaid, onStrandedCharge } from '../payments/index.js';
+import { reopenRenewedOrder } from './bookkeeping.js';
 import { startRefundOutbox } from './outbox.js';
 import { handleRefundEvent } from './processor-events.js';
 import { routes } from './routes.js';
@@ -11,6 +12,8 @@ import { refundStrandedCharge } from './stranded.js';
 // The processor's refund events and late successes reach the refunds through the payments' webhook path.
 onProcessorRefundEvents(handleRefundEvent);
 onStrandedCharge(refundStrandedCharge);
+// A renewal paid pays for the order's units again.
+onRenewalPaid(reopenRenewedOrder);
 
 export const refundsModule: DomainModule = {
   tag: { name: 'Refunds', description: "Refunds: an order's money given back through its payments' processor, durable and idempotent" },

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { nodeFlags } from '../../src/node-flags.ts'; // .ts: see global-setup.ts
 
 // Jest and npm run from the repository root (this file is also loaded as CommonJS by Jest's
@@ -160,3 +162,40 @@ export const ownTaskQueueEnv = (name: string): Record<string, string> => ({
   TEMPORAL_TASK_QUEUE: `${name}-${randomUUID()}`,
   EVENT_DISPATCH: 'false',
 });
+
+/** A port free now, kept by a server across its restarts so that its clients' retries find it again. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
+/** SIGKILLs the process and waits until it is gone. */
+export async function killed(victim: { child: ChildProcess }): Promise<void> {
+  const exited = new Promise((resolve) => victim.child.once('exit', resolve));
+  victim.child.kill('SIGKILL');
+  await exited;
+}
+
+/**
+ * A client's retries with the same request (and Idempotency-Key) until the server answers: a
+ * 5xx, or the connection refused or reset while the process is down (fetch's TypeError, from
+ * Node's realm: instanceof would not see it from Jest's), is sent again 100 ms later.
+ */
+export async function untilAnswered<T extends { response: Response }>(send: () => Promise<T>, what: string, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const answer = await send();
+      if (answer.response.status < 500) return answer;
+    } catch (error) {
+      if ((error as Error).name !== 'TypeError') throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} was not answered within ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
