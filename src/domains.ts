@@ -14,6 +14,7 @@ import { paymentsModule } from './payments/module.js';
 import { platformModule } from './platform/module.js';
 import { portalModule } from './portal/module.js';
 import { productsModule } from './products/module.js';
+import { reconciliationModule } from './reconciliation/module.js';
 import { refundsModule } from './refunds/module.js';
 import type { EndpointOperation, HttpEndpoint } from './http/endpoint.js';
 import type { TaggedRoute } from './rest/route.js';
@@ -38,6 +39,7 @@ export const domains: readonly DomainModule[] = [
   taxModule,
   portalModule,
   paymentMethodSessionsModule,
+  reconciliationModule,
 ];
 
 /** Every /v0 route, tagged with its domain. */

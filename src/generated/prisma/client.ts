@@ -212,3 +212,13 @@ export type PortalSession = Prisma.PortalSessionModel
  * 
  */
 export type PortalSignInLink = Prisma.PortalSignInLinkModel
+/**
+ * Model ReconciliationRun
+ * 
+ */
+export type ReconciliationRun = Prisma.ReconciliationRunModel
+/**
+ * Model ReconciliationFinding
+ * 
+ */
+export type ReconciliationFinding = Prisma.ReconciliationFindingModel

@@ -26,9 +26,13 @@ import {
   type ProcessorCapabilities,
   type ProcessorEvent,
   type RefundRequest,
+  type ProcessorChargeRecord,
+  type ProcessorRefundRecord,
+  type RecordWindow,
   type RefundResult,
   type WebhookHeaders,
 } from './processor.js';
+import { sandboxCharges, sandboxRefunds } from './sandbox-ledger.js';
 import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
 import { SandboxWebhooks, recordEvent, sandboxEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
 import { checkCard, DECLINE_MESSAGES, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour, type CheckedCard } from './test-cards.js';
@@ -332,6 +336,14 @@ export class SandboxProcessor implements PaymentProcessor {
   async parseWebhook(rawBody: string | Buffer, headers: WebhookHeaders): Promise<ProcessorEvent[]> {
     const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
     return [await this.webhooks.verify(body, headerValue(headers, SANDBOX_SIGNATURE_HEADER))];
+  }
+
+  listCharges(window: RecordWindow): AsyncIterable<ProcessorChargeRecord> {
+    return sandboxCharges(this.prisma, window);
+  }
+
+  listRefunds(window: RecordWindow): AsyncIterable<ProcessorRefundRecord> {
+    return sandboxRefunds(this.prisma, window);
   }
 
   // The sandbox's own controls (test helpers): each changes the books and returns the signed

@@ -84,7 +84,9 @@ export const ModelName = {
   SandboxEvent: 'SandboxEvent',
   PaymentMethodSession: 'PaymentMethodSession',
   PortalSession: 'PortalSession',
-  PortalSignInLink: 'PortalSignInLink'
+  PortalSignInLink: 'PortalSignInLink',
+  ReconciliationRun: 'ReconciliationRun',
+  ReconciliationFinding: 'ReconciliationFinding'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -753,6 +755,39 @@ export const PortalSignInLinkScalarFieldEnum = {
 } as const
 
 export type PortalSignInLinkScalarFieldEnum = (typeof PortalSignInLinkScalarFieldEnum)[keyof typeof PortalSignInLinkScalarFieldEnum]
+
+
+export const ReconciliationRunScalarFieldEnum = {
+  id: 'id',
+  processor: 'processor',
+  workspaceId: 'workspaceId',
+  since: 'since',
+  until: 'until',
+  chargesChecked: 'chargesChecked',
+  refundsChecked: 'refundsChecked',
+  startedAt: 'startedAt',
+  finishedAt: 'finishedAt'
+} as const
+
+export type ReconciliationRunScalarFieldEnum = (typeof ReconciliationRunScalarFieldEnum)[keyof typeof ReconciliationRunScalarFieldEnum]
+
+
+export const ReconciliationFindingScalarFieldEnum = {
+  id: 'id',
+  runId: 'runId',
+  kind: 'kind',
+  outcome: 'outcome',
+  note: 'note',
+  workspaceId: 'workspaceId',
+  processorObjectId: 'processorObjectId',
+  paymentId: 'paymentId',
+  refundId: 'refundId',
+  ours: 'ours',
+  theirs: 'theirs',
+  createdAt: 'createdAt'
+} as const
+
+export type ReconciliationFindingScalarFieldEnum = (typeof ReconciliationFindingScalarFieldEnum)[keyof typeof ReconciliationFindingScalarFieldEnum]
 
 
 export const SortOrder = {
