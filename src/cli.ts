@@ -63,6 +63,8 @@ async function reconcileCommand(prisma: PrismaClient, args: string[]): Promise<P
   const { parseArgs } = await import('node:util');
   const { values } = parseArgs({ args, options: { workspace: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } } });
   const { reconcileConfigured, reportTable, WINDOW_HOURS } = await import('./reconciliation/index.js');
+  // Repairs run the webhooks' code, which hands refund and stranded-charge events to the reactions the domains' modules register.
+  await import('./domains.js');
   const time = (name: string, raw: string | undefined, fallback: Date) => {
     if (raw === undefined) return fallback;
     const parsed = new Date(raw);

@@ -7,3 +7,5 @@ export { reportTable } from './table.js';
 export { ensureReconciliationSchedule, reconciliationScheduleId } from './schedule.js';
 /** The CLI runs against the configured processor, by default over the scheduled run's window. */
 export { reconcileConfigured, WINDOW_HOURS } from './activities.js';
+/** The /metrics gauge, read by the tests against a database of their own. */
+export { reconciliationGauge } from './metrics.js';
