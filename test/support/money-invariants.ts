@@ -22,11 +22,11 @@ if (MONEY_FILES.test(path.basename(testPath))) {
   afterAll(async () => {
     const targets = [{ name: 'the suite database', url: process.env.DATABASE_URL!, workspaceIds: [...createdWorkspaces] as readonly string[] | undefined }];
     for (const database of scratchDatabases) if (await migratedDatabase(database.name)) targets.push({ name: database.name, url: database.url, workspaceIds: undefined });
-    let violations: string[] = [];
-    for (const deadline = Date.now() + CHECK_WAIT_MS; ; await new Promise((resolve) => setTimeout(resolve, 500))) {
-      violations = (await Promise.all(targets.map(async (t) => (await invariantViolations(t.url, { workspaceIds: t.workspaceIds, since })).map((v) => `${t.name}: ${v}`)))).flat();
-      if (violations.length === 0 || Date.now() > deadline) break;
+    const check = async () => (await Promise.all(targets.map(async (t) => (await invariantViolations(t.url, { workspaceIds: t.workspaceIds, since })).map((v) => `${t.name}: ${v}`)))).flat();
+    const deadline = Date.now() + CHECK_WAIT_MS;
+    for (let violations = await check(); violations.length > 0; violations = await check()) {
+      if (Date.now() > deadline) throw new Error(`The money invariants do not hold after ${path.basename(testPath)}:\n${violations.join('\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    if (violations.length > 0) throw new Error(`The money invariants do not hold after ${path.basename(testPath)}:\n${violations.join('\n')}`);
   }, CHECK_WAIT_MS + 60_000);
 }
