@@ -164,7 +164,7 @@ await withBenchEnvironment(async ({ env, stopLater }) => {
     );
   }
   console.log(`(held whole, ${CONCURRENCY} downloads at once would be ${((CONCURRENCY * FILE_BYTES) / 1_048_576).toFixed(0)} MB)`);
-  if (!weed) console.log('(no SeaweedFS `weed` found: the S3 side was left out; see README "Benchmarks")');
+  if (!weed) console.log('(no SeaweedFS `weed` found: the S3 side was left out; see docs/benchmarks.md)');
   const ok = worstGrowth < TARGET_RSS_GROWTH_MB;
   console.log(`\nfull stack RSS growth while serving: ${worstGrowth.toFixed(1)} MB at most (target < ${TARGET_RSS_GROWTH_MB} MB) ${ok ? 'PASS' : 'FAIL'}`);
   if (!ok) process.exitCode = 1;

@@ -7,6 +7,7 @@
 //   REST client types                  test/generated/openapi.ts, sdk/src/generated/openapi.ts (openapi-typescript)
 //   the SDK's idempotent operations    sdk/src/generated/operations.ts
 //   typed GraphQL documents            test/generated/graphql/    (GraphQL Code Generator)
+//   the domains' dependency graph      docs/domain-graph.md       (scripts/architecture.ts; fails on a cycle)
 //
 // `tsx scripts/generate.ts` writes them (npm run generate). With `--check` it writes nothing
 // in the repository: it renders everything into memory (Prisma into a temporary directory),
@@ -154,6 +155,12 @@ async function renderFromSchema(): Promise<Files> {
   return files;
 }
 
+/** The domain-level dependency graph, read from the imports. */
+async function renderArchitecture(): Promise<Files> {
+  const { architectureDocument, domainGraph } = await import('./architecture.js');
+  return new Map([['docs/domain-graph.md', architectureDocument(await domainGraph(ROOT), GENERATED_NOTICE)]]);
+}
+
 /** Stale or missing generated files under `dir`, and files left over in generated folders. */
 async function staleFiles(expected: Files, dir: string): Promise<string[]> {
   const stale: string[] = [];
@@ -184,8 +191,8 @@ async function main() {
   const { values } = parseArgs({ options: { check: { type: 'boolean', default: false }, against: { type: 'string', multiple: true } } });
   if (values.check) {
     // Prisma runs as a child process meanwhile (the schema uses the checked-in Prisma output).
-    const [prismaFiles, schemaFiles] = await Promise.all([renderPrisma(), renderFromSchema()]);
-    const files = new Map([...prismaFiles, ...schemaFiles]);
+    const [prismaFiles, schemaFiles, architectureFiles] = await Promise.all([renderPrisma(), renderFromSchema(), renderArchitecture()]);
+    const files = new Map([...prismaFiles, ...schemaFiles, ...architectureFiles]);
     let failed = false;
     for (const dir of (values.against ?? [ROOT]).map((d) => path.resolve(d))) {
       const stale = await staleFiles(files, dir);
@@ -200,7 +207,7 @@ async function main() {
     process.exit(failed || problems.length ? 1 : 0);
   }
   await run('npm', ['run', '--silent', 'prisma:generate'], prismaEnv);
-  const files = await renderFromSchema();
+  const files = new Map([...(await renderFromSchema()), ...(await renderArchitecture())]);
   await writeAll(files);
   console.log(`Wrote ${files.size} files (and the Prisma client under ${PRISMA_OUTPUT}).`);
   for (const problem of problems) console.error(problem);

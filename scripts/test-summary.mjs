@@ -2,7 +2,7 @@
 // The closing summary of .ci/run, from Jest's JSON reports: one line per database engine and a
 // last line with the totals, each `N passed, M failed, K skipped`. Under CI (CI set and not
 // `false` or `0`) a skipped test fails the run unless test/allowed-skips.json names it with the
-// outside reason CI cannot provide (README "CI"); the rest of the suite provisions what it needs.
+// outside reason CI cannot provide (docs/operations.md "CI"); the rest of the suite provisions what it needs.
 // Under CI both engines must have reported: a run on one engine alone proves only half.
 //   node scripts/test-summary.mjs "embedded PostgreSQL=.tmp/jest-embedded.json,.tmp/jest-embedded-s3.json" "installed PostgreSQL=..." [...]
 // (an engine's suite may come in several Jest runs: their reports, comma-separated, make its line).

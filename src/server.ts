@@ -15,8 +15,8 @@ import { logger } from './logger.js';
 import { DOCS_HEADERS, DOCS_SCRIPT_PATH, docsHtml, docsScript } from './rest/docs-page.js';
 import { openApiDocument } from './rest/openapi.js';
 import { connectTemporal } from './temporal/client.js';
-import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './payments/processors/index.js';
-import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
+import { createPaymentProcessor, paymentProcessorConfigFromEnv } from './payments/index.js';
+import { webhookAllowHostsFromEnv } from './webhooks/index.js';
 
 export interface RunningServer {
   url: string;

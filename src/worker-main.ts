@@ -10,7 +10,7 @@ import { logger } from './logger.js';
 import { refuseIncompleteProduction } from './production-settings.js';
 import { connectTemporal } from './temporal/client.js';
 import { bundleWorkflows, runWorker } from './temporal/worker.js';
-import { webhookAllowHostsFromEnv } from './webhooks/ssrf.js';
+import { webhookAllowHostsFromEnv } from './webhooks/index.js';
 
 // Production's settings and a malformed SSRF allow-list stop the start, as in the server, before anything connects.
 refuseIncompleteProduction();

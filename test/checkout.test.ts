@@ -1,62 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { paths } from './generated/openapi.js';
-import { newWorkspace, raw, setWorkspace, type KeyChoice, type Workspace } from './support/api.js';
-import { buyerClient, restClient } from './support/client.js';
+import { newWorkspace, raw, setWorkspace } from './support/api.js';
+import { restClient } from './support/client.js';
 import { ERROR, failure, ok } from './support/responses.js';
 import { eventsAbout, newCatalogue, salesDb } from './support/sales.js';
-
-// The hosted checkout's JSON API through the real HTTP surface: buyer routes without keys, records
-// read back through /v0 with the element's mode's keys.
-
-const SLOW = 60_000;
-const TEST: KeyChoice = { mode: 'test' };
-
-type OrderBody = paths['/checkout/{checkoutElementId}/orders']['post']['requestBody'] extends { content: { 'application/json': infer B } } | undefined ? B : never;
-type QuoteBody = paths['/checkout/{checkoutElementId}/quote']['post']['requestBody'] extends { content: { 'application/json': infer B } } | undefined ? B : never;
-
-const card = (number: string) => ({ number, expMonth: 12, expYear: 2034, cvc: '123' });
-// Hong Kong levies no VAT: these tests are about prices and discounts; tax at checkout is test/checkout-tax.test.ts.
-const billing = { countryCode: 'HK' };
-const email = () => `buyer-${randomUUID()}@example.com`;
-
-const pay = (elementId: string, body: Partial<OrderBody> = {}, idempotencyKey?: string) =>
-  buyerClient(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }).POST('/checkout/{checkoutElementId}/orders', {
-    params: { path: { checkoutElementId: elementId } },
-    body: { email: email(), billingDetails: billing, card: card('4242424242424242'), ...body } as OrderBody,
-  });
-const quote = (elementId: string, body: Partial<QuoteBody> = {}) =>
-  buyerClient().POST('/checkout/{checkoutElementId}/quote', { params: { path: { checkoutElementId: elementId } }, body: body as QuoteBody });
-
-async function newElement(ws: Workspace, offersIds: string[], key: KeyChoice = {}) {
-  return (await ok(restClient(ws, key).POST('/v0/elements/checkout/create', { body: { offersIds } }))).checkoutElement;
-}
-
-/** A product with an offer (price, extra offer fields) sold through its own element. */
-async function shop(ws: Workspace, price = 1000, offer: Record<string, unknown> = {}, key: KeyChoice = {}) {
-  const catalogue = await newCatalogue(ws, price, key, offer);
-  const element = await newElement(ws, [catalogue.offer.id], key);
-  return { ...catalogue, element };
-}
-
-async function newDiscount(ws: Workspace, body: Record<string, unknown>, key: KeyChoice = {}) {
-  return (await ok(restClient(ws, key).POST('/v0/discounts/create', { body: body as never }))).discount;
-}
-
-const offerNow = async (ws: Workspace, offerId: string, key: KeyChoice = {}) =>
-  (await ok(restClient(ws, { ...key, write: false }).GET('/v0/offers/{offerId}', { params: { path: { offerId } } }))).offer;
-const discountNow = async (ws: Workspace, discountId: string) =>
-  (await ok(restClient(ws, { write: false }).GET('/v0/discounts/{discountId}', { params: { path: { discountId } } }))).discount;
-const orderNow = async (ws: Workspace, orderIdOrNumber: string, key: KeyChoice = {}) =>
-  (await ok(restClient(ws, { ...key, write: false }).GET('/v0/orders/{orderIdOrNumber}', { params: { path: { orderIdOrNumber } } }))).order;
-const paymentNow = async (ws: Workspace, paymentId: string, key: KeyChoice = {}) =>
-  (await ok(restClient(ws, { ...key, write: false }).GET('/v0/payments/{paymentId}', { params: { path: { paymentId } } }))).payment;
-const ordersOf = async (ws: Workspace, checkoutId: string, key: KeyChoice = {}) =>
-  (await ok(restClient(ws, { ...key, write: false }).GET('/v0/orders/list', { params: { query: { checkoutIds: [checkoutId], returnCount: true } } }))).orders;
-
-let ws: Workspace;
-beforeAll(async () => {
-  ws = await newWorkspace('Checkout', ['testMode=true']);
-}, SLOW);
+import { SLOW, TEST, OrderBody, card, pay, quote, newElement, shop, newDiscount, offerNow, discountNow, orderNow, paymentNow, ordersOf, ws } from './support/checkout-suite.js';
 
 describe('quote', () => {
   test('lines, subtotal, tax 0 before a country is given, total; a cart has one line per offer with the quantity', async () => {
@@ -350,67 +297,5 @@ describe('pay', () => {
     expect(failed.payment.status).toBe('FAILED');
     expect((await orderNow(ws, payment.orderId, TEST)).status).toBe('FAILED');
     expect((await offerNow(ws, offer.id, TEST)).soldItems).toBe(0);
-  }, SLOW);
-});
-
-describe('Idempotency-Key', () => {
-  test('the same key and body: the same order and payment, one order stored', async () => {
-    const { offer, element } = await shop(ws, 1000);
-    const key = `order-${randomUUID()}`;
-    const body = { email: email() };
-    const first = await ok(pay(element.id, body, key));
-    const second = await ok(pay(element.id, body, key));
-    expect(second.order.id).toBe(first.order.id);
-    expect(second.payment.id).toBe(first.payment.id);
-    expect(await ordersOf(ws, element.id)).toHaveLength(1);
-    expect((await offerNow(ws, offer.id)).soldItems).toBe(1);
-    expect((await paymentNow(ws, first.payment.id)).charges).toHaveLength(1);
-    // Another card number with the same last four digits and expiry counts as the same body (only
-    // those are kept for the comparison): the first order again, nothing charged.
-    const sameLastFour = await ok(pay(element.id, { ...body, card: card('4000000000024242') }, key));
-    expect([sameLastFour.order.id, sameLastFour.payment.id]).toEqual([first.order.id, first.payment.id]);
-    expect((await paymentNow(ws, first.payment.id)).charges).toHaveLength(1);
-    // Other last four digits, or another expiry, are another body.
-    expect((await failure(pay(element.id, { ...body, card: card('4000056655665556') }, key))).status).toBe(400);
-    expect((await failure(pay(element.id, { ...body, card: { ...card('4242424242424242'), expYear: 2035 } }, key))).status).toBe(400);
-    const stored = await salesDb().idempotencyKey.findFirstOrThrow({ where: { key } });
-    expect(JSON.stringify(stored)).not.toContain('4242424242424242');
-    expect(await ordersOf(ws, element.id)).toHaveLength(1);
-  }, SLOW);
-
-  test('two concurrent requests with one key make one order', async () => {
-    const { offer, element } = await shop(ws, 1000);
-    const key = `parallel-${randomUUID()}`;
-    const body = { email: email() };
-    const [a, b] = await Promise.all([ok(pay(element.id, body, key)), ok(pay(element.id, body, key))]);
-    expect(a.order.id).toBe(b.order.id);
-    expect(await ordersOf(ws, element.id)).toHaveLength(1);
-    expect((await offerNow(ws, offer.id)).soldItems).toBe(1);
-  }, SLOW);
-
-  test('the same key with another body is 400; a declined order replays its 402', async () => {
-    const { element } = await shop(ws, 1000);
-    const key = `order-${randomUUID()}`;
-    const body = { email: email() };
-    await ok(pay(element.id, body, key));
-    expect(await failure(pay(element.id, { ...body, quantity: 2 }, key))).toEqual({ status: 400, body: ERROR });
-    const declinedKey = `declined-${randomUUID()}`;
-    const declinedBody = { email: email(), card: card('4000000000000002') };
-    expect((await failure(pay(element.id, declinedBody, declinedKey))).status).toBe(402);
-    expect((await failure(pay(element.id, declinedBody, declinedKey))).status).toBe(402);
-    expect(await ordersOf(ws, element.id)).toHaveLength(2);
-  }, SLOW);
-
-  test('a key of 256 characters, empty, or outside printable ASCII is 400; 255 printable characters are taken', async () => {
-    const { element } = await shop(ws, 1000);
-    expect((await failure(pay(element.id, {}, 'k'.repeat(256)))).status).toBe(400);
-    expect((await failure(pay(element.id, {}, ''))).status).toBe(400);
-    // Header values are bytes: é goes out as Latin-1 0xE9, and a tab is a control character (the
-    // HTTP client refuses to send the other control characters).
-    for (const outside of ['café-order', 'tab\there']) {
-      expect(await failure(pay(element.id, {}, outside))).toEqual({ status: 400, body: { status: 'error', error: { message: expect.stringContaining('printable ASCII') } } });
-    }
-    expect(await ordersOf(ws, element.id)).toHaveLength(0);
-    expect((await ok(pay(element.id, {}, `${'k'.repeat(253)} ~`))).order.status).toBe('PAID');
   }, SLOW);
 });

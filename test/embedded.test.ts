@@ -236,7 +236,7 @@ describe('the whole default tree (npm start: server, in-process worker, PostgreS
 
     const started = Date.now();
     expect(await stop(server)).toBe(0);
-    // The bound the README documents for a clean stop.
+    // The bound docs/operations.md ("Embedded PostgreSQL") documents for a clean stop.
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(alive(pid)).toBe(false);
     expect(await processesUsing(dataDir)).toEqual([]);

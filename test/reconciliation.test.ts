@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { createPrismaClient } from '../src/db/client.js';
-// Every domain's reactions to the processor's events (the refunds', the subscriptions'), registered as in a worker process.
-import '../src/domains.js';
+import './support/domains.js';
 import { startPayment } from '../src/payments/payment-flow.js';
 import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
 import { ensureReconciliationSchedule, reconcile, reconciliationGauge, reconciliationScheduleId, type ReconciliationReport } from '../src/reconciliation/index.js';

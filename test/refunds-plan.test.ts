@@ -91,3 +91,13 @@ test('every refund workflow id fits in 255 characters, whatever the key (the lim
     }),
   );
 });
+
+test('a stranded charge names its own refund: two charges of one payment (a renewal retried) are two workflows, each within 255', () => {
+  const [workspace, order, payment] = ['0190a6f2-6b1e-7c3d-8e4f-a5b6c7d8e9f0', '0190a6f2-6b1e-7c3d-8e4f-a5b6c7d8e9f1', '0190a6f2-6b1e-7c3d-8e4f-a5b6c7d8e9f2'];
+  const first = refundWorkflowId(workspace, order, { expiredPaymentId: payment, chargeId: 'ch_3PqRsT0000000000000001' });
+  expect(first).toBe(`refund/${workspace}/${order}/expired-payment/${payment}/ch_3PqRsT0000000000000001`);
+  expect(refundWorkflowId(workspace, order, { expiredPaymentId: payment, chargeId: 'ch_3PqRsT0000000000000002' })).not.toBe(first);
+  const long = refundWorkflowId(workspace, order, { expiredPaymentId: payment, chargeId: 'c'.repeat(300) });
+  expect(long).toMatch(/\/sha256-[0-9a-f]{64}$/);
+  expect(long.length).toBeLessThanOrEqual(255);
+});

@@ -1,3 +1,4 @@
+import './support/domains.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -145,7 +145,7 @@ describe('Temporal platform', () => {
     expect(listed).toContain(workflowId);
     await secondClient.connection.close();
 
-    // What the README tells operators to run.
+    // What docs/operations.md ("Reading a workflow's history") tells operators to run.
     const cli = (await findTemporalCli())!;
     const list = spawnSync(cli, ['workflow', 'list', '--address', secondAddress!, '--query', `WorkflowId = '${workflowId}'`], { encoding: 'utf8' });
     expect(list.status).toBe(0);

@@ -271,7 +271,6 @@ describe('webhook delivery', () => {
     const handle = temporal.workflow.getHandle<typeof webhookDelivery>(`webhook-delivery-${event.id}-${webhook.id}`);
     expect(await handle.result()).toBe('delivered');
     expect((await handle.describe()).taskQueue).toBe(deployment.taskQueue);
-    await sleep(500);
     expect(receiver.received('/created')).toHaveLength(1);
     expect((await getWebhook(webhook.id)).consecutiveFailures).toBe(0);
   });
@@ -381,8 +380,9 @@ describe('webhook delivery', () => {
 
     const eleventh = await createProduct();
     const event = await eventOf('product_created', 'product', eleventh.id);
+    // The dispatcher starts an event's deliveries before it marks the event dispatched: once marked,
+    // a delivery it did not start never will be.
     await until('the 11th event to be dispatched', async () => (await deployment.query(`SELECT "dispatchedAt" FROM "Event" WHERE id = $1`, [event.id]))[0].dispatchedAt);
-    await sleep(1000);
     expect(receiver.received('/down')).toHaveLength(60);
     expect(await deployment.attempts(webhook.id)).toHaveLength(60);
     expect(await deployment.emails(webhook.id)).toHaveLength(2);
@@ -431,7 +431,10 @@ describe('webhook delivery', () => {
     const event = await eventOf('product_created', 'product', product.id);
     expect(await deliveryResult(event.id, control.id)).toBe('delivered');
     expect(await deliveryResult(event.id, archivedLater.id)).toBe('skipped');
-    await sleep(500);
+    // Started with the others or never (the event is marked dispatched after its deliveries start).
+    for (const webhook of [unsubscribed, inactive, archived]) {
+      await expect(temporal.workflow.getHandle(`webhook-delivery-${event.id}-${webhook.id}`).describe()).rejects.toThrow(/not found/i);
+    }
     for (const path of ['/unsubscribed', '/inactive', '/archived']) expect(receiver.received(path)).toHaveLength(0);
     for (const webhook of [unsubscribed, inactive, archived]) expect(await deployment.attempts(webhook.id)).toEqual([]);
     expect(receiver.received('/control')).toHaveLength(1);
@@ -603,12 +606,13 @@ describe('webhook delivery across worker crashes', () => {
       [1, 200],
     ]);
 
-    // A re-dispatch (as after a crash before dispatchedAt was written) starts nothing new.
+    // A re-dispatch (as after a crash before dispatchedAt was written) starts nothing new: the
+    // dispatcher's start returns before it marks the event, so the same run is proof.
+    const { runId } = await handle.describe();
     await deployment.query(`UPDATE "Event" SET "dispatchedAt" = NULL WHERE id = $1`, [event.id]);
     await until('the re-dispatch', async () => (await deployment.query(`SELECT "dispatchedAt" FROM "Event" WHERE id = $1`, [event.id]))[0].dispatchedAt);
-    await sleep(1000);
+    expect(await handle.describe()).toMatchObject({ runId, status: { name: 'COMPLETED' } });
     expect(receiver.received('/crash')).toHaveLength(2);
     expect(await deployment.attempts(webhook.id)).toHaveLength(2);
-    expect((await handle.describe()).status.name).toBe('COMPLETED');
   }, SLOW);
 });

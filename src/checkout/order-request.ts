@@ -2,13 +2,10 @@
 // the database is asked: a request refused here (400) writes nothing.
 import { ValidationFailed } from '../core/errors.js';
 import type { PaymentMethodType } from '../generated/prisma/enums.js';
-import { CardDeclined, type CardDetails, type PaymentProcessor } from '../payments/processors/processor.js';
-import { checkCardSource } from '../payments/card-source.js';
-import { checkCard } from '../payments/processors/test-cards.js';
+import { CardDeclined, type CardDetails, type PaymentProcessor, checkCardSource, checkCard } from '../payments/index.js';
 import { isCountry, postalCodeRequired } from '../reference/countries.js';
-import { checkEmail } from '../users/service.js';
-import { checkTaxLocation } from '../tax/location.js';
-import { checkTaxId } from '../tax/vat-id.js';
+import { checkEmail } from '../users/index.js';
+import { checkTaxLocation, checkTaxId } from '../tax/index.js';
 import { checkQuantity, normalizeDiscountCode } from './pricing.js';
 
 /** Custom fields per cart item: at most this many, ids of 1..64 of [A-Za-z0-9_.-], values strings of at most 1,000 characters. */

@@ -5,7 +5,7 @@
 // script through a JSON data block (`<script type="application/json">`), which is never executed.
 import { createHash } from 'node:crypto';
 
-import type { ProcessorName } from '../payments/processors/processor.js';
+import type { ProcessorName } from '../payments/index.js';
 import { PAGE_SCRIPT } from './page-script.js';
 
 export const PAGE_CSS = `

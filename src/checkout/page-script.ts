@@ -1,7 +1,7 @@
 // The hosted checkout page's script (constant text: ./page-assets.ts allows it by its hash). It
 // reads the page's data block, refreshes the quote and sends the order with an Idempotency-Key,
 // paying with a payment method the card form made in the browser (../payments/browser-cards.ts).
-import { CARD_FORM_SCRIPT } from '../payments/browser-cards.js';
+import { CARD_FORM_SCRIPT } from '../payments/index.js';
 
 export const PAGE_SCRIPT = `
 (() => {

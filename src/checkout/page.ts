@@ -5,8 +5,7 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { PaymentMethodType } from '../generated/prisma/enums.js';
 import { isUuid } from '../core/uuid.js';
-import { browserCards, cardInputs, cardScripts } from '../payments/browser-cards.js';
-import type { ProcessorName } from '../payments/processors/processor.js';
+import { browserCards, cardInputs, cardScripts, type ProcessorName } from '../payments/index.js';
 import { COUNTRIES, POSTAL_CODE_REQUIRED } from '../reference/countries.js';
 import { CHECKOUT_PAGE_HEADERS, PAGE_CSS } from './page-assets.js';
 import { PAGE_SCRIPT } from './page-script.js';

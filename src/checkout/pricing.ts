@@ -7,9 +7,7 @@
 import { ValidationFailed } from '../core/errors.js';
 import { isMoney, MAX_MONEY } from '../core/money.js';
 import type { ProductType } from '../generated/prisma/enums.js';
-import { calculateTax, requireTaxData, type TaxComponent, type TaxReason } from '../tax/calculate.js';
-import type { TaxLocation } from '../tax/location.js';
-import type { TaxRegistrations } from '../tax/registrations.js';
+import { calculateTax, requireTaxData, type TaxComponent, type TaxReason, type TaxLocation, type TaxRegistrations } from '../tax/index.js';
 
 /** Units of every offer line a checkout may buy (svc-quantity); docs/decisions.md "Hosted checkout". */
 export const MIN_QUANTITY = 1;

@@ -1,8 +1,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { CheckoutElementStatus } from '../generated/prisma/enums.js';
 import { builder } from '../graphql/builder.js';
-import { CardNextAction, CheckoutCard } from '../payments/card-types.js';
-import { paymentNextAction } from '../payments/payment-flow.js';
+import { CardNextAction, CheckoutCard, paymentNextAction, Payment } from '../payments/index.js';
 import { inScope } from '../core/scope.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
@@ -10,9 +9,8 @@ import { offerReferences, withOfferReferences } from './events.js';
 import * as elements from './service.js';
 import { MAX_QUANTITY, MIN_QUANTITY } from './pricing.js';
 import * as sale from './sale-service.js';
-import { Order } from '../orders/types.js';
-import { Payment } from '../payments/types.js';
-import { TaxComponentRef, TaxReasonEnum } from '../tax/types.js';
+import { Order } from '../orders/index.js';
+import { TaxComponentRef, TaxReasonEnum } from '../tax/index.js';
 
 export const CheckoutElementStatusEnum = builder.enumType(CheckoutElementStatus, { name: 'CheckoutElementStatus' });
 

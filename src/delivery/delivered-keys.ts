@@ -4,19 +4,13 @@
 // after payment show their key as `revoked` (Gumroad: a full refund disables the key, a partial
 // one only the units it gave back). Pure: the callers load the rows.
 import type { LicenseKey, OrderItem, OrderStatus } from '../generated/prisma/client.js';
+import type { DeliveredKey } from '../orders/index.js';
 import { openKey } from './key-vault.js';
+
+export type { DeliveredKey };
 
 /** Statuses in which an order's items are the buyer's (partially refunded ones still are, less their refunded units). */
 export const DELIVERING_STATUSES: readonly OrderStatus[] = ['PAID', 'PARTIALLY_REFUNDED'];
-
-export interface DeliveredKey {
-  object: 'license_key';
-  id: string;
-  key: string;
-  /** Which unit of the item (0 first). */
-  unit: number;
-  status: 'active' | 'revoked';
-}
 
 /** What decides a sold key's status: its order's state. */
 export interface DeliveringOrder {

@@ -9,7 +9,7 @@ import { NotFound, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { isUuid } from '../core/uuid.js';
 import { config } from '../config.js';
-import { findOrder } from '../orders/service.js';
+import { findOrder } from '../orders/index.js';
 import { downloadUrlBudget, type BudgetedDeps } from './budgets.js';
 import { DELIVERING_STATUSES } from './delivered-keys.js';
 import { fileOfItem } from './files.js';

@@ -5,6 +5,7 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { pageCount, pagePage } from '../core/list.js';
 import { inScope, type Scope } from '../core/scope.js';
+import { findUser } from '../users/index.js';
 import { DELIVERING_STATUSES, deliveredKeys } from './delivered-keys.js';
 import { fileOfItem, fileResource } from './files.js';
 
@@ -13,8 +14,14 @@ const owned = (prisma: PrismaClient, scope: Scope, userId: string) => ({
   refundedQuantity: { lt: prisma.orderItem.fields.quantity },
 });
 
+/** What the buyer owns, newest first; 404 for an unknown or archived user. */
+export async function userInventory(prisma: PrismaClient, scope: Scope, userId: string, args: { page?: number | null; limit?: number | null }) {
+  const user = await findUser(prisma, scope, userId, { select: { id: true } });
+  return ownedItems(prisma, scope, user.id, args);
+}
+
 /** One page of the user's owned items with their order, product, offer, keys, downloadable file and subscription status (the user is the caller's to check). */
-export async function ownedItems(prisma: PrismaClient, scope: Scope, userId: string, args: { page?: number | null; limit?: number | null }) {
+async function ownedItems(prisma: PrismaClient, scope: Scope, userId: string, args: { page?: number | null; limit?: number | null }) {
   const { limit, skip } = pagePage(args, 20);
   const where = owned(prisma, scope, userId);
   const [rows, count] = await Promise.all([

@@ -210,6 +210,13 @@ export async function archiveOffer(prisma: PrismaClient, scope: Scope, offerId: 
   return { success: true };
 }
 
+/** A product was archived (products' hook, in its transaction): its live offers are archived with it, and their subscribers hear of it too. */
+export async function archiveOffersOfProduct(tx: Prisma.TransactionClient, scope: Scope, productId: string, archivedAt: Date) {
+  const offers = await tx.offer.findMany({ where: { productId, archivedAt: null }, orderBy: { createdAt: 'asc' } });
+  await tx.offer.updateMany({ where: { id: { in: offers.map((o) => o.id) } }, data: { archivedAt } });
+  for (const offer of offers) await recordEvent(tx, scope, 'offer_archived', offerEventData(offer));
+}
+
 /**
  * Ids of the scope's offers whose availability (limit - soldItems) is within the bounds. An
  * unlimited offer (limit null) meets every minimum and no maximum. Raw SQL because Prisma cannot

@@ -7,14 +7,12 @@ import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { SuccessPayload } from '../graphql/payloads.js';
 import { currencyDecimals } from '../reference/currencies.js';
-import { keyStock } from '../delivery/license-keys.js';
 import * as offers from './service.js';
-import { ProductTypeEnum, Variant } from '../products/types.js';
+import { ProductTypeEnum, Variant } from '../products/index.js';
 
 export const OfferStatusEnum = builder.enumType(OfferStatus, { name: 'OfferStatus' });
 export const RecurringIntervalEnum = builder.enumType(RecurringInterval, { name: 'RecurringInterval' });
 const OfferOrderBy = builder.enumType('OfferOrderBy', { values: ['createdAt', 'price', 'name', 'soldItems'] as const });
-const InventoryStatus = builder.enumType('InventoryStatus', { values: ['in_stock', 'out_of_stock'] as const });
 
 /** The spec's offer fields (plus productId, variantId, currencyDecimals, createdAt), shared by the list and details types. */
 const offerFields = <Model extends PrismaTypes['Offer'], Shape extends OfferRow>(t: PothosSchemaTypes.PrismaObjectFieldBuilder<typeof builder.$inferSchemaTypes, Model, Shape>) => ({
@@ -62,30 +60,13 @@ const ProductReference = builder.prismaObject('Product', {
   }),
 });
 
-const OfferInventory = builder.simpleObject('OfferInventory', {
-  fields: (t) => ({
-    total: t.int({ description: 'available + sold' }),
-    available: t.int(),
-    sold: t.int({ description: 'Keys sold to orders (an order whose payment ends unpaid gives them back)' }),
-    revoked: t.int({ description: 'Unsold keys the merchant revoked (not in total)' }),
-    status: t.field({ type: InventoryStatus }),
-  }),
-});
-
-/** GET by id: the offer with its product reference, its variant and, for key-based products, its key stock. */
+/** GET by id: the offer with its product reference and its variant (delivery adds the key stock of key-based products: src/delivery/inventory-types.ts). */
 export const OfferDetails = builder.prismaObject('Offer', {
   variant: 'OfferDetails',
   fields: (t) => ({
     ...offerFields(t),
     product: t.relation('product', { type: ProductReference }),
     variant: t.relation('variant', { nullable: true, type: Variant }),
-    inventory: t.field({
-      type: OfferInventory,
-      nullable: true,
-      description: "License-key stock of the offer's product (for the offer's variant) for SoftwareKey and GiftCard products; null for other product types",
-      select: { productId: true, variantId: true, product: { select: { type: true } } },
-      resolve: (o, _args, ctx) => keyStock(ctx.prisma, o, o.product.type),
-    }),
   }),
 });
 

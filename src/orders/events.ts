@@ -6,9 +6,9 @@ import type { Order, Prisma, Subscription, User } from '../generated/prisma/clie
 import type { EventDefinitions, SampleContext } from '../events/event-types.js';
 import { unixSeconds, unixSecondsOrNull } from '../core/time.js';
 import { currencyDecimals } from '../reference/currencies.js';
-import { paymentResource, paymentRowInclude, type PaymentRow } from '../payments/resource.js';
-import { subscriptionResource } from '../subscriptions/resource.js';
-import { userResource } from '../users/events.js';
+import { paymentResource, paymentRowInclude, type PaymentRow } from './payment-resource.js';
+import { subscriptionResource } from './subscription-resource.js';
+import { userResource } from '../users/index.js';
 import { itemsValue, orderItemResource, sampleItems, type ItemRow } from './item-resource.js';
 
 /** What an order row needs to become the resource: its buyer, last payment and subscription. */

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OrderItem } from '../generated/prisma/client.js';
 import { unixSeconds } from '../core/time.js';
-import type { DeliveredKey } from '../delivery/delivered-keys.js';
+import type { DeliveredKey } from './hooks.js';
 
 /** An item row, with its delivered keys when it was loaded for the order's events or details. */
 export type ItemRow = OrderItem & { deliveredKeys?: DeliveredKey[] };

@@ -10,15 +10,14 @@ import { offsetPage } from '../core/list.js';
 import { recordEvent } from '../events/event-service.js';
 import { isCountry } from '../reference/countries.js';
 import { isCurrency } from '../reference/currencies.js';
-import { paymentRowInclude, type PaymentRow } from '../payments/resource.js';
+import { paymentRowInclude, type PaymentRow } from './payment-resource.js';
 import { orderEventData, orderRowInclude, type OrderRow } from './events.js';
 import { FEE_RULE, paymentFee, platformFee, type FeeRule } from './fee.js';
 import { orderItemResource } from './item-resource.js';
 import { orderListWhere, termBuyers } from './list-where.js';
 import { readSaleFilters, salePage, type SaleListArgs } from './filters.js';
 import { newOrderNumber, parseOrderRef } from './numbers.js';
-import { deliveredKeys } from '../delivery/delivered-keys.js';
-import { releaseLicenseKeys } from '../delivery/license-keys.js';
+import { deliveredKeys, notifyReservationsReleased } from './hooks.js';
 
 /** An order that can still be called off: not yet settled one way or the other, or paid (no refund is made). */
 export const CANCELLABLE: readonly OrderStatus[] = ['PENDING', 'PAID', 'PARTIALLY_REFUNDED'];
@@ -155,7 +154,7 @@ export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, in
 
 /**
  * Gives back what the checkout reserved for an order (each item's quantity to its offer's
- * soldItems, one use to its discount's timesUsed, its license keys to stock), in the caller's transaction: called when the
+ * soldItems, one use to its discount's timesUsed; delivery, on its hook, its license keys to stock), in the caller's transaction: called when the
  * order's first payment leaves PENDING unpaid (FAILED, EXPIRED, CANCELLED). Once per order:
  * `releasedAt` is claimed by a conditional update (concurrent callers serialise on the order's
  * row), and orders the checkout did not reserve for (`reservedAt` null) are left alone. Offers
@@ -164,7 +163,7 @@ export async function createOrder(tx: Prisma.TransactionClient, scope: Scope, in
 export async function releaseOrderReservations(tx: Prisma.TransactionClient, orderId: string): Promise<boolean> {
   const { count } = await tx.order.updateMany({ where: { id: orderId, reservedAt: { not: null }, releasedAt: null }, data: { releasedAt: new Date() } });
   if (count === 0) return false;
-  await releaseLicenseKeys(tx, orderId);
+  await notifyReservationsReleased(tx, orderId);
   // One statement: a transaction's one connection takes one query at a time.
   const { items, ...order } = await tx.order.findUniqueOrThrow({ where: { id: orderId }, select: { discountId: true, items: { select: { offerId: true, quantity: true } } } });
   const units = new Map<string, number>();

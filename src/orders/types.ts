@@ -6,11 +6,9 @@ import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { offsetListArgs } from '../graphql/pagination.js';
 import { currencyDecimals } from '../reference/currencies.js';
-import { Offer } from '../offers/types.js';
-import { Product } from '../products/types.js';
-import type { TaxReason } from '../tax/calculate.js';
-import { TaxReasonEnum } from '../tax/types.js';
-import { signalOrderCancelRequests } from '../payments/processor-callbacks.js';
+import { Offer } from '../offers/index.js';
+import { Product } from '../products/index.js';
+import { type TaxReason, TaxReasonEnum } from '../tax/index.js';
 import { MILLISECONDS_FROM } from './filters.js';
 import { notifyOrderCancelled } from './hooks.js';
 import * as orders from './service.js';
@@ -156,8 +154,7 @@ builder.mutationFields((t) => ({
       const scope = await scopeOf(ctx, 'write');
       const order = await orders.cancelOrder(ctx.prisma, scope, args.orderIdOrNumber, queryFromInfo({ context: ctx, info, path: ['order'] }));
       const { id } = await orders.findOrder(ctx.prisma, scope, args.orderIdOrNumber, { select: { id: true } });
-      await signalOrderCancelRequests(ctx.prisma, ctx.temporal, id);
-      // The subscription the order started is cancelled now (docs/decisions.md "Subscriptions").
+      // Its payments' workflows hear of it, and the subscription it started is cancelled now (docs/decisions.md "Subscriptions").
       await notifyOrderCancelled(ctx, scope, id);
       return { order: order.subscriptionId ? await orders.findOrder(ctx.prisma, scope, id, queryFromInfo({ context: ctx, info, path: ['order'] })) : order };
     },

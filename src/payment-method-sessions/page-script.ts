@@ -2,7 +2,7 @@
 // the page's data block, makes a payment method of the card in the browser (Stripe.js, or the
 // sandbox's tokenizer: ../payments/browser-cards.ts), sends it to the completion route and shows
 // the outcome, as text.
-import { CARD_FORM_SCRIPT } from '../payments/browser-cards.js';
+import { CARD_FORM_SCRIPT } from '../payments/index.js';
 
 export const PAGE_SCRIPT = `
 (() => {

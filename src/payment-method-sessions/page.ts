@@ -2,15 +2,11 @@
 // subscription's card. Server-rendered with the checkout page's frame, stylesheet, test-mode
 // banner, card inputs and headers (CSP by hash, no framing by plain-http sites, no caching, no
 // Referer); only its script is its own. Every value written into it is escaped.
-import { hostedPageHeaders } from '../checkout/page-assets.js';
-import { escapeHtml, formatMoney, scriptJson } from '../checkout/page-format.js';
-import { htmlDocument, testBanner } from '../checkout/page.js';
+import { hostedPageHeaders, escapeHtml, formatMoney, scriptJson, htmlDocument, testBanner } from '../checkout/index.js';
 import type { PrismaClient, Subscription } from '../generated/prisma/client.js';
-import { subscriptionItems } from '../subscriptions/queries.js';
-import { upcomingPayment } from '../subscriptions/service.js';
+import { subscriptionItems, upcomingPayment } from '../subscriptions/index.js';
 import { PAGE_SCRIPT } from './page-script.js';
-import { browserCards, cardInputs, cardScripts } from '../payments/browser-cards.js';
-import type { ProcessorName } from '../payments/processors/processor.js';
+import { browserCards, cardInputs, cardScripts, type ProcessorName } from '../payments/index.js';
 import { PAGE_PATH } from './page-path.js';
 import { lookUpSession } from './service.js';
 

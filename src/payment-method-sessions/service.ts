@@ -13,12 +13,9 @@ import type { RateLimits } from '../core/rate-limits.js';
 import type { Principal, Scope } from '../core/scope.js';
 import { isUuid } from '../core/uuid.js';
 import type { PaymentMethodSession, PrismaClient, Subscription } from '../generated/prisma/client.js';
-import { processorFor } from '../payments/processors/index.js';
-import { checkCardSource, type CardSource } from '../payments/card-source.js';
-import { CardDeclined, InvalidProcessorRequest, ProcessorUnavailable, type PaymentProcessor, type SetupResult } from '../payments/processors/processor.js';
+import { processorFor, checkCardSource, type CardSource, CardDeclined, InvalidProcessorRequest, ProcessorUnavailable, type PaymentProcessor, type SetupResult } from '../payments/index.js';
 import type { TemporalConnection } from '../temporal/client.js';
-import { findSubscription } from '../subscriptions/queries.js';
-import { replacePaymentMethod } from '../subscriptions/requests.js';
+import { findSubscription, replacePaymentMethod } from '../subscriptions/index.js';
 import { sessionAttemptBudget, sessionMintBudget } from './budgets.js';
 import { PAGE_PATH } from './page-path.js';
 

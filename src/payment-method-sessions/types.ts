@@ -1,6 +1,6 @@
 // The payment-method sessions' GraphQL fields (REST routes in ./routes.ts).
 import { builder } from '../graphql/builder.js';
-import { CardNextAction, CheckoutCard } from '../payments/card-types.js';
+import { CardNextAction, CheckoutCard } from '../payments/index.js';
 import { mintSession, completeSession, SESSION_LIFETIME_SECONDS } from './service.js';
 
 const PaymentMethodSession = builder.simpleObject('PaymentMethodSession', {

@@ -5,8 +5,7 @@
 // The test-event samples go through paymentEventData too.
 import type { OrderItem, PaymentStatus } from '../generated/prisma/client.js';
 import type { EventDefinitions, SampleContext } from '../events/event-types.js';
-import { orderEventData, sampleOrderEvent, type OrderRow } from '../orders/events.js';
-import { paymentResource, type PaymentRow } from './resource.js';
+import { orderEventData, sampleOrderEvent, type OrderRow, paymentResource, type PaymentRow } from '../orders/index.js';
 
 /** The data of every payment event. */
 export function paymentEventData(payment: PaymentRow, order: OrderRow, items: OrderItem[]) {

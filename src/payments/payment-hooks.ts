@@ -1,7 +1,8 @@
 // What other domains hang on payments, without payments importing them: a payment became PAID
-// (the subscriptions start their workflow on a first payment), and processor outcomes of charges a
+// (the subscriptions start their workflow on a first payment), processor outcomes of charges a
 // domain makes itself (subscription renewals, retried by dunning, so a failed charge does not end
-// the payment). The domains register in their module.ts.
+// the payment). The domains register in their module.ts. A subscription's first payment settling
+// is ./first-payment-hook.ts.
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { ChargeOutcome } from './charge-outcomes.js';

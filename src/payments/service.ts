@@ -7,8 +7,7 @@ import { NotFound, ValidationFailed } from '../core/errors.js';
 import { offsetPage } from '../core/list.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { isUuid } from '../core/uuid.js';
-import { readSaleFilters, salePage, type SaleFilters, type SaleListArgs } from '../orders/filters.js';
-import { amountRange, customFieldsWhere, termBuyers, termNumbers, type TermBuyers } from '../orders/list-where.js';
+import { readSaleFilters, salePage, type SaleFilters, type SaleListArgs, amountRange, customFieldsWhere, termBuyers, termNumbers, type TermBuyers } from '../orders/index.js';
 
 type Query = { select?: Prisma.PaymentSelect; include?: Prisma.PaymentInclude };
 

@@ -15,13 +15,9 @@ import type { OrderStatus, PaymentStatus } from '../generated/prisma/enums.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
 import { recordEvent } from '../events/event-service.js';
-import { orderItemResource } from '../orders/item-resource.js';
-import { loadOrderForEvent, releaseOrderReservations } from '../orders/service.js';
-import { subscriptionEventData } from '../subscriptions/events.js';
-import { beginFirstPeriod } from '../subscriptions/first-period.js';
-import { userResource } from '../users/events.js';
+import { loadOrderForEvent, releaseOrderReservations, paymentRowInclude, type PaymentRow } from '../orders/index.js';
 import { paymentEventData } from './events.js';
-import { paymentRowInclude, type PaymentRow } from './resource.js';
+import { subscriptionPayments } from './first-payment-hook.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -80,30 +76,14 @@ async function transition(tx: Tx, paymentId: string, t: Transition, data: Prisma
     if (t.order === 'CANCELLED') orderData.cancelledAt = now;
     // A cancelled order stays cancelled even when a charge still went through.
     await tx.order.updateMany({ where: { id: payment.orderId, status: 'PENDING' }, data: orderData });
-    if (payment.subscriptionId) started = await startOrEndSubscription(tx, payment.subscriptionId, payment.orderId, t.to === 'PAID', now);
+    if (payment.subscriptionId) started = await subscriptionPayments().settle(tx, { subscriptionId: payment.subscriptionId, orderId: payment.orderId, paid: t.to === 'PAID', now });
     // Ended unpaid: the checkout's reservations (offers' soldItems, the discount's use) go back.
     if (t.to !== 'PAID') await releaseOrderReservations(tx, payment.orderId);
   }
   const { order, items } = await loadOrderForEvent(tx, payment.orderId);
   await recordEvent(tx, scope, t.event, paymentEventData(payment, order, items));
-  if (started && order.subscription) {
-    const user = order.user ? userResource(order.user) : null;
-    await recordEvent(tx, scope, 'subscription_created', subscriptionEventData(order.subscription, items.map(orderItemResource), user));
-  }
+  if (started && order.subscription) await subscriptionPayments().started(tx, scope, { order: { ...order, subscription: order.subscription }, items });
   return { changed: true, payment };
-}
-
-/** The subscription's first payment settled: it starts (true) or never will. */
-async function startOrEndSubscription(tx: Tx, subscriptionId: string, orderId: string, paid: boolean, now: Date): Promise<boolean> {
-  const subscription = await tx.subscription.findUniqueOrThrow({ where: { id: subscriptionId } });
-  if (subscription.status !== 'incomplete') return false;
-  if (!paid) {
-    await tx.subscription.update({ where: { id: subscriptionId }, data: { status: 'incomplete_expired', endedAt: now } });
-    return false;
-  }
-  // Active (or trialing) and its first period in this one write: no reader sees one without the other.
-  await beginFirstPeriod(tx, subscription, orderId, now);
-  return true;
 }
 
 /** The processor confirmed the money: PAID (payment_success). */

@@ -6,7 +6,7 @@ import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { SuccessPayload } from '../graphql/payloads.js';
 import { currencyDecimals } from '../reference/currencies.js';
-import { numberOf, saleFilterArgs } from '../orders/types.js';
+import { numberOf, saleFilterArgs } from '../orders/index.js';
 import { signalCancelRequested } from './processor-callbacks.js';
 import * as payments from './service.js';
 import { runPaymentTestHelper, type TestHelperAction } from './test-helpers.js';

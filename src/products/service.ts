@@ -7,7 +7,7 @@ import { reserveSlot } from '../core/slots.js';
 import { recordEvent } from '../events/event-service.js';
 import { inScope, type Principal, type Scope } from '../core/scope.js';
 import { archivedWhere, direction, offsetPage, termOrIdWhere, type OffsetListArgs } from '../core/list.js';
-import { offerEventData } from '../offers/events.js';
+import { notifyProductArchived } from './hooks.js';
 import { productEventData } from './events.js';
 
 export const PEGI_RATINGS = ['NONE', 'PEGI_3', 'PEGI_7', 'PEGI_12', 'PEGI_16', 'PEGI_18'] as const;
@@ -234,12 +234,10 @@ export async function archiveProduct(prisma: PrismaClient, scope: Scope, product
     const now = await claimArchive('Product', (at) =>
       tx.product.updateMany({ where: { id: productId, ...inScope(scope), archivedAt: null }, data: { archivedAt: at, lowestPrice: null } }),
     );
-    const offers = await tx.offer.findMany({ where: { productId, archivedAt: null }, orderBy: { createdAt: 'asc' } });
-    await tx.offer.updateMany({ where: { id: { in: offers.map((o) => o.id) } }, data: { archivedAt: now } });
     const product = await tx.product.findUniqueOrThrow({ where: { id: productId } });
     await recordEvent(tx, scope, 'product_archived', productEventData(product));
-    // Its offers are archived with it, so their subscribers hear of it too.
-    for (const offer of offers) await recordEvent(tx, scope, 'offer_archived', offerEventData(offer));
+    // Its offers are archived with it (the offers domain, on this hook).
+    await notifyProductArchived(tx, scope, productId, now);
   });
   return { success: true };
 }

@@ -8,8 +8,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 
 import type { ActivityDependencies } from '../domain-module.js';
 import { logger } from '../logger.js';
-import { createPaymentProcessor, paymentProcessorConfigFromEnv, processorFor } from '../payments/processors/index.js';
-import { ProcessorError, type PaymentProcessor } from '../payments/processors/processor.js';
+import { createPaymentProcessor, paymentProcessorConfigFromEnv, processorFor, ProcessorError, type PaymentProcessor } from '../payments/index.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { applyPartOutcome, type PartOutcome } from './bookkeeping.js';
 import { refundResource, type RefundResource } from './resource.js';

@@ -13,10 +13,8 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { OrderStatus, PaymentStatus, RefundStatus } from '../generated/prisma/enums.js';
 import { recordEvent } from '../events/event-service.js';
-import { FEE_RULE, feeRuleOf, type FeeRule } from '../orders/fee.js';
-import { loadOrderForEvent } from '../orders/service.js';
-import { paymentEventData } from '../payments/events.js';
-import { paymentRowInclude, type PaymentRow } from '../payments/resource.js';
+import { FEE_RULE, feeRuleOf, type FeeRule, loadOrderForEvent, paymentRowInclude, type PaymentRow } from '../orders/index.js';
+import { paymentEventData } from '../payments/index.js';
 import { feeToReturn } from './plan.js';
 import { refundResource } from './resource.js';
 import { refundRowInclude, type RefundRow } from './service.js';

@@ -4,7 +4,7 @@
 // moved). Their data is a payment event's (payment, order, items, user and customer) plus the
 // refund; payment_refunded (the payments domain's type) carries the refund too.
 import type { EventDefinitions } from '../events/event-types.js';
-import { events as paymentEvents } from '../payments/events.js';
+import { paymentEvents } from '../payments/index.js';
 
 export const events = {
   refund_failed: paymentEvents.payment_refunded,

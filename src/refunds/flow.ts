@@ -11,7 +11,7 @@ import { crashPoint } from '../core/faults.js';
 import type { Scope } from '../core/scope.js';
 import type { Notifications, Subscription } from '../db/notifications.js';
 import type { WorkspaceSettings } from '../core/workspace-settings.js';
-import { processorKeyWindowMsFromEnv } from '../payments/payment-flow.js';
+import { processorKeyWindowMsFromEnv } from '../payments/index.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { refundWorkflow } from '../../workflows/refund.js';
 import type { RefundBody } from './plan.js';

@@ -2,8 +2,7 @@
 import type { DomainModule } from '../domain-module.js';
 import { createRefundActivities } from './activities.js';
 import { events } from './events.js';
-import { onStrandedCharge } from '../payments/ended-payments.js';
-import { onProcessorRefundEvents } from '../payments/processor-callbacks.js';
+import { onStrandedCharge, onProcessorRefundEvents } from '../payments/index.js';
 import { startRefundOutbox } from './outbox.js';
 import { handleRefundEvent } from './processor-events.js';
 import { routes } from './routes.js';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { canonical } from '../core/idempotency.js';
 import { ValidationFailed } from '../core/errors.js';
 import type { PaymentMethodType, PaymentProcessor, PaymentStatus } from '../generated/prisma/enums.js';
-import { feeRuleOf, type FeeRule } from '../orders/fee.js';
+import { feeRuleOf, type FeeRule } from '../orders/index.js';
 import { MAX_WORKFLOW_ID_LENGTH } from '../temporal/limits.js';
 
 /** Identical bodies without a key within this window return the first refund (the contract's Limits). */
@@ -238,13 +238,20 @@ export const dedupBucket = (at: Date) => Math.floor(at.getTime() / DERIVED_DEDUP
  * sent when it is printable ASCII and the id stays within MAX_WORKFLOW_ID_LENGTH, else its hash)
  * or the body's fingerprint with its bucket.
  */
-export function refundWorkflowId(workspaceId: string, orderId: string, key: { idempotencyKey: string } | { fingerprint: string; at: Date } | { expiredPaymentId: string }): string {
+export function refundWorkflowId(
+  workspaceId: string,
+  orderId: string,
+  key: { idempotencyKey: string } | { fingerprint: string; at: Date } | { expiredPaymentId: string; chargeId: string },
+): string {
   const base = `refund/${workspaceId}/${orderId}`;
-  if ('idempotencyKey' in key) {
-    const k = key.idempotencyKey;
-    const asSent = `${base}/key/${k}`;
-    return /^[\x21-\x7e]+$/.test(k) && asSent.length <= MAX_WORKFLOW_ID_LENGTH ? asSent : `${base}/key/sha256-${createHash('sha256').update(k).digest('hex')}`;
-  }
-  if ('expiredPaymentId' in key) return `${base}/expired-payment/${key.expiredPaymentId}`;
+  if ('idempotencyKey' in key) return keyed(`${base}/key`, key.idempotencyKey);
+  // One per charge: a payment can strand several (a renewal's attempts), each refunded on its own.
+  if ('expiredPaymentId' in key) return keyed(`${base}/expired-payment/${key.expiredPaymentId}`, key.chargeId);
   return `${base}/body/${key.fingerprint.slice(0, 32)}/${dedupBucket(key.at)}`;
+}
+
+/** `prefix/value` as sent when printable ASCII within the limit, else `prefix/sha256-<hash of value>`. */
+function keyed(prefix: string, value: string): string {
+  const asSent = `${prefix}/${value}`;
+  return /^[\x21-\x7e]+$/.test(value) && asSent.length <= MAX_WORKFLOW_ID_LENGTH ? asSent : `${prefix}/sha256-${createHash('sha256').update(value).digest('hex')}`;
 }

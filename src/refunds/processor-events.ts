@@ -8,8 +8,7 @@
 // the processor's answer is thrown back (the webhook is redelivered once the answer is recorded);
 // others (refunds made in the processor's dashboard) are ignored.
 import type { PrismaClient } from '../generated/prisma/client.js';
-import type { RefundEventHandler } from '../payments/processor-callbacks.js';
-import type { ProcessorName } from '../payments/processors/processor.js';
+import type { RefundEventHandler, ProcessorName } from '../payments/index.js';
 import { isUuid } from '../core/uuid.js';
 import { applyPartOutcome, partOfProcessorRefund } from './bookkeeping.js';
 import type { RefundRow } from './service.js';

@@ -9,10 +9,8 @@ import { FeatureDisabled, TemporarilyUnavailable, ValidationFailed } from '../co
 import { inScope, type Scope } from '../core/scope.js';
 import type { Clock } from '../core/time.js';
 import type { WorkspaceSettings } from '../core/workspace-settings.js';
-import { FEE_RULE, type FeeRule } from '../orders/fee.js';
-import { findOrder } from '../orders/service.js';
-import { capabilitiesOf, processorFor } from '../payments/processors/index.js';
-import type { PaymentProcessor, ProcessorName } from '../payments/processors/processor.js';
+import { FEE_RULE, type FeeRule, findOrder } from '../orders/index.js';
+import { capabilitiesOf, processorFor, type PaymentProcessor, type ProcessorName } from '../payments/index.js';
 import {
   DERIVED_DEDUP_WINDOW_MS,
   paymentBlock,

@@ -2,7 +2,7 @@ import { RefundStatus } from '../generated/prisma/enums.js';
 import { systemClock } from '../core/time.js';
 import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
-import { OrderDetails, OrderStatusEnum } from '../orders/types.js';
+import { OrderDetails, OrderStatusEnum } from '../orders/index.js';
 import { refundOrder } from './flow.js';
 import { refundResource, type RefundResource } from './resource.js';
 import { refundableOf, refundsOfOrder } from './service.js';

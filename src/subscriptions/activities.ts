@@ -3,14 +3,13 @@
 // renewal's charge is keyed by (subscription, period, attempt), so a retried activity or a worker
 // killed after the processor answered gets the same charge back, never a second one.
 import type { ActivityDependencies } from '../domain-module.js';
-import { paymentExpiryMsFromEnv, processorKeyWindowMsFromEnv } from '../payments/payment-flow.js';
-import { createPaymentProcessor, paymentProcessorConfigFromEnv, processorFor } from '../payments/processors/index.js';
-import { InvalidChargeState, ProcessorError } from '../payments/processors/processor.js';
+import { paymentExpiryMsFromEnv, processorKeyWindowMsFromEnv, createPaymentProcessor, paymentProcessorConfigFromEnv, processorFor, InvalidChargeState, ProcessorError } from '../payments/index.js';
 import { chargeSavedMethod, chargeThroughPaymentWorkflow } from './off-session.js';
 import { applyLateRenewalOutcome, markAttemptRequiresAttention } from './renewal-outcomes.js';
+import { bookOneOffCharge, createOneOffPayment, finishPlanChange, startPlanChange } from './off-period-payments.js';
 import {
-  applyCommand, beginPeriods, bookAttempt, bookOneOffCharge, createOneOffPayment, endAtPeriodEnd, finishPlanChange, lifecycleState, recordClock, renewalChargeKey,
-  startPlanChange, startRenewal, type AttemptOutcome, type ChargeTimings, type LifecycleCommand, type PlanItem,
+  applyCommand, beginPeriods, bookAttempt, endAtPeriodEnd, lifecycleState, recordClock, renewalChargeKey, startRenewal, type AttemptOutcome, type ChargeTimings,
+  type LifecycleCommand, type PlanItem,
 } from './service.js';
 import { ValidationFailed } from '../core/errors.js';
 import { ApplicationFailure } from '@temporalio/activity';

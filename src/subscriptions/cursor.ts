@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
 import { config } from '../config.js';
-import { dataDirSecret } from '../delivery/secrets.js';
+import { dataDirSecret } from '../delivery/index.js';
 
 /** Where the next page starts after: the last subscription handed out. */
 export interface CursorPosition {

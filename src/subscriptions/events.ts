@@ -3,8 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Subscription } from '../generated/prisma/client.js';
 import type { EventDefinitions, SampleContext } from '../events/event-types.js';
-import { itemsValue, sampleItems } from '../orders/item-resource.js';
-import { subscriptionResource } from './resource.js';
+import { itemsValue, sampleItems, subscriptionResource } from '../orders/index.js';
 
 /** The data of every subscription event: the subscription, the items of its order, the buyer. */
 export const subscriptionEventData = (subscription: Subscription, items: object[], user: object | null) => ({

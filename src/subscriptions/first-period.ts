@@ -1,7 +1,6 @@
 // A subscription's first period, begun in the transaction that makes its first payment PAID
-// (src/payments/transitions.ts): the status, the period, the billing anchor, the trial's end and
+// (src/payments/transitions.ts, through src/subscriptions/first-payment.ts): the status, the period, the billing anchor, the trial's end and
 // the discount's bound in one write, so that no reader ever sees it active without its period.
-// Payments call it; it imports nothing of theirs.
 import type { Prisma, Subscription } from '../generated/prisma/client.js';
 import { addInterval, type Interval } from './periods.js';
 

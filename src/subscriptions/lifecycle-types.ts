@@ -5,12 +5,11 @@
 import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
 import { SubscriptionSummary } from './types.js';
-import { saveTestPaymentMethod } from '../payments/test-helpers.js';
+import { saveTestPaymentMethod, Payment } from '../payments/index.js';
 import { Unauthenticated, ValidationFailed } from '../core/errors.js';
 import { findSubscription } from './queries.js';
 import { advanceClock, chargeSubscription, replacePaymentMethod, requestChange } from './requests.js';
-import { Payment } from '../payments/types.js';
-import { upcomingPayment } from './service.js';
+import { upcomingPayment } from './queries.js';
 
 const SubscriptionChangePayload = builder.simpleObject('SubscriptionChangePayload', {
   fields: (t) => ({ subscription: t.field({ type: SubscriptionSummary }) }),

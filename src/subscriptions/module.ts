@@ -1,14 +1,16 @@
 // The subscriptions domain: what it contributes to the service (see src/domain-module.ts).
 import type { DomainModule } from '../domain-module.js';
-import { onChargeOutcome, onPaymentPaid } from '../payments/payment-hooks.js';
-import { onOrderCancelled } from '../orders/hooks.js';
+import { handleSubscriptionPayments, onChargeOutcome, onPaymentPaid } from '../payments/index.js';
+import { onOrderCancelled } from '../orders/index.js';
 import { createSubscriptionActivities } from './activities.js';
 import { events } from './events.js';
+import { firstPayments } from './first-payment.js';
 import { lifecycleRoutes } from './lifecycle-routes.js';
 import { cancelWithInitialOrder, routeRenewalOutcome, startSubscriptionWorkflow } from './requests.js';
 import { routes } from './routes.js';
 
-// A subscription's first payment paid starts its workflow; its renewals' processor events go to it.
+// A subscription's first payment settling starts it (or ends it), its PAID starts its workflow; its renewals' processor events go to it.
+handleSubscriptionPayments(firstPayments);
 onPaymentPaid(startSubscriptionWorkflow);
 onChargeOutcome(routeRenewalOutcome);
 // Cancelling the order that started a subscription cancels the subscription now.

@@ -3,12 +3,8 @@
 // workflow owns as a checkout's: the first period of a subscription created by the API and a plan
 // change's payment.
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { applyRecordedCharge } from '../payments/charge-outcomes.js';
-import { startPayment } from '../payments/payment-flow.js';
-import { processorFor } from '../payments/processors/index.js';
-import { ProcessorError, type PaymentProcessor } from '../payments/processors/processor.js';
+import { applyRecordedCharge, startPayment, processorFor, ProcessorError, type PaymentProcessor, markPaymentFailed, PaymentTransitionRefused } from '../payments/index.js';
 import type { TemporalConnection } from '../temporal/client.js';
-import { markPaymentFailed, PaymentTransitionRefused } from '../payments/transitions.js';
 import type { AttemptOutcome } from './service.js';
 
 /**

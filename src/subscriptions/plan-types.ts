@@ -2,7 +2,7 @@
 // subscription's current items on its details.
 import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
-import { Payment } from '../payments/types.js';
+import { Payment } from '../payments/index.js';
 import { createSubscription, updateSubscription } from './plan.js';
 import { SubscriptionSummary } from './types.js';
 

@@ -7,17 +7,16 @@ import { randomUUID } from 'node:crypto';
 import type { Offer, PrismaClient, Subscription } from '../generated/prisma/client.js';
 import { NotFound, TemporarilyUnavailable, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
-import { createOrder } from '../orders/service.js';
+import { createOrder } from '../orders/index.js';
 import { bodyHash, checkIdempotencyKey, claimKey, earlierOrder, earlierRequest, KeyTaken, type Placed } from '../core/idempotency.js';
-import { notifyPaymentPaid } from '../payments/payment-hooks.js';
-import { ProcessorError, type PaymentProcessor } from '../payments/processors/processor.js';
-import { markPaymentPaid } from '../payments/transitions.js';
-import type { BillingDetails } from '../users/service.js';
+import { notifyPaymentPaid, ProcessorError, type PaymentProcessor, markPaymentPaid } from '../payments/index.js';
+import type { BillingDetails } from '../users/index.js';
 import { checkItemsTotal, itemLine, MAX_ITEMS, type SubscriptionItemInput } from './items.js';
 import { chargeThroughPaymentWorkflow } from './off-session.js';
 import { findSubscription } from './queries.js';
 import { clockOf, requestChange, type LifecycleDeps } from './requests.js';
-import { planChangeMoney, priceLines, subscriptionPlanItems, type PlanItem } from './service.js';
+import { planChangeMoney } from './off-period-payments.js';
+import { priceLines, subscriptionPlanItems, type PlanItem } from './service.js';
 
 /** An item of a create or update body: an offer (for update, default the subscription's first item's) and its price. */
 export interface SubscriptionPlanItemInput extends SubscriptionItemInput {

@@ -1,13 +1,13 @@
 // Reading subscriptions: the cursor-paginated list and one subscription by its number, with the
 // items, buyer and payments its details show (docs/decisions.md, "Reading subscriptions").
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { Prisma, PrismaClient, Subscription } from '../generated/prisma/client.js';
 import type { Db } from '../db/client.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
 import { TAKE_CAP } from '../core/list.js';
 import { inScope, type Scope } from '../core/scope.js';
-import { createdRange } from '../orders/filters.js';
-import { orderItemsWithCatalogue } from '../orders/service.js';
+import { createdRange, orderItemsWithCatalogue } from '../orders/index.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { priceOfPeriod } from './service.js';
 
 type Query = { select?: Prisma.SubscriptionSelect; include?: Prisma.SubscriptionInclude };
 
@@ -79,4 +79,23 @@ export async function findSubscription(prisma: Db, scope: Scope, subscriptionIdO
 export async function subscriptionItems(prisma: Db, scope: Scope, subscription: { id: string; number: string }) {
   const order = await prisma.order.findFirst({ where: { ...inScope(scope), subscriptionId: subscription.id, number: subscription.number }, select: { id: true } });
   return order ? orderItemsWithCatalogue(prisma, scope, order.id) : [];
+}
+
+/**
+ * The next charge of the subscription, computed by the code that will make it (priceOfPeriod at
+ * its due time): the renewal at the period's end, or the retry of a renewal being dunned (its
+ * payment's amount, at nextRetryAt). null when nothing is due to be charged (cancelled, a cancel
+ * scheduled, paused, unpaid, not started).
+ */
+export async function upcomingPayment(prisma: PrismaClient, s: Subscription) {
+  if (s.status === 'past_due' && s.nextRetryAt) {
+    const renewal = await prisma.payment.findFirst({ where: { subscriptionId: s.id, status: 'PENDING', subscriptionPeriod: { not: null } }, orderBy: { subscriptionPeriod: 'desc' } });
+    if (renewal) {
+      const price = await priceOfPeriod(prisma, s, s.currentPeriodStart ?? s.nextRetryAt);
+      return { at: s.nextRetryAt, amount: renewal.amount, subtotal: price.subtotal, discount: price.discount, credit: 0, tax: renewal.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: true };
+    }
+  }
+  if (!['active', 'trialing'].includes(s.status) || s.cancelAtPeriodEnd || !s.currentPeriodEnd) return null;
+  const price = await priceOfPeriod(prisma, s, s.currentPeriodEnd);
+  return { at: s.currentPeriodEnd, amount: price.amount, subtotal: price.subtotal, discount: price.discount, credit: price.credit, tax: price.tax, taxes: price.taxes, taxInclusive: price.taxInclusive, retry: false };
 }

@@ -5,11 +5,8 @@
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { recordEvent } from '../events/event-service.js';
 import { logger } from '../logger.js';
-import { loadOrderForEvent } from '../orders/service.js';
-import { giveBackStrandedCharge } from '../payments/ended-payments.js';
-import { paymentEventData } from '../payments/events.js';
-import { paymentRowInclude } from '../payments/resource.js';
-import { recordCharge } from '../payments/transitions.js';
+import { loadOrderForEvent, paymentRowInclude } from '../orders/index.js';
+import { giveBackStrandedCharge, paymentEventData, recordCharge } from '../payments/index.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { bookAttempt, change, lock, type AttemptOutcome } from './service.js';
 

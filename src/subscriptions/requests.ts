@@ -11,7 +11,7 @@ import type { PrismaClient, Subscription } from '../generated/prisma/client.js';
 import { TemporarilyUnavailable, Unauthenticated, ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
 import { logger } from '../logger.js';
-import type { ChargeOutcome } from '../payments/charge-outcomes.js';
+import type { ChargeOutcome } from '../payments/index.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { subscriptionWorkflow } from '../../workflows/subscription.js';
 import { subscriptionWorkflowId, type AttemptOutcome, type LifecycleCommand, type LifecycleState } from './service.js';

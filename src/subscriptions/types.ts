@@ -3,7 +3,7 @@ import type PrismaTypes from '../generated/pothos-types.js';
 import type { Subscription as SubscriptionRow } from '../generated/prisma/client.js';
 import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
-import { CartItem, SubscriptionStatusEnum } from '../orders/types.js';
+import { CartItem, SubscriptionStatusEnum } from '../orders/index.js';
 import { DEFAULT_TAKE, findSubscription, listSubscriptions, subscriptionItems } from './queries.js';
 import { clockOf } from './requests.js';
 import { subscriptionPlanItems } from './service.js';

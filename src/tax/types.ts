@@ -1,6 +1,6 @@
 // The tax calculation's GraphQL face: Mutation.calculateTax (POST /v0/tax/calculate).
 import { builder } from '../graphql/builder.js';
-import { ProductTypeEnum } from '../products/types.js';
+import { ProductTypeEnum } from '../products/index.js';
 import type { TaxComponent } from './calculate.js';
 import { calculateTaxFor, type TaxQuote } from './service.js';
 

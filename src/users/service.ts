@@ -6,7 +6,6 @@ import { recordEvent } from '../events/event-service.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { archivedWhere, pageCount, pagePage } from '../core/list.js';
 import { isCountry, postalCodeRequired } from '../reference/countries.js';
-import { ownedItems } from '../delivery/inventory.js';
 import { userEventData } from './events.js';
 import { claimArchive } from '../core/archive.js';
 
@@ -157,10 +156,4 @@ export async function archiveUser(prisma: PrismaClient, scope: Scope, userId: st
     await recordEvent(tx, scope, 'user_archived', userEventData(user));
   });
   return { success: true, archived: true };
-}
-
-/** What the buyer owns (src/delivery/inventory.ts says which items those are), newest first; 404 for an unknown or archived user. */
-export async function userInventory(prisma: PrismaClient, scope: Scope, userId: string, args: { page?: number | null; limit?: number | null }) {
-  const user = await findUser(prisma, scope, userId, { select: { id: true } });
-  return ownedItems(prisma, scope, user.id, args);
 }

@@ -1,7 +1,6 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from '../graphql/builder.js';
 import { scopeOf } from '../graphql/context.js';
-import { InventoryItem } from '../delivery/types.js';
 import * as users from './service.js';
 
 const BillingDetails = builder.simpleObject('BillingDetails', {
@@ -55,9 +54,6 @@ builder.asEntity(User, {
 const UserList = builder.simpleObject('UserList', {
   fields: (t) => ({ users: t.field({ type: [User] }), count: t.int(), pages: t.int() }),
 });
-const UserInventory = builder.simpleObject('UserInventory', {
-  fields: (t) => ({ inventory: t.field({ type: [InventoryItem] }), count: t.int(), pages: t.int() }),
-});
 const UserPayload = builder.simpleObject('UserPayload', { fields: (t) => ({ user: t.field({ type: User }) }) });
 const UserArchivePayload = builder.simpleObject('UserArchivePayload', {
   fields: (t) => ({
@@ -83,12 +79,6 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx, info) =>
       users.listUsers(ctx.prisma, await scopeOf(ctx, 'read'), args, queryFromInfo({ context: ctx, info, path: ['users'] })),
-  }),
-  userInventory: t.field({
-    type: UserInventory,
-    description: "What the user owns: the items of their paid and partially refunded orders not refunded in full, newest first",
-    args: { userId: t.arg({ type: 'UUID', required: true }), ...pageArgs },
-    resolve: async (_root, { userId, ...page }, ctx) => users.userInventory(ctx.prisma, await scopeOf(ctx, 'read'), userId, page),
   }),
 }));
 

@@ -5,7 +5,7 @@ import { ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
 import { unixSeconds } from '../core/time.js';
 import type { EventDefinitions } from '../events/event-types.js';
-import { sampleUser } from '../users/events.js';
+import { sampleUser } from '../users/index.js';
 
 // The `data` of a synthetic event (sendTestEvent): the domain that records the type builds it with
 // the payload builder of its real events, over made-up records. The caller's hints become the

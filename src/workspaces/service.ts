@@ -2,7 +2,7 @@ import type { Prisma, PrismaClient, Workspace } from '../generated/prisma/client
 import type { Db } from '../db/client.js';
 import { isUuid } from '../core/uuid.js';
 import { WORKSPACE_SETTINGS, workspaceSettings, type SettingName } from '../core/workspace-settings.js';
-import { normalizeTaxRegistrations } from '../tax/registrations.js';
+import { normalizeTaxRegistrations } from '../tax/index.js';
 import { generateKeyPair, hashSecretKey, type KeyMode } from './keys.js';
 
 export interface IssuedKeys {

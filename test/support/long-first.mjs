@@ -2,7 +2,7 @@
 // Jest orders files by their last durations, kept in its cache; a fresh clone has none, and then
 // Jest orders by file size, which starts the kill test (a short file, the longest run) late: a
 // pass may then wait minutes for it alone. test/long-files.json lists the long files,
-// longest first (measured; README "CI").
+// longest first (measured; docs/operations.md "CI").
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+import './domains.js';
 import { randomUUID } from 'node:crypto';
 import { createPrismaClient } from '../../src/db/client.js';
 import type { PrismaClient } from '../../src/generated/prisma/client.js';

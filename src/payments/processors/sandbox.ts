@@ -2,40 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 
 import { Prisma, type PrismaClient, type SandboxCharge } from '../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../db/client.js';
-import {
-  ChargeNotFound,
-  InvalidChargeState,
-  InvalidProcessorRequest,
-  OperationNotSupported,
-  ProcessorUnavailable,
-  RefundExceedsCharge,
-  checkChargeRequest,
-  checkRefundRequest,
-  checkSetupRequest,
-  headerValue,
-  type ChargeRequest,
-  type CardDetails,
-  type ChargeResult,
-  type DisputeInfo,
-  type DisputeStatus,
-  type NextAction,
-  type PaymentMethodInfo,
-  type SetupRequest,
-  type SetupResult,
-  type PaymentProcessor,
-  type ProcessorCapabilities,
-  type ProcessorEvent,
-  type RefundRequest,
-  type ProcessorChargeRecord,
-  type ProcessorRefundRecord,
-  type RecordWindow,
-  type RefundResult,
-  type WebhookHeaders,
-} from './processor.js';
+import { ChargeNotFound, InvalidChargeState, InvalidProcessorRequest, OperationNotSupported, ProcessorUnavailable, RefundExceedsCharge } from './processor.js';
+import { checkChargeRequest, checkRefundRequest, checkSetupRequest, headerValue } from './processor.js';
+import type { CardDetails, ChargeRequest, ChargeResult, DisputeInfo, NextAction, PaymentMethodInfo, PaymentProcessor, ProcessorCapabilities } from './processor.js';
+import type { ProcessorChargeRecord, ProcessorEvent, ProcessorRefundRecord, RecordWindow, RefundRequest, RefundResult, SetupRequest, SetupResult, WebhookHeaders } from './processor.js';
 import { sandboxCharges, sandboxRefunds } from './sandbox-ledger.js';
 import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
-import { SandboxWebhooks, recordEvent, sandboxEvent, sandboxId, type EventFields, type SignedWebhook } from './sandbox-events.js';
-import { checkCard, DECLINE_MESSAGES, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour, type CheckedCard } from './test-cards.js';
+import { SandboxWebhooks, recordEvent, sandboxEvent, sandboxId, type SignedWebhook } from './sandbox-events.js';
+import { AUTHENTICATION_FAILED, chargeResult, declineCodeOf, disputeInfo, failureMessage, lockCharge, lockChargeForRefund, openDispute, REFUND_BLOCKING_DISPUTES, replay, replayRefund, SETUP_PREFIX, statusEvent, type Outcome } from './sandbox-books.js';
+import { checkCard, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour, type CheckedCard } from './test-cards.js';
 
 // The embedded default processor: a stateful simulation of a card processor whose books live in
 // PostgreSQL (the Sandbox* tables), so that a worker in another process sees the same charges.
@@ -50,26 +25,8 @@ export interface SandboxDeps {
   now?: () => Date;
 }
 
-/** The ids of cards saved by a setup (setupPaymentMethod). */
-const SETUP_PREFIX = 'pm_sbx_setup_';
-
-/** Stripe's code for a 3-D Secure the cardholder did not complete. */
-const AUTHENTICATION_FAILED = 'payment_intent_authentication_failure';
-
 /** The ids of tokenized cards (tokenizeCard). */
 export const TOKEN_PREFIX = 'pm_sbx_tok_';
-
-/** A disputed charge cannot be refunded while the dispute is open, nor once it is lost (the money is gone). */
-const REFUND_BLOCKING_DISPUTES: ReadonlySet<string | null> = new Set<DisputeStatus>(['needs_response', 'under_review', 'lost']);
-
-/** The charge outcome decided before anything is written. */
-interface Outcome {
-  status: 'succeeded' | 'pending' | 'failed';
-  failureCode?: string;
-  behaviour: CardBehaviour | null;
-  paymentMethodId?: string;
-  newPaymentMethod?: Prisma.SandboxPaymentMethodCreateInput;
-}
 
 export const SANDBOX_CAPABILITIES: ProcessorCapabilities = {
   methods: ['card', 'paypal', 'manual'],
@@ -338,6 +295,7 @@ export class SandboxProcessor implements PaymentProcessor {
     return [await this.webhooks.verify(body, headerValue(headers, SANDBOX_SIGNATURE_HEADER))];
   }
 
+  /** The reconciliation's view of the sandbox's books, as a processor's list APIs give them (./sandbox-ledger.ts). */
   listCharges(window: RecordWindow): AsyncIterable<ProcessorChargeRecord> {
     return sandboxCharges(this.prisma, window);
   }
@@ -426,87 +384,4 @@ export class SandboxProcessor implements PaymentProcessor {
     const event = await this.prisma.$transaction(async (tx) => change(tx, await lockCharge(tx, chargeId), this.now()));
     return this.webhooks.sign(event);
   }
-}
-
-/** Stripe's 4000000000000259 and the dispute test helper: the cardholder disputes the whole remaining amount. */
-async function openDispute(tx: Prisma.TransactionClient, charge: SandboxCharge, now: Date, reason = 'fraudulent') {
-  const disputed = await tx.sandboxCharge.update({
-    where: { id: charge.id },
-    data: { disputeId: sandboxId('dp'), disputeStatus: 'needs_response', disputeReason: reason },
-    include: { paymentMethod: true },
-  });
-  const event = await recordEvent(tx, disputed, { type: 'charge.disputed', dispute: disputeInfo(disputed)! }, now);
-  return { charge: disputed, event };
-}
-
-/** The charge, locked and read in one statement: serialises every change of one charge (refunds cannot overshoot, settle and cancel cannot both win). */
-async function lockCharge(tx: Prisma.TransactionClient, chargeId: string): Promise<SandboxCharge> {
-  const [charge] = await tx.$queryRaw<SandboxCharge[]>`SELECT * FROM "SandboxCharge" WHERE id = ${chargeId} FOR UPDATE`;
-  if (!charge) throw new ChargeNotFound(chargeId);
-  return charge;
-}
-
-type EarlierRefund = Pick<Prisma.SandboxRefundGetPayload<object>, 'id' | 'chargeId' | 'amount' | 'status'>;
-
-/**
- * The charge locked and read (its latest version), with the refund made earlier under the
- * idempotency key if any (on whatever charge), in one statement. That refund is as of the
- * statement's snapshot, taken before any wait for the lock: see the refundable check.
- */
-async function lockChargeForRefund(tx: Prisma.TransactionClient, chargeId: string, idempotencyKey: string): Promise<{ charge: SandboxCharge; earlier: EarlierRefund | null }> {
-  const [row] = await tx.$queryRaw<(SandboxCharge & { earlier: EarlierRefund | null })[]>`
-    SELECT c.*, (SELECT json_build_object('id', r.id, 'chargeId', r."chargeId", 'amount', r.amount, 'status', r.status) FROM "SandboxRefund" r WHERE r."idempotencyKey" = ${idempotencyKey}) AS earlier
-    FROM "SandboxCharge" c WHERE c.id = ${chargeId} FOR UPDATE OF c`;
-  if (!row) throw new ChargeNotFound(chargeId);
-  const { earlier, ...charge } = row;
-  return { charge, earlier };
-}
-
-/** Same key, same request: the stored charge as it is now. Another request under the key is refused, as Stripe does. */
-function replay(charge: ChargeWithMethod, request: ChargeRequest): ChargeResult {
-  if (charge.paymentId !== request.paymentId || charge.amount !== request.amount || charge.currency !== request.currency.toLowerCase() || charge.method !== request.method) {
-    throw new InvalidProcessorRequest('idempotency_key_reused', 'The idempotency key was used for another charge');
-  }
-  return chargeResult(charge);
-}
-
-function replayRefund(refund: { id: string; chargeId: string; amount: number; status: string }, request: RefundRequest): RefundResult {
-  if (refund.chargeId !== request.chargeId || (request.amount !== undefined && request.amount !== refund.amount)) {
-    throw new InvalidProcessorRequest('idempotency_key_reused', 'The idempotency key was used for another refund');
-  }
-  return { refundId: refund.id, status: refund.status as RefundResult['status'], amount: refund.amount };
-}
-
-type ChargeWithMethod = Prisma.SandboxChargeGetPayload<{ include: { paymentMethod: true } }>;
-
-function chargeResult(charge: ChargeWithMethod): ChargeResult {
-  const method = charge.paymentMethod;
-  return {
-    chargeId: charge.id,
-    status: charge.status === 'cancelled' ? 'failed' : (charge.status as ChargeResult['status']),
-    ...(charge.status === 'cancelled' ? { failureCode: 'cancelled', failureMessage: 'The payment was cancelled.' } : {}),
-    ...(charge.failureCode ? { failureCode: charge.failureCode, failureMessage: charge.failureMessage ?? failureMessage(charge.failureCode) } : {}),
-    ...(method ? { paymentMethod: { ref: method.id, brand: method.brand, last4: method.last4 } } : {}),
-  };
-}
-
-function statusEvent(charge: SandboxCharge): EventFields {
-  if (charge.status === 'succeeded') return { type: 'charge.succeeded', amount: charge.amount, currency: charge.currency };
-  if (charge.status === 'failed') return { type: 'charge.failed', failureCode: charge.failureCode!, failureMessage: charge.failureMessage! };
-  return { type: 'charge.pending' };
-}
-
-function disputeInfo(charge: SandboxCharge): DisputeInfo | null {
-  if (!charge.disputeId) return null;
-  return { disputeId: charge.disputeId, status: charge.disputeStatus as DisputeStatus, reason: charge.disputeReason!, amount: charge.amount - charge.amountRefunded };
-}
-
-/** A saved declining test card's decline code (the saved method keeps brand and last 4 digits). */
-function declineCodeOf(brand: string, last4: string): string {
-  const card = Object.entries(TEST_CARDS).find(([number, c]) => c.brand === brand && number.endsWith(last4) && c.declineCode);
-  return card?.[1].declineCode ?? 'generic_decline';
-}
-
-function failureMessage(code: string): string {
-  return DECLINE_MESSAGES[code] ?? 'The payment failed.';
 }

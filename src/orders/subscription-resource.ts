@@ -1,5 +1,5 @@
-// The subscription as the API and the events show it. Its own module: orders, payments and the
-// subscription events all carry it, and none of them may import another's events in a cycle.
+// The subscription as the API and the events show it: orders, payments and the subscription
+// events all carry it. With the orders, which the subscriptions depend on (docs/domain-graph.md).
 import type { Subscription } from '../generated/prisma/client.js';
 import { unixSeconds, unixSecondsOrNull } from '../core/time.js';
 

@@ -1,6 +1,6 @@
 // The payment as the API returns it (the Payment type's fields): in list rows, in an order's
-// lastPayment and in the payment events. Kept apart from events.ts so the order events can use it
-// without an import cycle.
+// lastPayment and in the payment events. With the orders: an order carries its last payment, and
+// payments depend on orders, never the other way round (docs/domain-graph.md).
 import type { Payment, Prisma } from '../generated/prisma/client.js';
 import { unixSeconds, unixSecondsOrNull } from '../core/time.js';
 import { currencyDecimals } from '../reference/currencies.js';
