@@ -15,6 +15,8 @@ export default {
   testSequencer: '<rootDir>/test/support/long-first.mjs',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // The money invariants after every test file that moves money (the file names what it does).
+  setupFilesAfterEnv: ['<rootDir>/test/support/money-invariants.ts'],
   testTimeout: 60_000,
   // Three: the suite waits on timers, Temporal and the database more than it computes (two workers
   // kept about one core of two busy; docs/decisions.md, "CI").

@@ -15,6 +15,7 @@ import { paymentsModule } from './payments/module.js';
 import { platformModule } from './platform/module.js';
 import { portalModule } from './portal/module.js';
 import { productsModule } from './products/module.js';
+import { reconciliationModule } from './reconciliation/module.js';
 import { refundsModule } from './refunds/module.js';
 import type { EndpointOperation, HttpEndpoint } from './http/endpoint.js';
 import type { TaggedRoute } from './rest/route.js';
@@ -40,6 +41,7 @@ export const domains: readonly DomainModule[] = [
   taxModule,
   portalModule,
   paymentMethodSessionsModule,
+  reconciliationModule,
 ];
 
 /** Every /v0 route, tagged with its domain. */

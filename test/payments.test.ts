@@ -16,6 +16,7 @@ import {
   PaymentTransitionRefused,
   recordCharge,
 } from '../src/payments/transitions.js';
+import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
 
 type ListQuery = NonNullable<operations['payments']['parameters']['query']>;
 const READ: KeyChoice = { write: false };
@@ -59,18 +60,26 @@ describe('payments: the object, details and isolation', () => {
   test('details: user, order, subscription, charges (first attempt first) and invoice (null: a payment never paid has none)', async () => {
     const buyer = await newBuyer(ws);
     const created = await seedOrder(ws, { userId: buyer.id, subscription: { recurringInterval: 'year' } });
+    // Charges the sandbox holds (a decline, then a card waiting for 3-D Secure), so that the books agree with the processor's (test/support/invariants.ts).
+    const sandbox = new SandboxProcessor({ prisma: salesDb() });
+    const charge = (number: string) =>
+      sandbox.createCharge({
+        paymentId: created.payment.id, idempotencyKey: `details-${randomUUID()}`, amount: 1000, currency: 'USD', method: 'card',
+        card: { number, expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123' }, email: 'details@example.com', livemode: false,
+      });
+    const [declined, waiting] = [await charge('4000000000000002'), await charge('4000002760003184')];
     await inTx(async (tx) => {
-      await recordCharge(tx, created.payment.id, 1, { processor: 'sandbox', processorChargeId: 'ch_sbx_b', status: 'succeeded', amount: 1000, currency: 'USD', cardBrand: 'visa', cardLast4: '4242' });
-      await recordCharge(tx, created.payment.id, 0, { processor: 'sandbox', processorChargeId: 'ch_sbx_a', status: 'failed', amount: 1000, currency: 'USD', failureCode: 'card_declined' });
+      await recordCharge(tx, created.payment.id, 1, { processor: 'sandbox', processorChargeId: waiting.chargeId, status: 'pending', amount: 1000, currency: 'USD', cardBrand: 'visa', cardLast4: '3184' });
+      await recordCharge(tx, created.payment.id, 0, { processor: 'sandbox', processorChargeId: declined.chargeId, status: 'failed', amount: 1000, currency: 'USD', failureCode: 'card_declined' });
       // A retried activity writes the same attempt again: still one row.
-      await recordCharge(tx, created.payment.id, 1, { processor: 'sandbox', processorChargeId: 'ch_sbx_b', status: 'succeeded', amount: 1000, currency: 'USD', cardBrand: 'visa', cardLast4: '4242' });
+      await recordCharge(tx, created.payment.id, 1, { processor: 'sandbox', processorChargeId: waiting.chargeId, status: 'pending', amount: 1000, currency: 'USD', cardBrand: 'visa', cardLast4: '3184' });
     });
     const { payment } = await ok(getPayment(ws, created.payment.id));
     expect(payment).toMatchObject({ id: created.payment.id, user: buyer, order: { id: created.order.id, number: created.order.number }, subscription: { id: created.order.number, status: 'incomplete' }, invoice: null });
     expect(payment.subscriptionId).toBe(created.order.number);
     expect(payment.charges.map((c) => [c.object, c.attempt, c.processorChargeId, c.status, c.failureCode, c.cardLast4])).toEqual([
-      ['charge', 0, 'ch_sbx_a', 'failed', 'card_declined', null],
-      ['charge', 1, 'ch_sbx_b', 'succeeded', null, '4242'],
+      ['charge', 0, declined.chargeId, 'failed', 'card_declined', null],
+      ['charge', 1, waiting.chargeId, 'pending', null, '3184'],
     ]);
   });
 

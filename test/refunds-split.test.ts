@@ -49,8 +49,15 @@ test('one share succeeded, the other failed: partially_failed, the failed money 
   const second = await salesDb().payment.create({
     data: { workspaceId: first.workspaceId, livemode: first.livemode, orderId: order.id, sequence: first.sequence + 1, number: `${first.number}-renewal`, amount: first.amount, currency: first.currency, processor: 'sandbox', methodType: 'card' },
   });
+  const sandbox = new SandboxProcessor({ prisma: salesDb() });
+  const chargeIds: string[] = [];
   for (const payment of [first, second]) {
-    const chargeId = `ch_${randomUUID()}`;
+    // Charges the sandbox holds, so that the books agree with the processor's (test/support/invariants.ts).
+    const { chargeId } = await sandbox.createCharge({
+      paymentId: payment.id, idempotencyKey: `split-${randomUUID()}`, amount: payment.amount, currency: payment.currency, method: 'card',
+      card: { number: '4242424242424242', expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123' }, email: 'split@example.com', livemode: false,
+    });
+    chargeIds.push(chargeId);
     await salesDb().$transaction(async (tx) => {
       await recordCharge(tx, payment.id, 0, { processor: 'sandbox', processorChargeId: chargeId, status: 'succeeded', amount: payment.amount, currency: 'USD' });
       await markPaymentPaid(tx, payment.id, { processorChargeId: chargeId });
@@ -61,7 +68,8 @@ test('one share succeeded, the other failed: partially_failed, the failed money 
   expect(refund.parts).toHaveLength(2);
   const partOf = (paymentId: string) => refund.parts.find((p) => p.paymentId === paymentId)!;
 
-  expect((await applyPartOutcome(salesDb(), partOf(second.id).id, { processorRefundId: 're_ok', status: 'succeeded' })).status).toBe('pending');
+  const { refundId: processorRefundId } = await sandbox.refund({ chargeId: chargeIds[1]!, amount: second.amount, idempotencyKey: `split-${randomUUID()}` });
+  expect((await applyPartOutcome(salesDb(), partOf(second.id).id, { processorRefundId, status: 'succeeded' })).status).toBe('pending');
   const settled = await applyPartOutcome(salesDb(), partOf(first.id).id, { processorRefundId: null, status: 'failed', failureCode: 'expired_or_canceled_card', failureMessage: 'The card was canceled' });
   // The refund the bookkeeping returns (the workflow's result, the HTTP answer) is the row as stored.
   expect(settled).toEqual(await findRefund(salesDb(), refund.id));

@@ -305,6 +305,9 @@ describe('refunds the processor fails later', () => {
     const { processorChargeId } = await salesDb().payment.findUniqueOrThrow({ where: { id: payment.id } });
     await deliverSandboxWebhooks([processorChargeId!]);
     expect(await ok(refund(limited, order.id, { amount: 10, idempotencyKey: 'settling-10' }))).toMatchObject({ status: 'pending', replayed: false });
+    // Its failure too, as the relay would deliver it: the books end agreeing with the processor's (test/support/invariants.ts).
+    await eventually(() => salesDb().sandboxRefund.count({ where: { chargeId: processorChargeId! } }), (n) => n === 11);
+    await deliverSandboxWebhooks([processorChargeId!]);
   });
 });
 

@@ -35,6 +35,10 @@ export {
   type ProcessorName,
   type SetupResult,
 } from './processors/processor.js';
+/** The reconciliation reads the processor's books and repairs through the webhooks' own code. */
+export type { ProcessorChargeRecord, ProcessorEvent, ProcessorRefundRecord, RecordWindow } from './processors/processor.js';
+export { handleProcessorEvents } from './processor-callbacks.js';
+export { ENDED_OTHERWISE } from './ended-payments.js';
 export { capabilitiesOf, createPaymentProcessor, paymentProcessorConfigFromEnv, processorFor } from './processors/index.js';
 /** The checkout and card sessions take cards the same way: the source, the test cards, the browser form. */
 export { checkCardSource, type CardSource } from './card-source.js';

@@ -7,3 +7,6 @@ export { refundsOfOrder } from './service.js';
 export { onRefundPartSucceeded } from './refund-hooks.js';
 /** The invoices add a refund's `creditNotes` to its GraphQL type. */
 export { RefundResult } from './types.js';
+/** The reconciliation tells a refund still under way from a difference, and a charge already given back. */
+export { RefundNotRecordedYet } from './processor-events.js';
+export { STRANDED_REASON } from './stranded.js';

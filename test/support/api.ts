@@ -28,9 +28,13 @@ afterAll(async () => {
   admin = undefined;
 });
 
+/** The workspaces this test file made on the suite's database: the money invariants check them after the file (test/support/money-invariants.ts). */
+export const createdWorkspaces = new Set<string>();
+
 /** A new workspace, as `cli workspace create` makes it, on the suite's database. */
 export async function newWorkspace(name = 'Test workspace', settings: string[] = []): Promise<Workspace> {
   const workspace = await createWorkspace(adminDb(), name);
+  createdWorkspaces.add(workspace.workspaceId);
   if (settings.length) await setWorkspaceSettings(adminDb(), workspace.workspaceId, settings);
   return workspace;
 }

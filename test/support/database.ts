@@ -90,13 +90,28 @@ export async function dropDatabase(name: string): Promise<void> {
   await sql(adminUrl(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
 
+/** The databases this test file made: the money invariants check those still there after the file (test/support/money-invariants.ts). */
+export const scratchDatabases: ScratchDatabase[] = [];
+
 /** A new empty database on the suite's PostgreSQL (the server migrates it when it starts). */
 export async function scratchDatabase(prefix = 'commerce_scratch'): Promise<ScratchDatabase> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   await sql(adminUrl(), `CREATE DATABASE ${name}`);
   const url = new URL(adminUrl());
   url.pathname = `/${name}`;
-  return { name, url: url.toString(), drop: () => dropDatabase(name) };
+  const database = { name, url: url.toString(), drop: () => dropDatabase(name) };
+  scratchDatabases.push(database);
+  return database;
+}
+
+/** Whether the database is still there and holds the service's tables (a server or the CLI migrated it). */
+export async function migratedDatabase(name: string): Promise<boolean> {
+  const [row] = await sql<{ migrated: boolean }>(adminUrl(), `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1) AS migrated`, [name]);
+  if (!row!.migrated) return false;
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  const [tables] = await sql<{ n: number }>(url.toString(), `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name IN ('Payment', 'ReconciliationRun')`);
+  return tables!.n === 2;
 }
 
 /**

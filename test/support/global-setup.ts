@@ -80,6 +80,9 @@ export default async function globalSetup() {
     // Generous edge and per-address limits for the suite (every test calls from loopback); the
     // rate-limit and license-key budget tests start servers of their own.
     // The sandbox's outbox stays undelivered: tests read it (test/sandbox-webhook-relay.test.ts runs the relay).
+    // No reconciliation schedule on the suite's Temporal (for the suite's server nor the servers tests start): a scheduled
+    // run would repair what tests hold back on purpose (the sandbox's undelivered webhooks). test/reconciliation.test.ts makes one.
+    process.env.RECONCILIATION_INTERVAL_MINUTES = '0';
     const server = await startServerProcess({ DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, RATE_LIMIT_POINTS: '1000000', LICENSE_KEY_VALIDATIONS_PER_ADDRESS_PER_MINUTE: '1000000', SANDBOX_WEBHOOK_DELIVERY: 'false' });
     globalThis.__commerceServer = server;
     process.env.TEST_BASE_URL = server.url;

@@ -203,3 +203,13 @@ export type InvoiceCounter = Prisma.InvoiceCounterModel
  * 
  */
 export type InvoiceWithheld = Prisma.InvoiceWithheldModel
+/**
+ * Model ReconciliationRun
+ * 
+ */
+export type ReconciliationRun = Prisma.ReconciliationRunModel
+/**
+ * Model ReconciliationFinding
+ * 
+ */
+export type ReconciliationFinding = Prisma.ReconciliationFindingModel

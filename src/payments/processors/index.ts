@@ -7,7 +7,10 @@ import type {
   PaymentProcessor,
   ProcessorCapabilities,
   ProcessorEvent,
+  ProcessorChargeRecord,
   ProcessorName,
+  ProcessorRefundRecord,
+  RecordWindow,
   RefundRequest,
   RefundResult,
   WebhookHeaders,
@@ -110,6 +113,14 @@ class LazyStripeProcessor implements PaymentProcessor {
 
   async parseWebhook(rawBody: string | Buffer, headers: WebhookHeaders): Promise<ProcessorEvent[]> {
     return (await this.processor()).parseWebhook(rawBody, headers);
+  }
+
+  async *listCharges(window: RecordWindow): AsyncIterable<ProcessorChargeRecord> {
+    yield* (await this.processor()).listCharges(window);
+  }
+
+  async *listRefunds(window: RecordWindow): AsyncIterable<ProcessorRefundRecord> {
+    yield* (await this.processor()).listRefunds(window);
   }
 }
 

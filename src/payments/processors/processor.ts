@@ -166,6 +166,41 @@ export interface ProcessorCapabilities {
   savedPaymentMethods: boolean;
 }
 
+/** A span of creation times: since inclusive, until exclusive. */
+export interface RecordWindow {
+  since: Date;
+  until: Date;
+}
+
+/** One charge as the processor's own books have it (what the reconciliation compares with ours). */
+export interface ProcessorChargeRecord {
+  chargeId: string;
+  /** Our payment's id from the charge's metadata; null when it carries none. */
+  paymentId: string | null;
+  amount: number;
+  /** Lower case, as processors keep it. */
+  currency: string;
+  status: 'succeeded' | 'pending' | 'failed' | 'cancelled';
+  /** The decline's code and message when failed. */
+  failureCode: string | null;
+  failureMessage: string | null;
+  createdAt: Date;
+}
+
+/** One refund as the processor's own books have it. */
+export interface ProcessorRefundRecord {
+  refundId: string;
+  chargeId: string;
+  amount: number;
+  currency: string;
+  status: 'succeeded' | 'pending' | 'failed' | 'canceled';
+  failureCode: string | null;
+  /** Our refund's and payment's ids from the refund's metadata (Stripe); null where the processor keeps none (the sandbox). */
+  ourRefundId: string | null;
+  paymentId: string | null;
+  createdAt: Date;
+}
+
 export interface PaymentProcessor {
   readonly name: ProcessorName;
   readonly capabilities: ProcessorCapabilities;
@@ -184,6 +219,10 @@ export interface PaymentProcessor {
   disputeState(chargeId: string): Promise<DisputeInfo | null>;
   /** Verifies a webhook's signature (InvalidProcessorSignature otherwise) and normalizes it; events of no interest give []. */
   parseWebhook(rawBody: string | Buffer, headers: WebhookHeaders): Promise<ProcessorEvent[]>;
+  /** Every charge created in the window, read page by page (the reconciliation's side of the processor). */
+  listCharges(window: RecordWindow): AsyncIterable<ProcessorChargeRecord>;
+  /** Every refund created in the window, read page by page. */
+  listRefunds(window: RecordWindow): AsyncIterable<ProcessorRefundRecord>;
 }
 
 /** The idempotency key of a payment's charge: a new attempt (another card after a decline, a dunning retry) is a new charge. */

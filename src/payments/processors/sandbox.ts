@@ -2,32 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 
 import { Prisma, type PrismaClient, type SandboxCharge } from '../../generated/prisma/client.js';
 import { isUniqueViolation } from '../../db/client.js';
-import {
-  ChargeNotFound,
-  InvalidChargeState,
-  InvalidProcessorRequest,
-  OperationNotSupported,
-  ProcessorUnavailable,
-  RefundExceedsCharge,
-  checkChargeRequest,
-  checkRefundRequest,
-  checkSetupRequest,
-  headerValue,
-  type ChargeRequest,
-  type CardDetails,
-  type ChargeResult,
-  type DisputeInfo,
-  type NextAction,
-  type PaymentMethodInfo,
-  type SetupRequest,
-  type SetupResult,
-  type PaymentProcessor,
-  type ProcessorCapabilities,
-  type ProcessorEvent,
-  type RefundRequest,
-  type RefundResult,
-  type WebhookHeaders,
-} from './processor.js';
+import { ChargeNotFound, InvalidChargeState, InvalidProcessorRequest, OperationNotSupported, ProcessorUnavailable, RefundExceedsCharge } from './processor.js';
+import { checkChargeRequest, checkRefundRequest, checkSetupRequest, headerValue } from './processor.js';
+import type { CardDetails, ChargeRequest, ChargeResult, DisputeInfo, NextAction, PaymentMethodInfo, PaymentProcessor, ProcessorCapabilities } from './processor.js';
+import type { ProcessorChargeRecord, ProcessorEvent, ProcessorRefundRecord, RecordWindow, RefundRequest, RefundResult, SetupRequest, SetupResult, WebhookHeaders } from './processor.js';
+import { sandboxCharges, sandboxRefunds } from './sandbox-ledger.js';
 import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
 import { SandboxWebhooks, recordEvent, sandboxEvent, sandboxId, type SignedWebhook } from './sandbox-events.js';
 import { AUTHENTICATION_FAILED, chargeResult, declineCodeOf, disputeInfo, failureMessage, lockCharge, lockChargeForRefund, openDispute, REFUND_BLOCKING_DISPUTES, replay, replayRefund, SETUP_PREFIX, statusEvent, type Outcome } from './sandbox-books.js';
@@ -314,6 +293,15 @@ export class SandboxProcessor implements PaymentProcessor {
   async parseWebhook(rawBody: string | Buffer, headers: WebhookHeaders): Promise<ProcessorEvent[]> {
     const body = typeof rawBody === 'string' ? rawBody : rawBody.toString('utf8');
     return [await this.webhooks.verify(body, headerValue(headers, SANDBOX_SIGNATURE_HEADER))];
+  }
+
+  /** The reconciliation's view of the sandbox's books, as a processor's list APIs give them (./sandbox-ledger.ts). */
+  listCharges(window: RecordWindow): AsyncIterable<ProcessorChargeRecord> {
+    return sandboxCharges(this.prisma, window);
+  }
+
+  listRefunds(window: RecordWindow): AsyncIterable<ProcessorRefundRecord> {
+    return sandboxRefunds(this.prisma, window);
   }
 
   // The sandbox's own controls (test helpers): each changes the books and returns the signed

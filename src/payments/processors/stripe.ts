@@ -20,7 +20,10 @@ import {
   type NextAction,
   type PaymentProcessor,
   type ProcessorCapabilities,
+  type ProcessorChargeRecord,
   type ProcessorEvent,
+  type ProcessorRefundRecord,
+  type RecordWindow,
   type RefundRequest,
   type RefundResult,
   type SetupRequest,
@@ -212,7 +215,48 @@ export class StripeProcessor implements PaymentProcessor {
     }
     return normalizeStripeEvent(event);
   }
+
+  /** The PaymentIntents (our charges) created in the window, through the list API's auto-pagination. */
+  async *listCharges(window: RecordWindow): AsyncIterable<ProcessorChargeRecord> {
+    try {
+      for await (const intent of this.stripe.paymentIntents.list({ created: createdIn(window), limit: 100 })) {
+        const status = intent.status === 'succeeded' ? 'succeeded' : intent.status === 'canceled' ? 'cancelled' : intent.last_payment_error ? 'failed' : 'pending';
+        const failure = status === 'failed' ? failureOf(intent.last_payment_error) : { failureCode: null, failureMessage: null };
+        yield { chargeId: intent.id, paymentId: intent.metadata?.paymentId ?? null, amount: intent.amount, currency: intent.currency, status, ...failure, createdAt: new Date(intent.created * 1000) };
+      }
+    } catch (error) {
+      throw mapStripeError(error);
+    }
+  }
+
+  /** The refunds created in the window; one not of a PaymentIntent (a bare charge's, made elsewhere) names its charge. */
+  async *listRefunds(window: RecordWindow): AsyncIterable<ProcessorRefundRecord> {
+    try {
+      for await (const refund of this.stripe.refunds.list({ created: createdIn(window), limit: 100 })) {
+        const chargeId = idOf(refund.payment_intent) ?? idOf(refund.charge) ?? '';
+        const status = refund.status === 'succeeded' || refund.status === 'failed' || refund.status === 'canceled' ? refund.status : 'pending';
+        yield {
+          refundId: refund.id,
+          chargeId,
+          amount: refund.amount,
+          currency: refund.currency,
+          status,
+          failureCode: refund.failure_reason ?? null,
+          ourRefundId: refund.metadata?.refundId ?? null,
+          paymentId: refund.metadata?.paymentId ?? null,
+          createdAt: new Date(refund.created * 1000),
+        };
+      }
+    } catch (error) {
+      throw mapStripeError(error);
+    }
+  }
 }
+
+/** Stripe's `created` filter in whole seconds: since inclusive, until exclusive. */
+const createdIn = (window: RecordWindow) => ({ gte: Math.floor(window.since.getTime() / 1000), lt: Math.ceil(window.until.getTime() / 1000) });
+
+const idOf = (value: string | { id: string } | null | undefined): string | null => (value == null ? null : typeof value === 'string' ? value : value.id);
 
 function parseRef(ref: string): [string, string] {
   const [customer, paymentMethod, ...rest] = ref.split(REF_SEPARATOR);

@@ -433,7 +433,9 @@ export const ModelName = {
   PortalSignInLink: 'PortalSignInLink',
   Invoice: 'Invoice',
   InvoiceCounter: 'InvoiceCounter',
-  InvoiceWithheld: 'InvoiceWithheld'
+  InvoiceWithheld: 'InvoiceWithheld',
+  ReconciliationRun: 'ReconciliationRun',
+  ReconciliationFinding: 'ReconciliationFinding'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -449,7 +451,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "idempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession" | "portalSession" | "portalSignInLink" | "invoice" | "invoiceCounter" | "invoiceWithheld"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "idempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession" | "portalSession" | "portalSignInLink" | "invoice" | "invoiceCounter" | "invoiceWithheld" | "reconciliationRun" | "reconciliationFinding"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -3191,6 +3193,154 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ReconciliationRun: {
+      payload: Prisma.$ReconciliationRunPayload<ExtArgs>
+      fields: Prisma.ReconciliationRunFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ReconciliationRunFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ReconciliationRunFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload>
+        }
+        findFirst: {
+          args: Prisma.ReconciliationRunFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ReconciliationRunFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload>
+        }
+        findMany: {
+          args: Prisma.ReconciliationRunFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload>[]
+        }
+        create: {
+          args: Prisma.ReconciliationRunCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload>
+        }
+        createMany: {
+          args: Prisma.ReconciliationRunCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ReconciliationRunCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload>[]
+        }
+        delete: {
+          args: Prisma.ReconciliationRunDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload>
+        }
+        update: {
+          args: Prisma.ReconciliationRunUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload>
+        }
+        deleteMany: {
+          args: Prisma.ReconciliationRunDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ReconciliationRunUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ReconciliationRunUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload>[]
+        }
+        upsert: {
+          args: Prisma.ReconciliationRunUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationRunPayload>
+        }
+        aggregate: {
+          args: Prisma.ReconciliationRunAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateReconciliationRun>
+        }
+        groupBy: {
+          args: Prisma.ReconciliationRunGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ReconciliationRunGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ReconciliationRunCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ReconciliationRunCountAggregateOutputType> | number
+        }
+      }
+    }
+    ReconciliationFinding: {
+      payload: Prisma.$ReconciliationFindingPayload<ExtArgs>
+      fields: Prisma.ReconciliationFindingFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ReconciliationFindingFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ReconciliationFindingFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload>
+        }
+        findFirst: {
+          args: Prisma.ReconciliationFindingFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ReconciliationFindingFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload>
+        }
+        findMany: {
+          args: Prisma.ReconciliationFindingFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload>[]
+        }
+        create: {
+          args: Prisma.ReconciliationFindingCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload>
+        }
+        createMany: {
+          args: Prisma.ReconciliationFindingCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ReconciliationFindingCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload>[]
+        }
+        delete: {
+          args: Prisma.ReconciliationFindingDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload>
+        }
+        update: {
+          args: Prisma.ReconciliationFindingUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload>
+        }
+        deleteMany: {
+          args: Prisma.ReconciliationFindingDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ReconciliationFindingUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ReconciliationFindingUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload>[]
+        }
+        upsert: {
+          args: Prisma.ReconciliationFindingUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ReconciliationFindingPayload>
+        }
+        aggregate: {
+          args: Prisma.ReconciliationFindingAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateReconciliationFinding>
+        }
+        groupBy: {
+          args: Prisma.ReconciliationFindingGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ReconciliationFindingGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ReconciliationFindingCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ReconciliationFindingCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -3934,6 +4084,39 @@ export const InvoiceWithheldScalarFieldEnum = {
 export type InvoiceWithheldScalarFieldEnum = (typeof InvoiceWithheldScalarFieldEnum)[keyof typeof InvoiceWithheldScalarFieldEnum]
 
 
+export const ReconciliationRunScalarFieldEnum = {
+  id: 'id',
+  processor: 'processor',
+  workspaceId: 'workspaceId',
+  since: 'since',
+  until: 'until',
+  chargesChecked: 'chargesChecked',
+  refundsChecked: 'refundsChecked',
+  startedAt: 'startedAt',
+  finishedAt: 'finishedAt'
+} as const
+
+export type ReconciliationRunScalarFieldEnum = (typeof ReconciliationRunScalarFieldEnum)[keyof typeof ReconciliationRunScalarFieldEnum]
+
+
+export const ReconciliationFindingScalarFieldEnum = {
+  id: 'id',
+  runId: 'runId',
+  kind: 'kind',
+  outcome: 'outcome',
+  note: 'note',
+  workspaceId: 'workspaceId',
+  processorObjectId: 'processorObjectId',
+  paymentId: 'paymentId',
+  refundId: 'refundId',
+  ours: 'ours',
+  theirs: 'theirs',
+  createdAt: 'createdAt'
+} as const
+
+export type ReconciliationFindingScalarFieldEnum = (typeof ReconciliationFindingScalarFieldEnum)[keyof typeof ReconciliationFindingScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -4574,6 +4757,8 @@ export type GlobalOmitConfig = {
   invoice?: Prisma.InvoiceOmit
   invoiceCounter?: Prisma.InvoiceCounterOmit
   invoiceWithheld?: Prisma.InvoiceWithheldOmit
+  reconciliationRun?: Prisma.ReconciliationRunOmit
+  reconciliationFinding?: Prisma.ReconciliationFindingOmit
 }
 
 /* Types for Logging */

@@ -87,7 +87,9 @@ export const ModelName = {
   PortalSignInLink: 'PortalSignInLink',
   Invoice: 'Invoice',
   InvoiceCounter: 'InvoiceCounter',
-  InvoiceWithheld: 'InvoiceWithheld'
+  InvoiceWithheld: 'InvoiceWithheld',
+  ReconciliationRun: 'ReconciliationRun',
+  ReconciliationFinding: 'ReconciliationFinding'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -808,6 +810,39 @@ export const InvoiceWithheldScalarFieldEnum = {
 } as const
 
 export type InvoiceWithheldScalarFieldEnum = (typeof InvoiceWithheldScalarFieldEnum)[keyof typeof InvoiceWithheldScalarFieldEnum]
+
+
+export const ReconciliationRunScalarFieldEnum = {
+  id: 'id',
+  processor: 'processor',
+  workspaceId: 'workspaceId',
+  since: 'since',
+  until: 'until',
+  chargesChecked: 'chargesChecked',
+  refundsChecked: 'refundsChecked',
+  startedAt: 'startedAt',
+  finishedAt: 'finishedAt'
+} as const
+
+export type ReconciliationRunScalarFieldEnum = (typeof ReconciliationRunScalarFieldEnum)[keyof typeof ReconciliationRunScalarFieldEnum]
+
+
+export const ReconciliationFindingScalarFieldEnum = {
+  id: 'id',
+  runId: 'runId',
+  kind: 'kind',
+  outcome: 'outcome',
+  note: 'note',
+  workspaceId: 'workspaceId',
+  processorObjectId: 'processorObjectId',
+  paymentId: 'paymentId',
+  refundId: 'refundId',
+  ours: 'ours',
+  theirs: 'theirs',
+  createdAt: 'createdAt'
+} as const
+
+export type ReconciliationFindingScalarFieldEnum = (typeof ReconciliationFindingScalarFieldEnum)[keyof typeof ReconciliationFindingScalarFieldEnum]
 
 
 export const SortOrder = {
