@@ -4428,7 +4428,10 @@ export interface operations {
                 limit?: components["schemas"]["PageSize"];
                 /** @description 1-based page number; default 1; below 1 is a 400 */
                 page?: number;
-                /** @description Archived and live users */
+                /**
+                 * @description Archived and live users
+                 * @example true
+                 */
                 withArchived?: boolean;
             };
             header?: never;
@@ -4950,7 +4953,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example #1M8DMFW3RCSZCRM5 */
+                /** @example #1M8E0YC890EEQ14X */
                 orderIdOrNumber: string;
             };
             cookie?: never;
@@ -5035,7 +5038,10 @@ export interface operations {
                 statuses?: components["schemas"]["PaymentStatus"][];
                 /** @description Deprecated: use subscriptionNumber (the same filter) */
                 subscriptionId?: string;
-                /** @description The subscription's number (pattern ^#?([0-9A-Za-z]{12,32}|[0-9]+)(-[0-9]+)?$) */
+                /**
+                 * @description The subscription's number (pattern ^#?([0-9A-Za-z]{12,32}|[0-9]+)(-[0-9]+)?$)
+                 * @example 1M8E0YV91JVD6AT0
+                 */
                 subscriptionNumber?: string;
                 /** @description Page size; clamped to 1..100 */
                 take?: components["schemas"]["PageSize"];
@@ -5488,7 +5494,7 @@ export interface operations {
             path: {
                 /**
                  * @description The order id, or its number (a leading # is ignored)
-                 * @example 1M8DMJXDTEHVBQ2H
+                 * @example 1M8E0YHQJZMW3JK9
                  */
                 orderIdOrNumber: string;
             };
@@ -5532,11 +5538,17 @@ export interface operations {
                 /** @description Default DESC (newest first) */
                 orderDirection?: components["schemas"]["SortDirection"];
                 paymentId?: components["schemas"]["UUID"];
-                /** @description Fill in count */
+                /**
+                 * @description Fill in count
+                 * @example true
+                 */
                 returnCount?: boolean;
                 /** @description Records to skip (>= 0) */
                 skip?: number;
-                /** @description Page size; clamped to 1..100 */
+                /**
+                 * @description Page size; clamped to 1..100
+                 * @example 100
+                 */
                 take?: components["schemas"]["PageSize"];
                 /** @description The buyer */
                 userId?: components["schemas"]["UUID"];
@@ -5573,6 +5585,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 00000000-0000-4000-8000-000000000001 */
                 invoiceId: components["schemas"]["UUID"];
             };
             cookie?: never;
@@ -5612,7 +5625,7 @@ export interface operations {
                 cursor?: string;
                 /**
                  * @description Page size, default 10; clamped to 1..100
-                 * @example 1000
+                 * @example 1
                  */
                 take?: components["schemas"]["PageSize"];
             };
@@ -5650,7 +5663,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription id: its number, without # (a #-prefixed value resolves to nothing)
-                 * @example 1M8DMMA31HK3NABB
+                 * @example 1M8E0YSKBSA22CZN
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5736,7 +5749,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMMA31HK3NABB
+                 * @example 1M8E0YV91JVD6AT0
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5783,7 +5796,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMQV4MGHJJYHZ
+                 * @example 1M8E10Q9QVDYXN54
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5832,7 +5845,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMR3QB0Y8AYP1
+                 * @example 1M8E10R6Y1ART1AG
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5876,7 +5889,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMR6S1PTX049H
+                 * @example 1M8E113H9TPBGGCP
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5922,7 +5935,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMQY64NJ7CJDN
+                 * @example 1M8E10Z2BMMQFCRM
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -5966,7 +5979,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMMQJD7F1PHV6
+                 * @example 1M8E0YX9DXWT9EQW
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -6003,7 +6016,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMQRYNA0R7RP6
+                 * @example 1M8E10PW3SPHBFTN
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -6047,7 +6060,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMR9Z00VP8VB3
+                 * @example 1M8E10VBXVRZK3K1
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -6091,7 +6104,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMG05RM8F6AYP
+                 * @example 1M8E0Z9MYRHWM2JA
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -6138,7 +6151,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMN1N0E5KF51Q
+                 * @example 1M8E0Z0D069SYJS6
                  */
                 subscriptionIdOrNumber: string;
             };
@@ -7090,7 +7103,7 @@ export interface operations {
             path: {
                 /**
                  * @description The subscription number (its id), without #
-                 * @example 1M8DMMKMNRMK0104
+                 * @example 1M8E0ZADDAZWNTZ3
                  */
                 subscriptionIdOrNumber: string;
             };
