@@ -216,7 +216,8 @@ describe('pagination', () => {
     for (let i = 0; i < count; i += 15) await Promise.all(Array.from({ length: Math.min(15, count - i) }, (_, j) => make(i + j)));
   };
   beforeAll(async () => {
-    paged = await newWorkspace('Pagination');
+    // With the seller's details, each paid order of the seeding below is also an invoice.
+    paged = await newWorkspace('Pagination', ['invoiceLegalName=Pagination Ltd', 'invoiceAddress=1 Page Street']);
     const api = restClient(paged);
     let productId = '';
     await seed(TOTAL, async (i) => (productId = (await ok(api.POST('/v0/products/create', { body: { name: `Paged ${i}`, projectId: paged.projectId, type: 'Game' } }))).product.id));
@@ -234,6 +235,7 @@ describe('pagination', () => {
       '/discounts/list': MORE_THAN_A_PAGE,
       '/orders/list': MORE_THAN_A_PAGE,
       '/payments/list': MORE_THAN_A_PAGE,
+      '/invoices/list': MORE_THAN_A_PAGE,
       '/users/list': MORE_THAN_A_PAGE,
     });
   }, 240_000);
