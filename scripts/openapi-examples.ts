@@ -50,7 +50,9 @@ const RECORDING_FILES = [
   'test/tax.test.ts',
   'test/users-inventory-tenancy.test.ts',
   'test/users.test.ts',
-  'test/webhooks.test.ts',
+  'test/webhooks-attempts-tenancy.test.ts',
+  'test/webhooks-create.test.ts',
+  'test/webhooks-events.test.ts',
 ];
 
 interface Recorded {
