@@ -60,7 +60,10 @@ export async function sql<R extends pg.QueryResultRow = Record<string, unknown>>
  * own word, not by a sleep. Returns their number.
  */
 export async function lockWaiters(url: string, holderPid: number, count: number, timeoutMs = 60_000): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
+  // Straight on PostgreSQL when the suite's database is behind PgBouncer: through it, the watcher
+  // would queue for a server connection behind the very waiters it counts.
+  const direct = url === process.env.DATABASE_URL && process.env.DATABASE_DIRECT_URL ? process.env.DATABASE_DIRECT_URL : url;
+  const client = new pg.Client({ connectionString: direct });
   await client.connect();
   try {
     for (const deadline = Date.now() + timeoutMs; ; await new Promise((resolve) => setTimeout(resolve, 20))) {

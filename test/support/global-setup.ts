@@ -48,9 +48,16 @@ async function startTemporal(dataDir: string, databaseReady: Promise<unknown>): 
  * DATABASE_DIRECT_URL (migrations, LISTEN) straight to PostgreSQL; every process the tests start
  * inherits the three.
  */
+/**
+ * Server connections for the suite's shared database behind PgBouncer: the tests that hold a row
+ * lock while 20 callers queue behind it (payment-processors) take 21 of them, and the files running
+ * beside them need the rest; the machine's PostgreSQL allows 100 in all.
+ */
+const SUITE_POOL_SIZE = 40;
+
 async function poolDatabase(dataDir: string, url: string): Promise<string> {
   if (process.env.TEST_PGBOUNCER !== 'true') return url;
-  const bouncer = await startProcess('src/db/serve-pgbouncer.ts', { DATA_DIR: dataDir, PGBOUNCER_UPSTREAM_URL: url, PGBOUNCER_PORT: '0' }, /PgBouncer ready on port (\d+)/);
+  const bouncer = await startProcess('src/db/serve-pgbouncer.ts', { DATA_DIR: dataDir, PGBOUNCER_UPSTREAM_URL: url, PGBOUNCER_PORT: '0', PGBOUNCER_POOL_SIZE: String(SUITE_POOL_SIZE) }, /PgBouncer ready on port (\d+)/);
   globalThis.__pgBouncer = bouncer;
   process.env.DATABASE_DIRECT_URL = url;
   process.env.DATABASE_PREPARED_STATEMENTS = 'false';
