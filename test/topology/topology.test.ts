@@ -232,7 +232,10 @@ test(`${CHECKOUTS} checkouts, ${REFUNDS} refunds and ${SUBSCRIPTIONS} subscripti
   expect([renewalCharges.length, renewalCharges.every((c) => c.status === 'succeeded')]).toEqual([renewals.length, true]);
   expect(renewals.filter((p) => p.charges.filter((c) => c.status === 'succeeded').length !== 1).map((p) => p.number)).toEqual([]);
 
-  // Webhooks: every event of each endpoint's types and mode delivered to it exactly once.
+  // Webhooks: every event of each endpoint's types and mode delivered to it, none lost and none
+  // foreign. Delivery is at least once (the contract's webhooks §3): a worker SIGKILLed after the
+  // endpoint answered but before its try was recorded sends that event again under the same
+  // webhook-id, which consumers deduplicate; such repeats are counted, not refused.
   for (const [mode, types] of [
     [true, ['payment_success', 'payment_refunded']],
     [false, ['payment_success']],
@@ -241,8 +244,9 @@ test(`${CHECKOUTS} checkouts, ${REFUNDS} refunds and ${SUBSCRIPTIONS} subscripti
     const expected = events.map((e) => e.id).sort();
     for (const endpoint of ['a', 'b']) {
       const path = `/${mode ? 'live' : 'test'}-${endpoint}`;
-      const received = await eventually(async () => [...deliveries.get(path)!].sort(), (ids) => ids.length >= expected.length, 10 * 60_000, 1_000);
+      const received = await eventually(async () => [...new Set(deliveries.get(path)!)].sort(), (ids) => ids.length >= expected.length, 10 * 60_000, 1_000);
       expect([path, received]).toEqual([path, expected]);
+      console.log(`${path}: ${expected.length} events, ${deliveries.get(path)!.length - expected.length} delivered again after a kill`);
     }
   }
 
