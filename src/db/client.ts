@@ -45,16 +45,56 @@ function statementNames() {
   };
 }
 
-export function createPrismaClient(url: string): PrismaClient {
+/** How long an interactive transaction may wait for its connection, and then run, before Prisma rolls it back. */
+export interface TransactionLimits {
+  maxWait: number;
+  timeout: number;
+}
+
+// Writes that serialise on an advisory lock (limits, unique codes) may queue behind each other
+// under load; Prisma's 2 s / 5 s defaults would turn that wait into a 500.
+const TRANSACTION_LIMITS: TransactionLimits = { maxWait: 10_000, timeout: 15_000 };
+
+/**
+ * Makes a transaction that outlived its timeout fail as expired (P2028: a busy database's 503)
+ * whatever its callback did next. Prisma rolls such a transaction back under a statement still
+ * running, and that statement can then answer as if nothing were there (a `create` with
+ * `include` resolves to null): the callback fails on the missing row (a TypeError, a not-found),
+ * which would reach the client as a 500 or a wrong 4xx. So when a callback fails, one more
+ * statement asks the transaction whether it is still open; nothing was written either way.
+ */
+function failExpiredTransactionsAsBusy(client: PrismaClient): void {
+  const transaction = client.$transaction.bind(client) as (operations: unknown, options?: unknown) => Promise<unknown>;
+  const guarded = (operations: unknown, options?: unknown) => {
+    if (typeof operations !== 'function') return transaction(operations, options);
+    return transaction(async (tx: Prisma.TransactionClient) => {
+      try {
+        return await (operations as (tx: Prisma.TransactionClient) => Promise<unknown>)(tx);
+      } catch (error) {
+        if (!isDatabaseBusy(error)) {
+          const expired = await tx.$executeRaw`SELECT 1`.then(
+            () => null,
+            (probe: unknown) => (isDatabaseBusy(probe) ? probe : null),
+          );
+          if (expired) throw expired;
+        }
+        throw error;
+      }
+    }, options);
+  };
+  client.$transaction = guarded as PrismaClient['$transaction'];
+}
+
+export function createPrismaClient(url: string, limits: TransactionLimits = TRANSACTION_LIMITS): PrismaClient {
   const max = Number(process.env.DATABASE_POOL_SIZE ?? 10);
   if (!Number.isInteger(max) || max < 1) throw new Error('DATABASE_POOL_SIZE must be a positive integer');
   // 'minimal' skips capturing a stack trace on every query (used only to decorate error messages).
-  return new PrismaClient({
+  const client = new PrismaClient({
     // DATABASE_PREPARED_STATEMENTS=false: for a pooler that cannot keep them (PgBouncer in transaction mode before 1.21).
     adapter: new PrismaPg({ connectionString: url, max }, process.env.DATABASE_PREPARED_STATEMENTS === 'false' ? {} : { statementNameGenerator: statementNames() }),
     errorFormat: 'minimal',
-    // Writes that serialise on an advisory lock (limits, unique codes) may queue behind each
-    // other under load; Prisma's 2 s / 5 s defaults would turn that wait into a 500.
-    transactionOptions: { maxWait: 10_000, timeout: 15_000 },
+    transactionOptions: limits,
   });
+  failExpiredTransactionsAsBusy(client);
+  return client;
 }

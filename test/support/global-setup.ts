@@ -72,6 +72,8 @@ export default async function globalSetup() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'commerce-suite-'));
   process.env.DATA_DIR = dataDir;
   process.env.TEST_DATA_DIR = dataDir;
+  // Where the end-of-suite money check's reconciliation window starts (suite-money-check.ts).
+  process.env.TEST_SUITE_STARTED_AT = String(Date.now());
   try {
     const admin = startAdminDatabase(dataDir).then((started) => (globalThis.__adminDatabase = started));
     const database = async () => {

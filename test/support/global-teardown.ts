@@ -1,8 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { dropDatabase } from './database.ts'; // .ts: Jest loads it as CommonJS without moduleNameMapper.
+import { runProcess } from './processes.ts';
 
 // Also what a failed global setup runs: each step skips what was not started.
 export default async function globalTeardown() {
+  // The money invariants over the whole suite's database (suite-money-check.ts), while its server
+  // and Temporal still run; its verdict after everything is stopped.
+  const moneyCheck = globalThis.__commerceServer ? await runProcess(process.execPath, ['--import', 'tsx', 'test/support/suite-money-check.ts']) : undefined;
   await globalThis.__commerceServer?.stop();
   await globalThis.__temporalServer?.stop();
   await globalThis.__pgBouncer?.stop();
@@ -13,4 +17,6 @@ export default async function globalTeardown() {
   await globalThis.__adminDatabase?.stop();
   // The suite's DATA_DIR (see global-setup.ts): the dev server's history and the embedded database.
   if (process.env.TEST_DATA_DIR) await rm(process.env.TEST_DATA_DIR, { recursive: true, force: true });
+  if (moneyCheck) process.stdout.write(`\n${moneyCheck.stdout}`);
+  if (moneyCheck && moneyCheck.code !== 0) throw new Error(`The suite's money check failed (${moneyCheck.code}):\n${moneyCheck.stderr}`);
 }

@@ -1,0 +1,41 @@
+// The money invariants and the reconciliation over the whole suite's database, once at its end
+// (run by global-teardown.ts while the suite's server and Temporal still run): every workspace
+// any test file made, money files or not. The suite's server holds the sandbox's webhooks in its
+// outbox for the tests that read them (SANDBOX_WEBHOOK_DELIVERY=false); a deployment delivers
+// them, so they are delivered first, as the relay would, and the workflows they wake are given
+// time to settle. Prints what still breaks an invariant and exits 1; exits 0 when all hold.
+import { config } from '../../src/config.js';
+import { createPrismaClient } from '../../src/db/client.js';
+import { relaySandboxWebhooks } from '../../src/payments/sandbox-webhook-relay.js';
+import { SandboxProcessor } from '../../src/payments/processors/sandbox.js';
+import { connectTemporal } from '../../src/temporal/client.js';
+import { invariantViolations } from './invariants.js';
+
+const SETTLE_WAIT_MS = 60_000;
+
+const since = new Date(Number(process.env.TEST_SUITE_STARTED_AT));
+// Straight to PostgreSQL when the suite goes through PgBouncer: the checks are long read-only queries.
+const url = process.env.DATABASE_DIRECT_URL ?? process.env.DATABASE_URL!;
+const prisma = createPrismaClient(url);
+const temporal = await connectTemporal({ ...config.temporal, address: process.env.TEST_TEMPORAL_ADDRESS! });
+try {
+  const sandbox = new SandboxProcessor({ prisma });
+  let delivered = 0;
+  for (let applied = await relaySandboxWebhooks(prisma, temporal, sandbox); applied > 0; applied = await relaySandboxWebhooks(prisma, temporal, sandbox)) delivered += applied;
+  const workspaceIds = (await prisma.workspace.findMany({ select: { id: true } })).map((w) => w.id);
+  const deadline = Date.now() + SETTLE_WAIT_MS;
+  let violations = await invariantViolations(url, { workspaceIds, since });
+  while (violations.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    violations = await invariantViolations(url, { workspaceIds, since });
+  }
+  if (violations.length > 0) {
+    console.error(`The money invariants do not hold after the whole suite (${workspaceIds.length} workspaces, ${delivered} held sandbox webhooks delivered first):\n${violations.join('\n')}`);
+    process.exitCode = 1;
+  } else {
+    console.log(`The money invariants hold after the whole suite: ${workspaceIds.length} workspaces; ${delivered} held sandbox webhooks delivered first; the reconciliation finds nothing.`);
+  }
+} finally {
+  await temporal.stop();
+  await prisma.$disconnect();
+}
