@@ -31,7 +31,7 @@ const allowedFor = (name) => allowed.find((entry) => name === entry.test || name
 
 /** @param {string} file */
 function tallyOne(file) {
-  if (!existsSync(file)) return { passed: 0, failed: 1, skipped: [], note: ` (no report ${path.relative(root, file)}: Jest did not finish)` };
+  if (!existsSync(file)) return { passed: 0, failed: 1, skipped: [], note: ` (no report ${path.relative(root, file)}: Jest did not finish, or its global setup or teardown failed: see the log above)` };
   /** @type {Report} */
   const report = JSON.parse(readFileSync(file, 'utf8'));
   const skipped = report.testResults.flatMap((suite) =>

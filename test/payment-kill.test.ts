@@ -1,25 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 
-import type { Workspace } from './support/api.js';
 import { card } from './support/checkout.js';
 import { buyerClient, restClient } from './support/client.js';
-import { embeddedDatabaseUrl } from './support/database.js';
+import { startEmbeddedDeployment, type EmbeddedDeployment } from './support/embedded-deployment.js';
 import { ok } from './support/responses.js';
-import { freePort, killed, runCli, startProcess, startServerProcess, startWorkerProcess, untilAnswered, type ServerProcess, type StartedProcess } from './support/processes.js';
+import { killed, startServerProcess, startWorkerProcess, untilAnswered, type ServerProcess } from './support/processes.js';
 
-// The payment path survives process death, on the embedded default database (a PostgreSQL of its
-// own in a fresh DATA_DIR, as `npm run db:embedded` keeps one up): an API process
-// (WORKER_IN_PROCESS=false) and a worker process as a deployment runs them, on the suite's
-// Temporal dev server and a task queue of their own. 300 buyers check out, 10 at a time, each
-// retrying its request with the same Idempotency-Key until it is answered, while one of the two
-// processes is SIGKILLed three times and started again. Then, once the workflows have settled:
+// The payment path survives process death, on a deployment of its own on the embedded default
+// database (test/support/embedded-deployment.ts: an API process and a worker process). 300 buyers
+// check out, 10 at a time, each retrying its request with the same Idempotency-Key until it is
+// answered, while one of the two processes is SIGKILLed three times and started again. Then, once the workflows have settled:
 // one order per key, each successful charge at the processor (the sandbox's own books) belongs to
 // exactly one PAID payment, no payment holds two successful charges, none stays PENDING, each
 // PAID payment has exactly one payment_success event, and every payment workflow has completed.
@@ -35,42 +28,18 @@ const ANSWER_TIMEOUT_MS = 180_000;
 /** How long the workflows may take to settle after the load (a bookkeeping activity lost with a killed worker waits for its 20-second timeout). */
 const SETTLE_TIMEOUT_MS = 180_000;
 
-let dataDir: string;
-let database: StartedProcess;
+let deployment: EmbeddedDeployment;
 let db: pg.Client;
-let temporal: Client;
-let env: Record<string, string>;
-let api: ServerProcess;
-let worker: StartedProcess;
-let ws: Workspace;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'commerce-kill-'));
-  // DATABASE_URL empty: the embedded default, found by every process through DATA_DIR's lock file.
-  const embedded = { DATA_DIR: dataDir, DATABASE_URL: '' };
-  database = await startProcess('src/db/serve-embedded.ts', embedded, /Embedded PostgreSQL ready at /, 120_000);
-  env = {
-    ...embedded,
-    PORT: String(await freePort()),
-    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
-    TEMPORAL_TASK_QUEUE: `payment-kill-${randomUUID()}`,
-    WORKER_IN_PROCESS: 'false',
-    RATE_LIMIT_POINTS: '1000000',
-  };
-  api = await startServerProcess(env);
-  worker = await startWorkerProcess(env);
-  ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Payment kill'], embedded);
-  db = new pg.Client({ connectionString: await embeddedDatabaseUrl(dataDir) });
+  deployment = await startEmbeddedDeployment('payment-kill');
+  db = new pg.Client({ connectionString: deployment.databaseUrl });
   await db.connect();
-  temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }) });
 }, SLOW);
 
 afterAll(async () => {
-  await temporal?.connection.close();
   await db?.end();
-  for (const started of [api, worker]) if (started) await started.stop('SIGKILL');
-  await database?.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await deployment?.stop();
 });
 
 /**
@@ -78,8 +47,8 @@ afterAll(async () => {
  * through the API under test (one offer per lane: the kills, not one offer's row lock, set the pace).
  */
 async function newElements(): Promise<string[]> {
-  const client = restClient(ws, {}, api.url);
-  const { product } = await ok(client.POST('/v0/products/create', { body: { name: `Kill ${randomUUID().slice(0, 8)}`, projectId: ws.projectId, type: 'DigitalDownload' } }));
+  const client = restClient(deployment.ws, {}, deployment.api.url);
+  const { product } = await ok(client.POST('/v0/products/create', { body: { name: `Kill ${randomUUID().slice(0, 8)}`, projectId: deployment.ws.projectId, type: 'DigitalDownload' } }));
   const elements: string[] = [];
   for (let lane = 0; lane < CONCURRENCY; lane += 1) {
     const { offer } = await ok(client.POST('/v0/offers/create', { body: { productId: product.id, price: 1500, currency: 'USD' } }));
@@ -97,8 +66,8 @@ interface Answer {
 /** One buyer: the same request with the same Idempotency-Key until the server answers (not 5xx). */
 async function buy(elementId: string, key: string): Promise<Answer> {
   const body = { email: `buyer-${randomUUID()}@example.com`, billingDetails: { countryCode: 'DE', postalCode: '10115' }, card: card() };
-  // api.url: the port stays the same across restarts.
-  const send = () => buyerClient({ 'idempotency-key': key }, api.url).POST('/checkout/{checkoutElementId}/orders', { params: { path: { checkoutElementId: elementId } }, body });
+  // The API's url: its port stays the same across restarts.
+  const send = () => buyerClient({ 'idempotency-key': key }, deployment.api.url).POST('/checkout/{checkoutElementId}/orders', { params: { path: { checkoutElementId: elementId } }, body });
   const { data, response } = await untilAnswered(send, `Idempotency-Key ${key}`, ANSWER_TIMEOUT_MS);
   return { status: response.status, orderId: data?.data.order.id, paymentId: data?.data.payment.id };
 }
@@ -144,7 +113,7 @@ async function settled(paymentIds: string[]) {
   let running = new Set(paymentIds);
   for (;;) {
     const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM "Payment" WHERE id = ANY($1::uuid[]) AND status = 'PENDING'`, [paymentIds]);
-    const described = await Promise.all([...running].map(async (id) => [id, (await temporal.workflow.getHandle(`payment-${id}`).describe()).status.name] as const));
+    const described = await Promise.all([...running].map(async (id) => [id, (await deployment.temporal.workflow.getHandle(`payment-${id}`).describe()).status.name] as const));
     running = new Set(described.filter(([, status]) => status !== 'COMPLETED').map(([id]) => id));
     if (rows[0]!.n === 0 && running.size === 0) return;
     if (Date.now() > deadline) {
@@ -213,9 +182,9 @@ test(`the API process SIGKILLed ${KILLS} times during ${CHECKOUTS} checkouts: ea
   const elementIds = await newElements();
   const answers = await checkoutsUnderFire(
     elementIds,
-    () => api,
+    () => deployment.api,
     async () => {
-      api = await startServerProcess(env);
+      deployment.api = await startServerProcess(deployment.env);
     },
   );
   await expectPaymentPathIntact(elementIds, answers);
@@ -225,9 +194,9 @@ test(`the worker process SIGKILLed ${KILLS} times during ${CHECKOUTS} checkouts:
   const elementIds = await newElements();
   const answers = await checkoutsUnderFire(
     elementIds,
-    () => worker,
+    () => deployment.worker,
     async () => {
-      worker = await startWorkerProcess(env);
+      deployment.worker = await startWorkerProcess(deployment.env);
     },
   );
   await expectPaymentPathIntact(elementIds, answers);

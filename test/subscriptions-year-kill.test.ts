@@ -1,26 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-
-import { Client, Connection } from '@temporalio/client';
 
 import { createPrismaClient } from '../src/db/client.js';
 import type { PrismaClient } from '../src/generated/prisma/client.js';
-import type { Workspace } from './support/api.js';
 import { eventually, orderBody } from './support/checkout.js';
 import { buyerClient, restClient } from './support/client.js';
-import { embeddedDatabaseUrl } from './support/database.js';
-import { killed, runCli, startProcess, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
+import { startEmbeddedDeployment, type EmbeddedDeployment } from './support/embedded-deployment.js';
+import { killed, startWorkerProcess } from './support/processes.js';
 import { expectEachRenewalOnce, renewalPayments } from './support/renewals.js';
 import { ok } from './support/responses.js';
 import { DAY, seconds, TEST } from './support/subscriptions.js';
 
-// A year of renewals survives the worker's death (issue 31 §4), on the embedded default database
-// (a PostgreSQL of its own in a fresh DATA_DIR, as payment-kill.test.ts runs): an API process
-// (WORKER_IN_PROCESS=false) and a worker process as a deployment runs them, on the suite's Temporal
-// and a task queue of their own. 50 monthly subscriptions are bought, 10 at a time, then each
-// test clock is advanced one year at once while the worker is SIGKILLed and started again three
+// A year of renewals survives the worker's death (issue 31 §4), on a deployment of its own on the
+// embedded default database (test/support/embedded-deployment.ts: an API and a worker process).
+// 50 monthly subscriptions are bought, 10 at a time, then each test clock is advanced one year at once while the worker is SIGKILLed and started again three
 // times, each once another quarter of the year's renewals exists. Then: 12 paid renewals each,
 // one processor charge per renewal (test/support/renewals.ts says all that is checked).
 
@@ -29,53 +21,36 @@ const CONCURRENCY = 10;
 const KILLS = 3;
 const SLOW = 600_000;
 
-let dataDir: string;
-let database: StartedProcess;
+let deployment: EmbeddedDeployment;
 let db: PrismaClient;
-let temporal: Client;
-let env: Record<string, string>;
-let api: ServerProcess;
-let worker: StartedProcess;
-let ws: Workspace;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'commerce-year-kill-'));
-  // DATABASE_URL empty: the embedded default, found by every process through DATA_DIR's lock file.
-  const embedded = { DATA_DIR: dataDir, DATABASE_URL: '' };
-  database = await startProcess('src/db/serve-embedded.ts', embedded, /Embedded PostgreSQL ready at /, 120_000);
-  env = { ...embedded, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, TEMPORAL_TASK_QUEUE: `year-kill-${randomUUID()}`, RATE_LIMIT_POINTS: '1000000' };
-  [api, worker] = await Promise.all([startServerProcess({ ...env, WORKER_IN_PROCESS: 'false' }), startWorkerProcess(env)]);
-  ws = await runCli<Workspace>(['workspace', 'create', '--name', 'Year kill'], embedded);
-  await runCli(['workspace', 'set', ws.workspaceId, 'testMode=true'], embedded);
-  db = createPrismaClient(await embeddedDatabaseUrl(dataDir));
-  temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }) });
+  deployment = await startEmbeddedDeployment('year-kill', ['testMode=true']);
+  db = createPrismaClient(deployment.databaseUrl);
 }, SLOW);
 
 afterAll(async () => {
-  await temporal?.connection.close();
   await db?.$disconnect();
-  for (const started of [api, worker]) if (started) await started.stop('SIGKILL');
-  await database?.stop();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  await deployment?.stop();
 });
 
 /** A monthly offer of 900 sold through its own checkout element, in test mode, through the API under test. */
 async function monthlyElement() {
-  const client = restClient(ws, TEST, api.url);
-  const { product } = await ok(client.POST('/v0/products/create', { body: { name: 'Renewed under fire', projectId: ws.projectId, type: 'DigitalDownload' } }));
+  const client = restClient(deployment.ws, TEST, deployment.api.url);
+  const { product } = await ok(client.POST('/v0/products/create', { body: { name: 'Renewed under fire', projectId: deployment.ws.projectId, type: 'DigitalDownload' } }));
   const { offer } = await ok(client.POST('/v0/offers/create', { body: { productId: product.id, price: 900, currency: 'USD', recurringInterval: 'month' } }));
   return (await ok(client.POST('/v0/elements/checkout/create', { body: { offersIds: [offer.id] } }))).checkoutElement.id;
 }
 
 /** One subscription bought through the API under test; waits for its first period's end (its workflow runs on this test's worker). */
 async function buy(elementId: string) {
-  const paid = await ok(buyerClient({ 'idempotency-key': randomUUID() }, api.url).POST('/checkout/{checkoutElementId}/orders', { params: { path: { checkoutElementId: elementId } }, body: orderBody() }));
-  return eventually(() => db.subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number: paid.order.number } }), (s) => s.currentPeriodEnd !== null, 60_000);
+  const paid = await ok(buyerClient({ 'idempotency-key': randomUUID() }, deployment.api.url).POST('/checkout/{checkoutElementId}/orders', { params: { path: { checkoutElementId: elementId } }, body: orderBody() }));
+  return eventually(() => db.subscription.findFirstOrThrow({ where: { workspaceId: deployment.ws.workspaceId, number: paid.order.number } }), (s) => s.currentPeriodEnd !== null, 60_000);
 }
 
 /** Advances a subscription's test clock; the answer waits for its workflow (up to 60 s, then 503). */
 async function advanceTo(number: string, to: number) {
-  const { response } = await restClient(ws, TEST, api.url).POST('/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/advance', { params: { path: { subscriptionIdOrNumber: number } }, body: { to } });
+  const { response } = await restClient(deployment.ws, TEST, deployment.api.url).POST('/v0/test-helpers/subscriptions/{subscriptionIdOrNumber}/advance', { params: { path: { subscriptionIdOrNumber: number } }, body: { to } });
   return response.status;
 }
 
@@ -100,14 +75,14 @@ test(
       // Positive marker: another quarter of the year's renewals exists.
       const rows = await eventually(() => renewalPayments(db, ids), (r) => r.length >= (k * SUBSCRIPTIONS * 12) / (KILLS + 1), 180_000, 250);
       const restart = Date.now();
-      await killed(worker);
-      worker = await startWorkerProcess(env);
+      await killed(deployment.worker);
+      deployment.worker = await startWorkerProcess(deployment.env);
       kills.push({ atRenewals: rows.length, restartMs: Date.now() - restart });
     }
     // Every advance is answered: with the subscription (200), or 503 when a kill kept its workflow past 60 s.
     expect((await Promise.all(answers)).filter((status) => status !== 200 && status !== 503)).toEqual([]);
     const advanced = Date.now();
-    await expectEachRenewalOnce({ db, temporal, workspaceId: ws.workspaceId }, subs, 12);
+    await expectEachRenewalOnce({ db, temporal: deployment.temporal, workspaceId: deployment.ws.workspaceId }, subs, 12);
     console.log(JSON.stringify({ buyMs: bought - started, advanceWithKillsMs: advanced - bought, settleMs: Date.now() - advanced, kills }));
   },
   SLOW,

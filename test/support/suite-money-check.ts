@@ -13,6 +13,9 @@ import { invariantViolations } from './invariants.js';
 
 const SETTLE_WAIT_MS = 60_000;
 
+// The webhooks' code hands outcomes to the reactions the domains' modules register (as the CLI's reconcile does).
+await import('../../src/domains.js');
+
 const since = new Date(Number(process.env.TEST_SUITE_STARTED_AT));
 // Straight to PostgreSQL when the suite goes through PgBouncer: the checks are long read-only queries.
 const url = process.env.DATABASE_DIRECT_URL ?? process.env.DATABASE_URL!;

@@ -8,7 +8,6 @@ import { checkResponse } from '../support/openapi.js';
 import { salesDb } from '../support/sales.js';
 import { DAY, TEST } from '../support/subscriptions.js';
 import { startTopology, type Member, type Topology } from '../../scripts/topology.js';
-import { measureCheckouts } from './throughput.js';
 
 // `npm run test:topology` (scripts/topology.ts; docs/deployment.md, "The worked example"): two
 // APIs behind HAProxy, two workers, PgBouncer, a Temporal server on PostgreSQL, Redis. 300
@@ -17,7 +16,7 @@ import { measureCheckouts } from './throughput.js';
 // whatever did not answer (a 502 from HAProxy, a 503, a reset) with the same Idempotency-Key, as
 // the contract tells integrators to. Then: one answer per key, every order paid exactly once at
 // the processor and in our books, every refund once, every renewal once, every webhook event
-// delivered once to each endpoint. Then the throughput figures (./throughput.ts).
+// delivered once to each endpoint. The throughput figures are `npm run bench:topology`'s.
 
 const CHECKOUTS = 300;
 const REFUNDS = 100;
@@ -249,7 +248,4 @@ test(`${CHECKOUTS} checkouts, ${REFUNDS} refunds and ${SUBSCRIPTIONS} subscripti
       console.log(`${path}: ${expected.length} events, ${deliveries.get(path)!.length - expected.length} delivered again after a kill`);
     }
   }
-
-  // The figures: paid checkouts per second through one API and worker, and through two of each.
-  console.log(await measureCheckouts(topology, elementId));
 }, 3 * HOUR);

@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 
-import { postgresCpuSeconds, postgresCpuSince, treeCpuSeconds } from '../../bench/support.js';
-import type { Topology } from '../../scripts/topology.js';
-import { orderBody } from '../support/checkout.js';
+import { postgresCpuSeconds, postgresCpuSince, treeCpuSeconds } from './support.js';
+import type { Topology } from '../scripts/topology.js';
+import { orderBody } from '../test/support/checkout.js';
 
 const CHECKOUTS = Number(process.env.TOPOLOGY_BENCH_CHECKOUTS ?? 150);
 const CONCURRENCY = 16;
