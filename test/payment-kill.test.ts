@@ -10,14 +10,14 @@ import { ok } from './support/responses.js';
 import { killed, startServerProcess, startWorkerProcess, untilAnswered, type ServerProcess } from './support/processes.js';
 
 // The payment path survives process death, on a deployment of its own on the embedded default
-// database (test/support/embedded-deployment.ts: an API process and a worker process). 300 buyers
+// database (test/support/embedded-deployment.ts: an API process and a worker process). 150 buyers
 // check out, 10 at a time, each retrying its request with the same Idempotency-Key until it is
 // answered, while one of the two processes is SIGKILLed three times and started again. Then, once the workflows have settled:
 // one order per key, each successful charge at the processor (the sandbox's own books) belongs to
 // exactly one PAID payment, no payment holds two successful charges, none stays PENDING, each
 // PAID payment has exactly one payment_success event, and every payment workflow has completed.
 
-const CHECKOUTS = 300;
+const CHECKOUTS = 150;
 const CONCURRENCY = 10;
 const KILLS = 3;
 // About a minute per scenario on a quiet machine; generous bounds for a busy one (each step fails

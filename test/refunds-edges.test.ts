@@ -4,6 +4,7 @@ import { restClient } from './support/client.js';
 import { ok } from './support/responses.js';
 import { getOrder, paidOrder, refund, refundable, refundUnits, sellingElement, TEST } from './support/refunds.js';
 import { newCatalogue, salesDb } from './support/sales.js';
+import { advance, paymentsOf, seconds, subscribe, subscriptionElement } from './support/subscriptions.js';
 
 // Refunds at the edges of their input, through the suite's server (real HTTP, PostgreSQL, the
 // Temporal dev server with the workflow id limit of SQL persistence, the sandbox processor).
@@ -50,4 +51,21 @@ test('a refund with a 255-character idempotencyKey: its workflow id fits the lim
   expect(result).toMatchObject({ status: 'succeeded', amount: 400, replayed: false });
   expect(result.workflowId.length).toBeLessThanOrEqual(255);
   expect(await ok(refund(ws, order.id, { amount: 400, idempotencyKey }))).toMatchObject({ refundId: result.refundId, replayed: true });
+}, SLOW);
+
+test("a subscription order refunded after a trial: the order's fee is its first payment's (0), not less; each payment gives back its own fee", async () => {
+  const { order, subscription } = await subscribe(ws, await subscriptionElement(ws, 900, { recurringInterval: 'month', trialInterval: 'week' }));
+  expect(order).toMatchObject({ value: 0, fee: 0 });
+  expect((await ok(advance(ws, order.number, seconds(subscription.currentPeriodEnd!) + 60))).subscription.status).toBe('active');
+  const [first, renewal] = await paymentsOf(subscription.id);
+  expect([first!.amount, renewal!.amount, renewal!.status]).toEqual([0, 900, 'PAID']);
+  expect(renewal!.fee).toBeGreaterThan(0);
+
+  expect(await refundUnits(ws, order.id)).toMatchObject({ amount: 900, status: 'succeeded' });
+  expect((await getOrder(ws, order.id)).fee).toBe(0);
+  // The renewal gives back the share of its own fee its rule returns (the fixed part is kept).
+  const refunded = await salesDb().payment.findUniqueOrThrow({ where: { id: renewal!.id }, include: { refundParts: true } });
+  expect(refunded.status).toBe('REFUNDED');
+  expect(refunded.fee).toBe(renewal!.fee - refunded.refundParts.reduce((sum, part) => sum + part.feeRefunded, 0));
+  expect(refunded.fee).toBeGreaterThanOrEqual(0);
 }, SLOW);

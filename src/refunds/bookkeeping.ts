@@ -124,8 +124,15 @@ async function succeed(tx: Tx, part: PartToBook, processorRefundId: string | nul
   const status = paymentStatusFor(before.amount + part.amount, payment.amount);
   // The order and subscription numbers the event shows do not change: no read after the update.
   const updated = { ...payment, ...(await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status } })) };
-  return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, -fee, 'refunded') };
+  return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, orderFeeDelta(payment, -fee), 'refunded') };
 }
+
+/**
+ * What a payment's fee change moves the order's fee by: the order's value and fee are its
+ * purchase's, its first payment's (a subscription's renewals are payments of their own, with
+ * their own fees), so a later payment's refund leaves the order's fee as it is.
+ */
+const orderFeeDelta = (payment: { sequence: number }, delta: number) => (payment.sequence === 1 ? delta : 0);
 
 /** Books a failed part (its money back on the books). */
 async function fail(tx: Tx, part: PartToBook, processorRefundId: string | null, offBooks: boolean): Promise<Booked> {
@@ -143,7 +150,7 @@ async function fail(tx: Tx, part: PartToBook, processorRefundId: string | null, 
     include: paymentRowInclude,
   });
   // Only restored from a refund status: an order set otherwise by PATCH update keeps that status.
-  return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, part.feeRefunded, 'refund failed') };
+  return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, orderFeeDelta(payment, part.feeRefunded), 'refund failed') };
 }
 
 /** A part the processor never answered within its key's window: held as it is (money and units stay reserved) until its word comes. */

@@ -33,7 +33,16 @@ try {
     violations = await invariantViolations(url, { workspaceIds, since });
   }
   if (violations.length > 0) {
-    console.error(`The money invariants do not hold after the whole suite (${workspaceIds.length} workspaces, ${delivered} held sandbox webhooks delivered first):\n${violations.join('\n')}`);
+    // The workspaces' names say which test file made the rows.
+    const ids = [...new Set(violations.join('\n').match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [])];
+    const owners = await prisma.$queryRaw<{ name: string; id: string }[]>`
+      SELECT DISTINCT w.name, w.id::text FROM "Workspace" w
+      WHERE w.id IN (SELECT "workspaceId" FROM "Order" WHERE id::text = ANY(${ids}) UNION SELECT "workspaceId" FROM "Payment" WHERE id::text = ANY(${ids})
+                     UNION SELECT "workspaceId" FROM "Refund" WHERE id::text = ANY(${ids}) UNION SELECT id FROM "Workspace" WHERE id::text = ANY(${ids}))`;
+    console.error(
+      `The money invariants do not hold after the whole suite (${workspaceIds.length} workspaces, ${delivered} held sandbox webhooks delivered first):\n${violations.join('\n')}\n` +
+        `Their workspaces: ${owners.map((o) => `${o.name} (${o.id})`).join(', ')}`,
+    );
     process.exitCode = 1;
   } else {
     console.log(`The money invariants hold after the whole suite: ${workspaceIds.length} workspaces; ${delivered} held sandbox webhooks delivered first; the reconciliation finds nothing.`);
