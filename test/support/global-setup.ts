@@ -32,7 +32,14 @@ async function startTemporal(dataDir: string, databaseReady: Promise<unknown>): 
     await databaseReady;
     const { name, url } = await scratchDatabase('temporal_suite');
     process.env.TEST_TEMPORAL_DATABASE = name;
-    const server = await startProcess('src/temporal/serve-server.ts', { TEMPORAL_SERVER_DATABASE_URL: url, TEMPORAL_SERVER_PORT: '0' }, /Temporal server ready at (\S+) /, TEMPORAL_START_TIMEOUT_MS);
+    // Few connections per service (each of its four services has a pool): the machine's PostgreSQL
+    // (100 connections) also serves PgBouncer's 40 and the tests' direct connections.
+    const server = await startProcess(
+      'src/temporal/serve-server.ts',
+      { TEMPORAL_SERVER_DATABASE_URL: url, TEMPORAL_SERVER_PORT: '0', TEMPORAL_SERVER_DB_MAX_CONNS: '5' },
+      /Temporal server ready at (\S+) /,
+      TEMPORAL_START_TIMEOUT_MS,
+    );
     globalThis.__temporalServer = server;
     return server.ready[1]!;
   }

@@ -80,12 +80,16 @@ const CHECKS: readonly Check[] = [
             WHERE ${IN_SCOPE.replace('"workspaceId"', 'p."workspaceId"')} AND (rp."feeRefunded" < 0 OR (rp.status <> 'succeeded' AND rp."feeRefunded" <> 0))`,
   },
   {
+    // A renewal paid after a refund pays the units again (reopenRenewedOrder): on an order renewed
+    // since its first payment, the units refunded in earlier periods no longer count, and which
+    // refunds are of the current period is not recorded; such an order is held to 0..quantity only.
     name: 'refunded units <= units, and they are the units of the refunds that did not fail (every unit once the order is refunded in full)',
     sql: `SELECT i.id, o.status, i.quantity, i."refundedQuantity", units.expected FROM "OrderItem" i JOIN "Order" o ON o.id = i."orderId"
           CROSS JOIN LATERAL (SELECT CASE WHEN (SELECT count(*) > 0 AND bool_and(p.status = 'REFUNDED') FROM "Payment" p WHERE p."orderId" = o.id AND p.status IN ${PAID}) THEN i.quantity
+                                  WHEN EXISTS (SELECT 1 FROM "Payment" p WHERE p."orderId" = o.id AND p.sequence > 1 AND p.status IN ${PAID}) THEN NULL
                                   ELSE LEAST(i.quantity, coalesce((SELECT sum((e->>'quantity')::int) FROM "Refund" r CROSS JOIN LATERAL jsonb_array_elements(r.items) e
                                        WHERE r."orderId" = o.id AND r.status NOT IN ('failed', 'canceled') AND e->>'id' = i.id::text), 0)) END AS expected) units
-          WHERE ${IN_SCOPE.replace('"workspaceId"', 'o."workspaceId"')} AND (i."refundedQuantity" > i.quantity OR i."refundedQuantity" < 0 OR i."refundedQuantity" <> units.expected)`,
+          WHERE ${IN_SCOPE.replace('"workspaceId"', 'o."workspaceId"')} AND (i."refundedQuantity" > i.quantity OR i."refundedQuantity" < 0 OR i."refundedQuantity" <> coalesce(units.expected, i."refundedQuantity"))`,
   },
   {
     name: "a unit's key is its own: each sold key names a unit of its item, once",

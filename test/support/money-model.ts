@@ -102,7 +102,8 @@ export function refundStatus(refund: MRefund) {
 }
 
 export const paymentFeeNow = (order: MOrder, p: MPayment) => p.fee0 - feeBackOn(order, p);
-export const orderFeeNow = (order: MOrder) => order.fee0 - sum(order.payments.map((p) => feeBackOn(order, p)));
+/** The order's fee is its purchase's: its first payment's, less what that payment's refunds returned (a renewal's fee is its own). */
+export const orderFeeNow = (order: MOrder) => order.fee0 - (order.payments[0] ? feeBackOn(order, order.payments[0]) : 0);
 
 /** Payments whose money can come back now, newest first, with what is left on each. */
 function refundableRows(order: MOrder) {

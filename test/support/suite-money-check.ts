@@ -17,6 +17,7 @@ const SETTLE_WAIT_MS = 60_000;
 await import('../../src/domains.js');
 
 const since = new Date(Number(process.env.TEST_SUITE_STARTED_AT));
+const started = Date.now();
 // Straight to PostgreSQL when the suite goes through PgBouncer: the checks are long read-only queries.
 const url = process.env.DATABASE_DIRECT_URL ?? process.env.DATABASE_URL!;
 const prisma = createPrismaClient(url);
@@ -38,14 +39,15 @@ try {
     const owners = await prisma.$queryRaw<{ name: string; id: string }[]>`
       SELECT DISTINCT w.name, w.id::text FROM "Workspace" w
       WHERE w.id IN (SELECT "workspaceId" FROM "Order" WHERE id::text = ANY(${ids}) UNION SELECT "workspaceId" FROM "Payment" WHERE id::text = ANY(${ids})
-                     UNION SELECT "workspaceId" FROM "Refund" WHERE id::text = ANY(${ids}) UNION SELECT id FROM "Workspace" WHERE id::text = ANY(${ids}))`;
+                     UNION SELECT "workspaceId" FROM "Refund" WHERE id::text = ANY(${ids}) UNION SELECT id FROM "Workspace" WHERE id::text = ANY(${ids})
+                     UNION SELECT o."workspaceId" FROM "OrderItem" i JOIN "Order" o ON o.id = i."orderId" WHERE i.id::text = ANY(${ids}))`;
     console.error(
       `The money invariants do not hold after the whole suite (${workspaceIds.length} workspaces, ${delivered} held sandbox webhooks delivered first):\n${violations.join('\n')}\n` +
         `Their workspaces: ${owners.map((o) => `${o.name} (${o.id})`).join(', ')}`,
     );
     process.exitCode = 1;
   } else {
-    console.log(`The money invariants hold after the whole suite: ${workspaceIds.length} workspaces; ${delivered} held sandbox webhooks delivered first; the reconciliation finds nothing.`);
+    console.log(`The money invariants hold after the whole suite: ${workspaceIds.length} workspaces; ${delivered} held sandbox webhooks delivered first; the reconciliation finds nothing (${((Date.now() - started) / 1000).toFixed(1)} s).`);
   }
 } finally {
   await temporal.stop();
