@@ -99,7 +99,7 @@ describe('webhook delivery', () => {
   });
 
   test('an endpoint that does not answer in time fails the try (status and response null)', async () => {
-    const url = receiver.on('/slow', (n) => (n === 0 ? { status: 200, body: { late: true }, delayMs: 2500 } : { status: 200, body: { ok: true } }));
+    const url = receiver.on('/slow', (n) => (n === 0 ? { status: 200, body: { late: true }, delayMs: 6000 } : { status: 200, body: { ok: true } }));
     const webhook = await createWebhook(url);
     await createProduct();
     const attempts = await until('the retry', async () => {

@@ -107,7 +107,9 @@ export class Deployment {
       TEMPORAL_TASK_QUEUE: this.taskQueue,
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
       WEBHOOK_RETRY_INTERVAL_MS: '200',
-      WEBHOOK_TIMEOUT_MS: '1000',
+      // Long enough for an endpoint on a loaded CI machine that answers at once (1 s was not: a try
+      // of an endpoint answering at once timed out with two test passes on two cores).
+      WEBHOOK_TIMEOUT_MS: '4000',
       EVENT_DISPATCH_INTERVAL_MS: '100',
       RATE_LIMIT_POINTS: '1000000',
       ...extra,
