@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCli, startServerProcess, startWorkerProcess } from '../test/support/processes.js';
-import { cpuSeconds, keyHeaders, post, postgresCpuSeconds, postgresCpuSince, processesMemory, quantile, withBenchEnvironment, type BenchWorkspace } from './support.js';
+import { type BenchWorkspace, CARD, cpuSeconds, keyHeaders, post, postgresCpuSeconds, postgresCpuSince, processesMemory, quantile, withBenchEnvironment } from './support.js';
 
 const CONCURRENCIES = (process.env.BENCH_CHECKOUT_CONCURRENCY ?? '1,5,20').split(',').map(Number);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 20);
@@ -20,7 +20,6 @@ const WARMUP_ORDERS = 10;
 /** How long an order may take to be seen PAID after its POST answered. */
 const PAID_TIMEOUT_MS = 60_000;
 const BUYERS = 1000;
-const CARD = { number: '4242424242424242', expMonth: 12, expYear: new Date().getFullYear() + 5, cvc: '123' };
 const TARGET_RSS_MB = 250;
 
 interface OrderShape {

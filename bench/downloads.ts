@@ -17,7 +17,7 @@ import path from 'node:path';
 
 import { runCli, startProcess, startServerProcess, startWorkerProcess } from '../test/support/processes.js';
 import { findOrProvisionSeaweedfs, startSeaweedS3 } from '../test/support/seaweedfs.js';
-import { cpuSeconds, inParallel, keyHeaders, post, quantile, sampleMemory, withBenchEnvironment, type BenchWorkspace } from './support.js';
+import { type BenchWorkspace, CARD, cpuSeconds, inParallel, keyHeaders, post, quantile, sampleMemory, withBenchEnvironment } from './support.js';
 
 const MINTS = Number(process.env.BENCH_MINTS ?? 2_000);
 const MINT_CONCURRENCY = Number(process.env.BENCH_MINT_CONCURRENCY ?? 8);
@@ -28,7 +28,6 @@ const FILE_BYTES = Number(process.env.BENCH_FILE_MB ?? 10) * 1_048_576;
 const TARGET_RSS_GROWTH_MB = 20;
 // Often enough to see a peak between two collections; only the serving process is sampled.
 const SAMPLE_MS = 50;
-const CARD = { number: '4242424242424242', expMonth: 12, expYear: new Date().getFullYear() + 5, cvc: '123' };
 
 interface Side {
   name: string;

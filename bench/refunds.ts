@@ -20,12 +20,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 
 import { runCli } from '../test/support/processes.js';
-import { inParallel, keyHeaders, post, quantile, startApiAndWorker, withBenchEnvironment, type BenchWorkspace } from './support.js';
+import { type BenchWorkspace, CARD, inParallel, keyHeaders, post, quantile, startApiAndWorker, withBenchEnvironment } from './support.js';
 
 const ORDERS = Number(process.env.BENCH_REFUND_ORDERS ?? 120);
 const CONCURRENCY = Number(process.env.BENCH_REFUND_CONCURRENCY ?? 8);
 const PAUSE_MS = Number(process.env.BENCH_REFUND_PAUSE_MS ?? 100);
-const CARD = { number: '4242424242424242', expMonth: 12, expYear: new Date().getFullYear() + 5, cvc: '123' };
 const TARGET_RATIO = 1.5;
 
 interface Round {

@@ -11,12 +11,11 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 
 import { runCli } from '../test/support/processes.js';
-import { inParallel, post, startApiAndWorker, withBenchEnvironment } from './support.js';
+import { CARD, inParallel, post, startApiAndWorker, withBenchEnvironment } from './support.js';
 
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 const PERIODS = Number(process.env.BENCH_PERIODS ?? 12);
 const CONCURRENCY = Number(process.env.BENCH_SUBSCRIPTION_CONCURRENCY ?? 8);
-const CARD = { number: '4242424242424242', expMonth: 12, expYear: new Date().getFullYear() + 5, cvc: '123' };
 const TARGET_RATIO = 0.5;
 const DAY = 24 * 60 * 60;
 

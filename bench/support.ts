@@ -221,6 +221,9 @@ export async function post<T>(url: string, headers: Record<string, string>, body
   return (JSON.parse(text) as { data: T }).data;
 }
 
+/** The sandbox's card that always pays, for the benchmarks' buyers. */
+export const CARD = { number: '4242424242424242', expMonth: 12, expYear: new Date().getFullYear() + 5, cvc: '123' };
+
 /** A workspace as `cli workspace create` prints it (the live keys). */
 export interface BenchWorkspace {
   workspaceId: string;

@@ -7,20 +7,22 @@ import { card } from './support/checkout.js';
 import { buyerClient, restClient } from './support/client.js';
 import { startEmbeddedDeployment, type EmbeddedDeployment } from './support/embedded-deployment.js';
 import { ok } from './support/responses.js';
-import { killed, startServerProcess, startWorkerProcess, untilAnswered, type ServerProcess } from './support/processes.js';
+import { killed, startServerProcess, startWorkerProcess, untilAnswered } from './support/processes.js';
 
 // The payment path survives process death, on a deployment of its own on the embedded default
-// database (test/support/embedded-deployment.ts: an API process and a worker process). 150 buyers
+// database (test/support/embedded-deployment.ts: an API process and a worker process). 200 buyers
 // check out, 10 at a time, each retrying its request with the same Idempotency-Key until it is
-// answered, while one of the two processes is SIGKILLed three times and started again. Then, once the workflows have settled:
+// answered, while the API and the worker are SIGKILLed in turn, three times each, and started
+// again. Then, once the workflows have settled:
 // one order per key, each successful charge at the processor (the sandbox's own books) belongs to
 // exactly one PAID payment, no payment holds two successful charges, none stays PENDING, each
 // PAID payment has exactly one payment_success event, and every payment workflow has completed.
 
-const CHECKOUTS = 150;
+const CHECKOUTS = 200;
 const CONCURRENCY = 10;
-const KILLS = 3;
-// About a minute per scenario on a quiet machine; generous bounds for a busy one (each step fails
+/** Killed in turn, each after another seventh of the answers. */
+const VICTIMS = ['api', 'worker', 'api', 'worker', 'api', 'worker'] as const;
+// About a minute on a quiet machine; generous bounds for a busy one (each step fails
 // with its own message first).
 const SLOW = 600_000;
 /** How long one buyer keeps retrying, restarts included. */
@@ -72,8 +74,8 @@ async function buy(elementId: string, key: string): Promise<Answer> {
   return { status: response.status, orderId: data?.data.order.id, paymentId: data?.data.payment.id };
 }
 
-/** CHECKOUTS buyers, CONCURRENCY at a time (one lane per element); `victim` is SIGKILLed and restarted after each quarter of the answers. */
-async function checkoutsUnderFire(elementIds: string[], victim: () => { child: ServerProcess['child'] }, restart: () => Promise<void>) {
+/** CHECKOUTS buyers, CONCURRENCY at a time (one lane per element); each of VICTIMS in turn is SIGKILLed and started again after another share of the answers. */
+async function checkoutsUnderFire(elementIds: string[]) {
   const answers = new Map<string, Answer>();
   const keys = Array.from({ length: CHECKOUTS }, () => `kill-${randomUUID()}`);
   let next = 0;
@@ -86,14 +88,19 @@ async function checkoutsUnderFire(elementIds: string[], victim: () => { child: S
   let killing = true;
   let kills = 0;
   const killer = (async () => {
-    while (kills < KILLS && killing) {
-      if (answers.size < (CHECKOUTS * (kills + 1)) / (KILLS + 1)) {
+    while (kills < VICTIMS.length && killing) {
+      if (answers.size < (CHECKOUTS * (kills + 1)) / (VICTIMS.length + 1)) {
         await sleep(20);
         continue;
       }
-      await killed(victim());
+      if (VICTIMS[kills] === 'api') {
+        await killed(deployment.api);
+        deployment.api = await startServerProcess(deployment.env);
+      } else {
+        await killed(deployment.worker);
+        deployment.worker = await startWorkerProcess(deployment.env);
+      }
       kills += 1;
-      await restart();
     }
   })();
   try {
@@ -103,7 +110,7 @@ async function checkoutsUnderFire(elementIds: string[], victim: () => { child: S
     await killer;
   }
   // Each kill came with checkouts still to run (the load outlasting the restarts is part of the test).
-  expect(kills).toBe(KILLS);
+  expect(kills).toBe(VICTIMS.length);
   return answers;
 }
 
@@ -178,26 +185,7 @@ async function expectPaymentPathIntact(elementIds: string[], answers: Map<string
   expect(events.rows.filter((r) => r.n !== 1)).toEqual([]);
 }
 
-test(`the API process SIGKILLed ${KILLS} times during ${CHECKOUTS} checkouts: each key one order, each charge one PAID payment, one payment_success each`, async () => {
+test(`the API and the worker SIGKILLed ${VICTIMS.length / 2} times each, in turn, during ${CHECKOUTS} checkouts: each key one order, each charge one PAID payment, one payment_success each`, async () => {
   const elementIds = await newElements();
-  const answers = await checkoutsUnderFire(
-    elementIds,
-    () => deployment.api,
-    async () => {
-      deployment.api = await startServerProcess(deployment.env);
-    },
-  );
-  await expectPaymentPathIntact(elementIds, answers);
-}, SLOW);
-
-test(`the worker process SIGKILLed ${KILLS} times during ${CHECKOUTS} checkouts: the same`, async () => {
-  const elementIds = await newElements();
-  const answers = await checkoutsUnderFire(
-    elementIds,
-    () => deployment.worker,
-    async () => {
-      deployment.worker = await startWorkerProcess(deployment.env);
-    },
-  );
-  await expectPaymentPathIntact(elementIds, answers);
+  await expectPaymentPathIntact(elementIds, await checkoutsUnderFire(elementIds));
 }, SLOW);
