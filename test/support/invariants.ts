@@ -133,6 +133,16 @@ export async function invariantViolations(url: string, scope: InvariantScope): P
   return violations;
 }
 
+/** What still breaks an invariant once `check` finds nothing or `waitMs` has passed (the workflows a test left may still be settling); [] when all hold. */
+export async function violationsOnceSettled(check: () => Promise<string[]>, waitMs: number, intervalMs: number): Promise<string[]> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const violations = await check();
+    if (violations.length === 0 || Date.now() > deadline) return violations;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
 /** The reconciliation of the sandbox over the scope, as a dry run (it repairs nothing): each finding is a violation. */
 async function reconciliationFindings(url: string, scope: InvariantScope, workspaceIds: string[] | null): Promise<string[]> {
   const prisma = createPrismaClient(url);

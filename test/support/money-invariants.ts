@@ -14,7 +14,7 @@ const CHECK_WAIT_MS = 30_000;
 const testPath = expect.getState().testPath ?? '';
 if (MONEY_FILES.test(path.basename(testPath))) {
   const since = new Date();
-  const [{ createdWorkspaces }, { migratedDatabase, scratchDatabases }, { invariantViolations }] = await Promise.all([
+  const [{ createdWorkspaces }, { migratedDatabase, scratchDatabases }, { invariantViolations, violationsOnceSettled }] = await Promise.all([
     import('./api.js'),
     import('./database.js'),
     import('./invariants.js'),
@@ -23,10 +23,7 @@ if (MONEY_FILES.test(path.basename(testPath))) {
     const targets = [{ name: 'the suite database', url: process.env.DATABASE_URL!, workspaceIds: [...createdWorkspaces] as readonly string[] | undefined }];
     for (const database of scratchDatabases) if (await migratedDatabase(database.name)) targets.push({ name: database.name, url: database.url, workspaceIds: undefined });
     const check = async () => (await Promise.all(targets.map(async (t) => (await invariantViolations(t.url, { workspaceIds: t.workspaceIds, since })).map((v) => `${t.name}: ${v}`)))).flat();
-    const deadline = Date.now() + CHECK_WAIT_MS;
-    for (let violations = await check(); violations.length > 0; violations = await check()) {
-      if (Date.now() > deadline) throw new Error(`The money invariants do not hold after ${path.basename(testPath)}:\n${violations.join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    const violations = await violationsOnceSettled(check, CHECK_WAIT_MS, 500);
+    if (violations.length > 0) throw new Error(`The money invariants do not hold after ${path.basename(testPath)}:\n${violations.join('\n')}`);
   }, CHECK_WAIT_MS + 60_000);
 }

@@ -9,7 +9,7 @@ import { createPrismaClient } from '../../src/db/client.js';
 import { relaySandboxWebhooks } from '../../src/payments/sandbox-webhook-relay.js';
 import { SandboxProcessor } from '../../src/payments/processors/sandbox.js';
 import { connectTemporal } from '../../src/temporal/client.js';
-import { invariantViolations } from './invariants.js';
+import { invariantViolations, violationsOnceSettled } from './invariants.js';
 
 const SETTLE_WAIT_MS = 60_000;
 
@@ -27,12 +27,7 @@ try {
   let delivered = 0;
   for (let applied = await relaySandboxWebhooks(prisma, temporal, sandbox); applied > 0; applied = await relaySandboxWebhooks(prisma, temporal, sandbox)) delivered += applied;
   const workspaceIds = (await prisma.workspace.findMany({ select: { id: true } })).map((w) => w.id);
-  const deadline = Date.now() + SETTLE_WAIT_MS;
-  let violations = await invariantViolations(url, { workspaceIds, since });
-  while (violations.length > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    violations = await invariantViolations(url, { workspaceIds, since });
-  }
+  const violations = await violationsOnceSettled(() => invariantViolations(url, { workspaceIds, since }), SETTLE_WAIT_MS, 1000);
   if (violations.length > 0) {
     // The workspaces' names say which test file made the rows.
     const ids = [...new Set(violations.join('\n').match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g) ?? [])];
