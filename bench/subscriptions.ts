@@ -2,7 +2,8 @@
 // subscriptions, bought through the hosted checkout (not measured), are each advanced through
 // BENCH_PERIODS (default 12) periods by one test-clock call (POST
 // /v0/test-helpers/subscriptions/{id}/advance: every renewal charged at the sandbox and booked,
-// one run of the workflow per period), BENCH_SUBSCRIPTION_CONCURRENCY (default 8) at a time.
+// the periods one advance catches up in one run of the workflow), BENCH_SUBSCRIPTION_CONCURRENCY
+// (default 8) at a time.
 // Printed: renewals per second, the largest workflow history of one run (a sample's runs), side by
 // side with the same dev server and worker's empty-workflow rate at the same concurrency (the
 // floor, workflows/bench-noop.ts). Production's shape: an API process and a worker process.

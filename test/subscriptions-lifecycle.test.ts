@@ -3,6 +3,7 @@ import { failure, ok } from './support/responses.js';
 import { salesDb } from './support/sales.js';
 import { suiteTemporal } from './support/refunds.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
+import { createNotifications, type Notifications } from '../src/db/notifications.js';
 import { advance, DAY, paymentsOf, seconds, subscribe, subscriptionElement, subscriptionEvents } from './support/subscriptions.js';
 
 // The subscription workflow through the suite's server (real HTTP, PostgreSQL, the Temporal dev
@@ -15,15 +16,18 @@ let ws: Workspace;
 let other: Workspace;
 let monthly: string;
 let temporal: TemporalConnection;
+let notifications: Notifications;
 
 beforeAll(async () => {
   [ws, other] = await Promise.all([newWorkspace('Subscriptions', ['testMode=true']), newWorkspace('Subscriptions elsewhere', ['testMode=true'])]);
   monthly = await subscriptionElement(ws, 900);
   temporal = await suiteTemporal();
+  notifications = createNotifications(process.env.DATABASE_DIRECT_URL ?? process.env.DATABASE_URL!);
 }, SLOW);
 
 afterAll(async () => {
   await temporal?.stop();
+  await notifications?.close();
 });
 
 describe('renewals on the test clock', () => {
@@ -97,5 +101,20 @@ describe('renewals on the test clock', () => {
     expect((await failure(advance(ws, order.number, -5))).status).toBe(400);
     // Nothing was due in those three days: no renewal.
     expect(await paymentsOf(subscription.id)).toHaveLength(1);
+  }, SLOW);
+
+  test("an advance is answered from its clock's record, which notifies the subscription's channel once (the API waits on it, not reading in a loop)", async () => {
+    const { order, subscription } = await subscribe(ws, monthly);
+    const heard = await notifications.subscribe('subscription_clock', subscription.id);
+    try {
+      const to = seconds(subscription.currentPeriodEnd!) + DAY;
+      const { subscription: after } = await ok(advance(ws, order.number, to));
+      expect(after.clock).toBeGreaterThanOrEqual(to);
+      await expect(heard.next(AbortSignal.timeout(2000))).resolves.toBeUndefined();
+      await expect(heard.next(AbortSignal.timeout(500))).rejects.toThrow();
+      expect(await paymentsOf(subscription.id)).toHaveLength(2);
+    } finally {
+      heard.close();
+    }
   }, SLOW);
 });

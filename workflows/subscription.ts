@@ -52,7 +52,8 @@ function windowPassed(error: unknown): boolean {
  * to its end: renews at each period's end on the subscription's own clock (real time plus the
  * test clock's offset), retries failed renewals on the dunning schedule, applies requests between
  * its steps (so no charge starts after a cancel is answered), and continues as new after every
- * period, so its history stays bounded for subscriptions that live for years. The records are
+ * period it waits past (the periods a test clock's advance catches up share one run), so its
+ * history stays bounded for subscriptions that live for years. The records are
  * the activities' (src/subscriptions/service.ts); the workflow decides when.
  */
 export async function subscriptionWorkflow(input: SubscriptionInput): Promise<string> {
@@ -145,6 +146,12 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   // end-trial is answered once the charge it causes is booked (the answer shows active or past_due).
   const answerAfterStep: ((state: LifecycleState) => void)[] = [];
   let periodDone = false;
+  const quiet = () => requests.length === 0 && answerAfterStep.length === 0;
+  /** Continues as new (the next run carries the clock on), unless a request or an outcome came meanwhile: the loop takes it first. */
+  const continueOnceSettled = async () => {
+    await condition(allHandlersFinished);
+    if (requests.length === 0 && laterOutcomes.size === 0) await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, clockOffsetMs: offset, begun: true });
+  };
   for (;;) {
     while (requests.length > 0) {
       const request = requests.shift()!;
@@ -180,10 +187,9 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       continue;
     }
     if (ENDED.includes(state.status)) break;
-    // A new run for every period, even in the middle of an advance (the next run carries the clock on).
-    if ((periodDone || workflowInfo().continueAsNewSuggested) && requests.length === 0 && answerAfterStep.length === 0) {
-      await condition(allHandlersFinished);
-      if (requests.length === 0 && laterOutcomes.size === 0) return continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, clockOffsetMs: offset, begun: true });
+    // A very long catch-up (years on a test clock) starts a new run before its history grows large.
+    if (workflowInfo().continueAsNewSuggested && quiet()) {
+      await continueOnceSettled();
       continue;
     }
 
@@ -212,6 +218,14 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     if (offset > state.clockOffsetMs) {
       await acts.recordClock(subscriptionId, offset);
       state = { ...state, clockOffsetMs: offset };
+    }
+    // A new run for every period, once nothing more is due: a period later in real time, one run
+    // each. Not in the middle of a test clock's advance: the server holds a continued run's first
+    // task until its predecessor lived a second (history.workflowIdReuseMinimalInterval), which made
+    // every period of an advance cost a second; the periods it catches up share one run.
+    if (periodDone && quiet()) {
+      await continueOnceSettled();
+      continue;
     }
     const wake = () => requests.length > 0 || advanced || retryNow || laterOutcomes.size > 0;
     if (due === null) await condition(wake);

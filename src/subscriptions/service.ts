@@ -381,7 +381,19 @@ export async function applyCommand(prisma: PrismaClient, subscriptionId: string,
   return lifecycleState(prisma, subscriptionId);
 }
 
-/** The workflow ran everything due by its advanced clock: the API's advance answers from here. */
+/** The channel an advance waits on (requests.ts): the subscription's id, once its clock is recorded. */
+export const SUBSCRIPTION_CLOCK_CHANNEL = 'subscription_clock';
+
+/**
+ * The workflow ran everything due by its advanced clock: the API's advance answers from here. One
+ * statement: the clock moved and, at its commit, a notice to the advance waiting for it.
+ */
 export async function recordClock(prisma: PrismaClient, subscriptionId: string, clockOffsetMs: number): Promise<void> {
-  await prisma.subscription.updateMany({ where: { id: subscriptionId, clockOffsetMs: { lt: BigInt(clockOffsetMs) } }, data: { clockOffsetMs: BigInt(clockOffsetMs) } });
+  const offset = BigInt(clockOffsetMs);
+  await prisma.$executeRaw`
+    WITH moved AS (
+      UPDATE "Subscription" SET "clockOffsetMs" = ${offset}, "updatedAt" = ${new Date()}
+      WHERE id = ${subscriptionId}::uuid AND "clockOffsetMs" < ${offset} RETURNING id
+    )
+    SELECT pg_notify(${SUBSCRIPTION_CLOCK_CHANNEL}, id::text) FROM moved`;
 }
