@@ -132,10 +132,14 @@ export async function issueInvoice(tx: Tx, paymentId: string): Promise<void> {
 /** onRefundPartSucceeded: the credit note correcting the part's payment's invoice by what the part gave back (none when that payment has no invoice). */
 export async function issueCreditNote(tx: Tx, partId: string, now: Date): Promise<void> {
   const key = `credit_note/${partId}`;
-  if (await tx.invoice.findUnique({ where: { key }, select: { id: true } })) return;
+  // The payment's invoice, unless this part's credit note exists: one statement, and the only one
+  // when there is nothing to correct (most refunds where invoices are withheld).
+  const [toCorrect] = await tx.$queryRaw<{ id: string }[]>`
+    SELECT i.id FROM "RefundPart" p JOIN "Invoice" i ON i.key = 'invoice/' || p."paymentId"
+    WHERE p.id = ${partId}::uuid AND NOT EXISTS (SELECT 1 FROM "Invoice" c WHERE c.key = ${key})`;
+  if (!toCorrect) return;
   const part = await tx.refundPart.findUniqueOrThrow({ where: { id: partId }, include: { refund: { select: { id: true, items: true } } } });
-  const invoice = await tx.invoice.findUnique({ where: { key: `invoice/${part.paymentId}` } });
-  if (!invoice) return;
+  const invoice = await tx.invoice.findUniqueOrThrow({ where: { id: toCorrect.id } });
   const workspace = await tx.workspace.findUniqueOrThrow({ where: { id: invoice.workspaceId }, select: { invoicePrefix: true } });
   const corrected = invoice.content as unknown as DocumentContent;
   const items = part.refund.items as Array<{ id: string; quantity: number }>;
