@@ -77,11 +77,19 @@ describe('renewals on the test clock', () => {
     // Renewals are no status transitions: subscription_created only.
     expect((await subscriptionEvents(ws, order.number)).map((e) => e.type)).toEqual(['subscription_created']);
 
-    // Continue-as-new every period: the run now is not the first, and its history is short.
+    // Continued as new once the advance's periods were done, not after each of them (Temporal
+    // holds a continued run a second): the first run and the one waiting now, whose history is short.
     const handle = temporal.client.workflow.getHandle(`subscription/${ws.workspaceId}/${order.number}`);
     const description = await handle.describe();
     expect(description.status.name).toBe('RUNNING');
     expect(description.historyLength).toBeLessThan(40);
+    const runs: string[] = [];
+    for (let runId: string | undefined = description.runId; runId; ) {
+      runs.push(runId);
+      const [started] = (await temporal.client.workflow.getHandle(handle.workflowId, runId).fetchHistory()).events ?? [];
+      runId = started?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    }
+    expect(runs).toHaveLength(2);
     const state = await handle.query<{ status: string; period: number; clockMs: number }>('state');
     expect(state).toMatchObject({ status: 'active', period: 13 });
     expect(state.clockMs).toBeGreaterThanOrEqual(to * 1000);
