@@ -86,8 +86,9 @@ describe('renewals on the test clock', () => {
     const runs: string[] = [];
     for (let runId: string | undefined = description.runId; runId; ) {
       runs.push(runId);
-      const [started] = (await temporal.client.workflow.getHandle(handle.workflowId, runId).fetchHistory()).events ?? [];
-      runId = started?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+      const { events } = await temporal.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+      const previous: string | null | undefined = events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+      runId = previous || undefined;
     }
     expect(runs).toHaveLength(2);
     const state = await handle.query<{ status: string; period: number; clockMs: number }>('state');

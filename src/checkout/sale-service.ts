@@ -10,6 +10,7 @@
 import type { Discount, Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { DomainError, NotFound, PaymentDeclined, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
+import { uuidv7 } from '../core/uuid.js';
 import { recordEvent } from '../events/event-service.js';
 import { createOrder, type NewOrderItem } from '../orders/index.js';
 import { applyRecordedCharge, startPayment, type CardSource, CardDeclined, ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor, DECLINE_MESSAGES, notifyPaymentPaid, markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/index.js';
@@ -175,13 +176,15 @@ async function buyerFor(tx: Tx, scope: Scope, email: string, { countryCode, post
   const where = { ...inScope(scope), emailNormalized };
   const found = await tx.user.findFirst({ where });
   if (found) return found;
-  // ON CONFLICT DO NOTHING: a concurrent checkout creating the same buyer makes this wait, then find theirs.
-  const { count } = await tx.user.createMany({
-    data: [{ ...inScope(scope), email, emailNormalized, billingDetails: { countryCode, postalCode, state, city: null, line1: null, line2: null, name: null } }],
-    skipDuplicates: true,
-  });
+  // ON CONFLICT DO NOTHING: a concurrent checkout creating the same buyer makes this wait, then find
+  // theirs. In SQL of our own: Prisma compiles a createMany anew at every call.
+  const billingDetails = { countryCode, postalCode, state, city: null, line1: null, line2: null, name: null };
+  const created = await tx.$executeRaw`
+    INSERT INTO "User" (id, "workspaceId", livemode, email, "emailNormalized", "billingDetails", "updatedAt")
+    VALUES (${uuidv7()}::uuid, ${scope.workspaceId}::uuid, ${scope.livemode}, ${email}, ${emailNormalized}, ${JSON.stringify(billingDetails)}::jsonb, ${new Date()})
+    ON CONFLICT ("workspaceId", livemode, "emailNormalized") DO NOTHING`;
   const user = await tx.user.findFirstOrThrow({ where });
-  if (count === 1) await recordEvent(tx, scope, 'user_created', userEventData(user));
+  if (created === 1) await recordEvent(tx, scope, 'user_created', userEventData(user));
   return user;
 }
 

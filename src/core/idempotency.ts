@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { ValidationFailed } from './errors.js';
-import { inScope, type Scope } from './scope.js';
+import type { Scope } from './scope.js';
+import { uuidv7 } from './uuid.js';
 
 type Tx = Prisma.TransactionClient;
 
@@ -57,8 +58,11 @@ export async function earlierOrder(prisma: PrismaClient, target: string, key: st
 /** Takes the key for this transaction; a concurrent holder makes this wait until it commits (then KeyTaken) or rolls back. */
 export async function claimKey(tx: Tx, scope: Scope, target: string, key: string, hash: string): Promise<string> {
   await tx.idempotencyKey.deleteMany({ where: { target, key, createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_WINDOW_MS) } } });
-  const { count } = await tx.idempotencyKey.createMany({ data: [{ ...inScope(scope), target, key, requestHash: hash }], skipDuplicates: true });
-  if (count === 0) throw new KeyTaken();
-  const row = await tx.idempotencyKey.findUniqueOrThrow({ where: { target_key: { target, key } }, select: { id: true } });
-  return row.id;
+  // ON CONFLICT DO NOTHING, in SQL of our own: Prisma compiles a createMany anew at every call.
+  const [claimed] = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO "IdempotencyKey" (id, "workspaceId", livemode, target, key, "requestHash")
+    VALUES (${uuidv7()}::uuid, ${scope.workspaceId}::uuid, ${scope.livemode}, ${target}, ${key}, ${hash})
+    ON CONFLICT (target, key) DO NOTHING RETURNING id::text`;
+  if (!claimed) throw new KeyTaken();
+  return claimed.id;
 }

@@ -152,7 +152,7 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
       throw new ValidationFailed(`Refunds on this workspace are temporarily limited: ${settling} earlier refunds are still settling at the processor; retry once they settle`);
     }
     const key = body.idempotencyKey != null ? { idempotencyKey: body.idempotencyKey } : { fingerprint, at: now };
-    // The refund and its parts each written and returned by one statement: the row is not read back.
+    // The refund and each of its parts written and returned by one statement: no row is read back.
     const created = await tx.refund.create({
       data: {
         ...inScope(scope), orderId: order.id, amount: plan.amount, currency: order.currency, reason: body.reason ?? null,
@@ -160,9 +160,11 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
         workflowId: refundWorkflowId(scope.workspaceId, order.id, key), createdAt: now,
       },
     });
-    const parts = await tx.refundPart.createManyAndReturn({
-      data: plan.shares.map((share) => ({ refundId: created.id, paymentId: share.paymentId, processor: share.processor, processorChargeId: share.processorChargeId, amount: share.amount })),
-    });
+    // One create per part (one payment, mostly): Prisma compiles a createManyAndReturn anew at every call.
+    const parts = [];
+    for (const share of plan.shares) {
+      parts.push(await tx.refundPart.create({ data: { refundId: created.id, paymentId: share.paymentId, processor: share.processor, processorChargeId: share.processorChargeId, amount: share.amount } }));
+    }
     await reserve(tx, plan.shares, plan.items);
     return { refund: { ...created, parts: parts.sort(partOrder), order: { status: locked!.status } }, replayed: false };
   });

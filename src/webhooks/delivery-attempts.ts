@@ -1,4 +1,5 @@
-import { Prisma, type PrismaClient, type Webhook, type WebhookAttempt } from '../generated/prisma/client.js';
+import type { Prisma, PrismaClient, Webhook, WebhookAttempt } from '../generated/prisma/client.js';
+import { uuidv7 } from '../core/uuid.js';
 import type { EmailMessage } from '../email/mailer.js';
 import { blockedNotice, queueEmails, unblockedNotice, type Notice } from './emails.js';
 import { endStreak, recordFailedEvent } from './failure-streak.js';
@@ -54,7 +55,8 @@ async function updateBlockState(tx: Prisma.TransactionClient, webhook: Webhook, 
   return cleared ? [unblockedNotice(webhook, attemptKey, now)] : [];
 }
 
-const json = (value: unknown) => (value === null || value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+/** A JSON column's value as SQL's parameter: null is SQL NULL. */
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 export interface DeliveryTry extends AttemptKey {
   webhook: Webhook;
@@ -76,10 +78,11 @@ export function recordTry(prisma: PrismaClient, attempt: DeliveryTry): Promise<E
   const { statusCode, responseBody: response } = outcome;
   const blockReason = outcome.kind === 'blocked' ? outcome.reason : null;
   return prisma.$transaction(async (tx) => {
-    const { count } = await tx.webhookAttempt.createMany({
-      data: [{ webhookId, eventId, eventType, sequence, statusCode, blockReason, request: request as unknown as Prisma.InputJsonObject, response: json(response) }],
-      skipDuplicates: true,
-    });
+    // ON CONFLICT DO NOTHING, in SQL of our own: Prisma compiles a createMany anew at every call.
+    const count = await tx.$executeRaw`
+      INSERT INTO "WebhookAttempt" (id, "webhookId", "eventId", "eventType", sequence, "statusCode", "blockReason", request, response)
+      VALUES (${uuidv7()}::uuid, ${webhookId}::uuid, ${eventId}::uuid, ${eventType}, ${sequence}, ${statusCode}, ${blockReason}, ${json(request)}::jsonb, ${json(response)}::jsonb)
+      ON CONFLICT ("webhookId", "eventId", sequence) DO NOTHING`;
     if (count === 0) return undefined;
     const notices = await updateBlockState(tx, webhook, outcome, `${webhookId}:${eventId}:${sequence}`);
     if (outcome.kind === 'delivered') await endStreak(tx, webhookId);
