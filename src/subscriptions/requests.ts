@@ -75,8 +75,14 @@ export async function requestChange(deps: LifecycleDeps, scope: Scope, idOrNumbe
       if (error.cause instanceof ApplicationFailure && error.cause.type === 'TemporarilyUnavailable') throw new TemporarilyUnavailable(error.cause.message);
       throw new ValidationFailed(error.cause?.message ?? 'The request was refused');
     }
-    // Ended meanwhile (a cancel at period end that just took effect).
-    if (ended(error)) throw new ValidationFailed('The subscription no longer changes');
+    // Ended meanwhile: a cancel at period end that just took effect, another cancel, or this very
+    // cancel, whose answer was lost on its way back (a call retried under load finds the workflow it
+    // closed). A cancel that finds the subscription cancelled has what it asked for.
+    if (ended(error)) {
+      const now = await deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } });
+      if (command.type === 'cancel' && now.status === 'cancelled') return now;
+      throw new ValidationFailed('The subscription no longer changes');
+    }
     throw unreachableAs503(error);
   }
   return deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } });
