@@ -12,6 +12,9 @@ import { salesDb } from './sales.js';
 const PAID = ['PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'];
 const RESERVING = ['pending', 'succeeded', 'requires_attention'];
 
+/** A refund's parts, one per payment, by their payment: the model lists them newest payment first, the rows come in whatever order the table gives. */
+const byPayment = <Part extends readonly unknown[]>(parts: Part[]) => parts.sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+
 /** The model's orders as stored: statuses, amounts, fees, units, refunds and their parts. */
 export async function expectBooksAsModelled(model: Model): Promise<void> {
   const rows = await salesDb().order.findMany({
@@ -28,13 +31,13 @@ export async function expectBooksAsModelled(model: Model): Promise<void> {
         order: order.number, status: orderStatus(order), fee: orderFeeNow(order),
         payments: order.payments.map((p) => ({ id: p.id, status: paymentStatus(order, p), refunded: reservedOn(order, p), fee: paymentFeeNow(order, p), disputed: p.disputed })),
         units: order.items.map((i) => i.refunded),
-        refunds: order.refunds.map((r) => ({ id: r.id, status: refundStatus(r), amount: r.amount, fee: r.parts.reduce((a, p) => a + p.fee, 0), parts: r.parts.map((p) => [p.paymentId, p.amount, p.status, p.fee]) })),
+        refunds: order.refunds.map((r) => ({ id: r.id, status: refundStatus(r), amount: r.amount, fee: r.parts.reduce((a, p) => a + p.fee, 0), parts: byPayment(r.parts.map((p) => [p.paymentId, p.amount, p.status, p.fee])) })),
       },
       stored: {
         order: row.number, status: row.status, fee: row.fee,
         payments: order.payments.map((p) => payments.get(p.id)).map((p) => p && { id: p.id, status: p.status, refunded: p.refundedAmount, fee: p.fee, disputed: p.disputed }),
         units: order.items.map((i) => row.items.find((x) => x.id === i.id)?.refundedQuantity),
-        refunds: order.refunds.map((r) => refunds.get(r.id)).map((r) => r && { id: r.id, status: r.status, amount: r.amount, fee: r.feeRefunded, parts: r.parts.map((p) => [p.paymentId, p.amount, p.status, p.feeRefunded]) }),
+        refunds: order.refunds.map((r) => refunds.get(r.id)).map((r) => r && { id: r.id, status: r.status, amount: r.amount, fee: r.feeRefunded, parts: byPayment(r.parts.map((p) => [p.paymentId, p.amount, p.status, p.feeRefunded])) }),
       },
     };
   });
