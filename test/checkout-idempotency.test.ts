@@ -51,6 +51,24 @@ describe('Idempotency-Key', () => {
     expect(await ordersOf(ws, element.id)).toHaveLength(2);
   }, SLOW);
 
+  test('a key older than its 24-hour window is taken anew: another body makes a new order under it', async () => {
+    const { element } = await shop(ws, 1000);
+    const key = `expiring-${randomUUID()}`;
+    const first = await ok(pay(element.id, { email: email() }, key));
+    // Within the window another body is refused; once the key is older than 24 hours it is free again.
+    expect((await failure(pay(element.id, { email: email(), quantity: 2 }, key))).status).toBe(400);
+    await salesDb().idempotencyKey.updateMany({ where: { key }, data: { createdAt: new Date(Date.now() - 25 * 60 * 60 * 1000) } });
+    const secondBody = { email: email(), quantity: 2 };
+    const second = await ok(pay(element.id, secondBody, key));
+    expect(second.order.id).not.toBe(first.order.id);
+    // The key now names the new order: a repeat gets it back.
+    expect((await ok(pay(element.id, secondBody, key))).order.id).toBe(second.order.id);
+    const stored = await salesDb().idempotencyKey.findMany({ where: { key } });
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.orderId).toBe(second.order.id);
+    expect(await ordersOf(ws, element.id)).toHaveLength(2);
+  }, SLOW);
+
   test('a key of 256 characters, empty, or outside printable ASCII is 400; 255 printable characters are taken', async () => {
     const { element } = await shop(ws, 1000);
     expect((await failure(pay(element.id, {}, 'k'.repeat(256)))).status).toBe(400);

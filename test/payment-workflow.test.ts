@@ -9,7 +9,7 @@ import { startPayment } from '../src/payments/payment-flow.js';
 import { cancelOrder } from '../src/orders/service.js';
 import { handleProcessorEvents, signalCancelRequested, signalOrderCancelRequests } from '../src/payments/processor-callbacks.js';
 import { requestPaymentCancel } from '../src/payments/service.js';
-import { ProcessorUnavailable, type PaymentProcessor, type ProcessorEvent } from '../src/payments/processors/processor.js';
+import { CardDeclined, ProcessorUnavailable, type PaymentProcessor, type ProcessorEvent } from '../src/payments/processors/processor.js';
 import { SandboxProcessor } from '../src/payments/processors/sandbox.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
 import { bundleWorkflows } from '../src/temporal/worker.js';
@@ -71,7 +71,7 @@ afterAll(async () => {
 
 async function checkout(number: string, expireAfterMs = 60_000) {
   const { payment } = await seedOrder(ws, { payment: { processor: 'sandbox', methodType: 'card' } });
-  const workflowId = await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, card: card(number), expireAfterMs });
+  const { workflowId } = await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, card: card(number), expireAfterMs });
   return { paymentId: payment.id, handle: client.workflow.getHandle(workflowId) };
 }
 
@@ -158,7 +158,7 @@ test("an order's cancel reaches its pending payment's workflow", async () => {
 test('a cancel requested before the workflow started is honoured', async () => {
   const { payment } = await seedOrder(ws, { payment: { processor: 'sandbox', methodType: 'card' } });
   await salesDb().payment.update({ where: { id: payment.id }, data: { cancelRequestedAt: new Date() } });
-  const handle = client.workflow.getHandle(await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, card: card('4000002760003184') }));
+  const handle = client.workflow.getHandle((await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, card: card('4000002760003184') })).workflowId);
   const chargeId = await pendingCharge(payment.id);
   await handleProcessorEvents(salesDb(), temporal, await outboxEvents(chargeId, 'charge.cancelled'));
   expect(await handle.result()).toBe('CANCELLED');
@@ -175,7 +175,7 @@ test('a pending charge past its timeout: EXPIRED, and the charge is cancelled at
 
 test('a pending PayPal payment, which the processor cannot cancel, still expires', async () => {
   const { payment } = await seedOrder(ws, { payment: { processor: 'sandbox', methodType: 'paypal' } });
-  const workflowId = await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, expireAfterMs: 2_000 });
+  const { workflowId } = await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, expireAfterMs: 2_000 });
   expect(await client.workflow.getHandle(workflowId).result()).toBe('EXPIRED');
   expect(await paymentOf(payment.id)).toMatchObject({ status: 'EXPIRED', order: { status: 'EXPIRED' } });
 }, SLOW);
@@ -194,10 +194,22 @@ test('a payment whose charge never reached the processor still expires (its work
   expect(await paymentOf(payment.id)).toMatchObject({ status: 'EXPIRED', charges: [], order: { status: 'EXPIRED' } });
 }, SLOW);
 
+test('a card the processor refuses before any charge exists: one failed attempt, the workflow ends FAILED, no attempt added', async () => {
+  const { payment } = await seedOrder(ws, { payment: { processor: 'sandbox', methodType: 'card' } });
+  // As Stripe's card errors come (no charge id): thrown by the request, not a failed charge.
+  const refusing = Object.assign(Object.create(sandbox) as PaymentProcessor, { createCharge: () => Promise.reject(new CardDeclined('card_declined', 'Your card was declined.')) });
+  const { workflowId, charge } = await startPayment(salesDb(), temporal, refusing, { paymentId: payment.id, card: card('4242424242424242') });
+  expect(charge).toMatchObject({ status: 'failed', processorChargeId: null, failureCode: 'card_declined' });
+  expect(await client.workflow.getHandle(workflowId).result()).toBe('FAILED');
+  const after = await paymentOf(payment.id);
+  expect(after).toMatchObject({ status: 'FAILED', failureCode: 'card_declined', order: { status: 'FAILED' } });
+  expect(after.charges.map((c) => ({ attempt: c.attempt, status: c.status, processorChargeId: c.processorChargeId }))).toEqual([{ attempt: 0, status: 'failed', processorChargeId: null }]);
+}, SLOW);
+
 test('a retry after the processor was unreachable charges once and the waiting workflow ends PAID', async () => {
   const { payment } = await seedOrder(ws, { payment: { processor: 'sandbox', methodType: 'card' } });
   await expect(startPayment(salesDb(), temporal, unreachable(), { paymentId: payment.id, card: card('4242424242424242') })).rejects.toBeInstanceOf(ProcessorUnavailable);
-  const workflowId = await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, card: card('4242424242424242') });
+  const { workflowId } = await startPayment(salesDb(), temporal, sandbox, { paymentId: payment.id, card: card('4242424242424242') });
   expect(await client.workflow.getHandle(workflowId).result()).toBe('PAID');
   expect(await paymentOf(payment.id)).toMatchObject({ status: 'PAID', charges: [{ status: 'succeeded' }] });
 }, SLOW);

@@ -83,6 +83,29 @@ describe('payments: the object, details and isolation', () => {
     ]);
   });
 
+  test('one charge recorded by several callers at once (a checkout and its retry): no unique violation, one row each', async () => {
+    const sandbox = new SandboxProcessor({ prisma: salesDb() });
+    const created = await Promise.all(Array.from({ length: 200 }, () => seedOrder(ws)));
+    // A card waiting for 3-D Secure: the charge stays pending, as its payment does.
+    const charges = await Promise.all(
+      created.map(({ payment }) =>
+        sandbox.createCharge({
+          paymentId: payment.id, idempotencyKey: `concurrent-${randomUUID()}`, amount: payment.amount, currency: 'USD', method: 'card',
+          card: { number: '4000002760003184', expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvc: '123' }, email: 'concurrent@example.com', livemode: true,
+        }),
+      ),
+    );
+    const record = (index: number) => {
+      const { payment } = created[index]!;
+      return recordCharge(salesDb(), payment.id, 0, { processor: 'sandbox', processorChargeId: charges[index]!.chargeId, status: 'pending', amount: payment.amount, currency: 'USD', cardLast4: '3184' });
+    };
+    const outcomes = await Promise.allSettled(created.flatMap((_, index) => [record(index), record(index), record(index), record(index)]));
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+    const rows = await salesDb().charge.findMany({ where: { paymentId: { in: created.map(({ payment }) => payment.id) } } });
+    expect(rows).toHaveLength(created.length);
+    expect(new Set(rows.map((row) => row.processorChargeId))).toEqual(new Set(charges.map((charge) => charge.chargeId)));
+  });
+
   test("another workspace's keys and the other mode get 404 for every payment route; malformed ids are 400", async () => {
     const live = await seedOrder(ws);
     const test = await seedOrder(ws, {}, { mode: 'test' });

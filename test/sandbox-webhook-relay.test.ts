@@ -51,7 +51,7 @@ afterAll(async () => {
 async function pay(number: string) {
   const scope = { workspaceId: ws.workspaceId, livemode: true };
   const { payment } = await prisma.$transaction((tx) =>
-    createOrder(tx, scope, { currency: 'USD', items: [{ offerId: randomUUID(), productId: randomUUID(), quantity: 1, unitPrice: 2500 }], payment: { processor: 'sandbox', methodType: 'card' } }),
+    createOrder(tx, scope, { user: null, currency: 'USD', items: [{ offerId: randomUUID(), productId: randomUUID(), quantity: 1, unitPrice: 2500 }], payment: { processor: 'sandbox', methodType: 'card' } }),
   );
   await startPayment(prisma, temporal, new SandboxProcessor({ prisma }), { paymentId: payment.id, card: card(number) });
   return payment.id;

@@ -46,10 +46,11 @@ describe('events recorded with catalogue writes', () => {
     const { checkoutElement } = (await call('POST', '/v0/elements/checkout/create', ws, { offersIds: [offer.id] })).body.data;
     // Orders as checkout makes them, each payment then settled one way.
     const scope = { workspaceId: ws.workspaceId, livemode: true };
+    const buyer = await prisma.user.findUniqueOrThrow({ where: { id: user.id } });
     const sale = (subscription = false) =>
       prisma.$transaction((tx) =>
         createOrder(tx, scope, {
-          userId: user.id, currency: 'USD', items: [{ offerId: offer.id, productId: product.id, quantity: 1, unitPrice: 500 }],
+          user: buyer, currency: 'USD', items: [{ offerId: offer.id, productId: product.id, quantity: 1, unitPrice: 500 }],
           payment: { processor: 'sandbox', methodType: 'card' }, subscription: subscription ? { recurringInterval: 'month' } : null,
         }),
       );

@@ -7,20 +7,22 @@
 // commit (payment-flow.ts), and an order whose first payment ends unpaid gives its reservations
 // back (releaseOrderReservations, from the payment's transition). Rules: docs/decisions.md,
 // "Hosted checkout".
-import type { Discount, Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { DomainError, NotFound, PaymentDeclined, ValidationFailed } from '../core/errors.js';
+import type { Discount, Prisma, PrismaClient, User } from '../generated/prisma/client.js';
+import type { PaymentStatus } from '../generated/prisma/enums.js';
+import { DomainError, PaymentDeclined, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { uuidv7 } from '../core/uuid.js';
 import { recordEvent } from '../events/event-service.js';
 import { createOrder, type NewOrderItem } from '../orders/index.js';
-import { applyRecordedCharge, startPayment, type CardSource, CardDeclined, ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor, DECLINE_MESSAGES, notifyPaymentPaid, markPaymentFailed, markPaymentPaid, PaymentTransitionRefused } from '../payments/index.js';
+import { applyRecordedCharge, startPayment, type CardSource, CardDeclined, ProcessorError, ProcessorUnavailable, type CardDetails, type PaymentProcessor, DECLINE_MESSAGES, notifyPaymentPaid, markPaymentFailed, markPaymentPaid, PaymentTransitionRefused, type RecordedCharge } from '../payments/index.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import { systemClock, unixSeconds, type Clock } from '../core/time.js';
 import { taxRegistrations } from '../tax/index.js';
+import { lockOffers, sellingElement, type ElementOffer, type TaxSettings } from './sale-reads.js';
 import { discountResource } from '../discounts/index.js';
 import { reserveLicenseKeys } from '../delivery/index.js';
 import { userEventData } from '../users/index.js';
-import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, type Placed } from '../core/idempotency.js';
+import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, newPlacedIds, type Placed } from '../core/idempotency.js';
 import { checkoutTarget, requestHash } from './idempotency.js';
 import { checkBillingDetails, checkOrderRequest, type CheckedBillingDetails, type CheckedOrderRequest, type CheckoutOrderRequest, type QuoteRequest } from './order-request.js';
 import { checkQuantity, normalizeDiscountCode, priceCheckout, type CheckoutPrice, type PricingDiscount, type PricingOffer, type PricingTax } from './pricing.js';
@@ -41,24 +43,6 @@ export interface CheckoutDeps {
 export type CheckoutQuote = CheckoutPrice & { checkoutElementId: string; livemode: boolean };
 
 type Tx = Prisma.TransactionClient;
-
-const offerProduct = { select: { name: true, archivedAt: true, type: true } } as const;
-const withOffers = { offers: { orderBy: { position: 'asc' }, include: { offer: { include: { product: offerProduct } } } } } as const;
-type ElementOffer = Prisma.OfferGetPayload<{ include: { product: typeof offerProduct } }>;
-
-const taxSettings = { pricesIncludeTax: true, taxRegistrations: true, noTaxData: true } as const;
-type TaxSettings = Prisma.WorkspaceGetPayload<{ select: typeof taxSettings }>;
-
-/** The element a buyer may buy from: live (not archived), ACTIVE, of a workspace that sells in that mode; 404 otherwise. */
-async function sellingElement(prisma: PrismaClient | Tx, checkoutElementId: string) {
-  const element = await prisma.checkoutElement.findUnique({ where: { id: checkoutElementId }, include: withOffers });
-  if (!element || element.archivedAt || element.status !== 'ACTIVE') throw new NotFound('Checkout element');
-  const workspace = await prisma.workspace.findUnique({ where: { id: element.workspaceId }, select: { offline: true, testMode: true, ...taxSettings } });
-  // An offline workspace, or test mode not set up, cannot sell: the element is as good as absent.
-  if (!workspace || workspace.offline || (!element.livemode && !workspace.testMode)) throw new NotFound('Checkout element');
-  const scope: Scope = { workspaceId: element.workspaceId, livemode: element.livemode };
-  return { element, scope, offers: element.offers.map(({ offer }) => offer), workspace };
-}
 
 /** Each offer can be sold now in that quantity (400 otherwise): live, ACTIVE, enough left under its limit. */
 function checkOffersSellable(offers: readonly ElementOffer[], quantity: number) {
@@ -135,14 +119,6 @@ export async function quoteCheckout(prisma: PrismaClient, checkoutElementId: str
   return { checkoutElementId: element.id, livemode: element.livemode, ...price };
 }
 
-/** The element's offers, locked FOR UPDATE in id order (every checkout and release locks in this order), re-read under the lock. */
-async function lockOffers(tx: Tx, offerIds: readonly string[]): Promise<Map<string, ElementOffer>> {
-  const ids = [...offerIds].sort();
-  await tx.$queryRaw`SELECT id FROM "Offer" WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR UPDATE`;
-  const offers = await tx.offer.findMany({ where: { id: { in: ids } }, include: { product: offerProduct } });
-  return new Map(offers.map((offer) => [offer.id, offer]));
-}
-
 async function lockDiscounts(tx: Tx, ids: readonly string[]): Promise<Discount[]> {
   if (ids.length === 0) return [];
   const sorted = [...ids].sort();
@@ -177,22 +153,25 @@ async function buyerFor(tx: Tx, scope: Scope, email: string, { countryCode, post
   const found = await tx.user.findFirst({ where });
   if (found) return found;
   // ON CONFLICT DO NOTHING: a concurrent checkout creating the same buyer makes this wait, then find
-  // theirs. In SQL of our own: Prisma compiles a createMany anew at every call.
+  // theirs. In SQL of our own (Prisma compiles a createMany anew at every call), returning the row
+  // it wrote (every column, as Prisma reads them).
   const billingDetails = { countryCode, postalCode, state, city: null, line1: null, line2: null, name: null };
-  const created = await tx.$executeRaw`
+  const [created] = await tx.$queryRaw<User[]>`
     INSERT INTO "User" (id, "workspaceId", livemode, email, "emailNormalized", "billingDetails", "updatedAt")
     VALUES (${uuidv7()}::uuid, ${scope.workspaceId}::uuid, ${scope.livemode}, ${email}, ${emailNormalized}, ${JSON.stringify(billingDetails)}::jsonb, ${new Date()})
-    ON CONFLICT ("workspaceId", livemode, "emailNormalized") DO NOTHING`;
-  const user = await tx.user.findFirstOrThrow({ where });
-  if (created === 1) await recordEvent(tx, scope, 'user_created', userEventData(user));
-  return user;
+    ON CONFLICT ("workspaceId", livemode, "emailNormalized") DO NOTHING
+    RETURNING *`;
+  if (!created) return tx.user.findFirstOrThrow({ where });
+  await recordEvent(tx, scope, 'user_created', userEventData(created));
+  return created;
 }
 
 /** The order and its first payment, in one transaction; returns their ids. */
-async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, checkoutElementId: string, request: CheckedOrderRequest, key: { value: string; hash: string } | null, at: Date): Promise<Placed> {
+async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, checkoutElementId: string, request: CheckedOrderRequest, key: { value: string; hash: string } | null, at: Date): Promise<NewlyPlaced> {
   return prisma.$transaction(async (tx) => {
     const { element, scope, offers: elementOffers, workspace } = await sellingElement(tx, checkoutElementId);
-    const keyRowId = key ? await claimKey(tx, scope, checkoutTarget(element.id), key.value, key.hash) : null;
+    const ids = key ? newPlacedIds() : undefined;
+    if (key) await claimKey(tx, scope, checkoutTarget(element.id), key.value, key.hash, ids);
     const offerIds = elementOffers.map((offer) => offer.id);
     for (const offerId of Object.keys(request.customFields)) {
       if (!offerIds.includes(offerId)) throw new ValidationFailed(`customFields: ${offerId} is not an offer of this checkout element`);
@@ -220,7 +199,7 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
       customFields: request.customFields[line.offerId] ?? null,
     }));
     const created = await createOrder(tx, scope, {
-      userId: user.id,
+      user,
       currency: price.currency,
       country: request.billingDetails.countryCode,
       billingState: request.billingDetails.state,
@@ -229,6 +208,9 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
       taxId: request.billingDetails.taxId,
       taxReason: price.taxReason,
       checkoutId: element.id,
+      ids,
+      // The reservations below, in this transaction.
+      reservedAt: new Date(),
       discountId: price.discount?.id ?? null,
       items,
       payment: price.requiresPayment ? { processor: processor.name, methodType: request.method } : { processor: null, methodType: null },
@@ -244,28 +226,42 @@ async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, che
     // The reservations, given back by releaseOrderReservations if the first payment ends unpaid.
     for (const line of price.lines) await tx.offer.update({ where: { id: line.offerId }, data: { soldItems: { increment: line.quantity } } });
     if (price.discount) await tx.discount.update({ where: { id: price.discount.id }, data: { timesUsed: { increment: 1 } } });
-    await reserveLicenseKeys(tx, scope, created.items);
-    await tx.order.update({ where: { id: created.order.id }, data: { reservedAt: new Date() } });
+    await reserveLicenseKeys(tx, scope, created.items.map((item) => ({ ...item, productType: offers.find((offer) => offer.id === item.offerId)!.product.type })));
     // A free order is paid at once: no processor, the same transition (and payment_success) as a charge.
-    if (!price.requiresPayment) await markPaymentPaid(tx, created.payment.id);
-    if (keyRowId) await tx.idempotencyKey.update({ where: { id: keyRowId }, data: { orderId: created.order.id, paymentId: created.payment.id } });
-    return { orderId: created.order.id, paymentId: created.payment.id };
+    const payment = price.requiresPayment ? created.payment : (await markPaymentPaid(tx, created.payment.id)).payment;
+    return { orderId: created.order.id, paymentId: payment.id, payment: { ...payment, charges: [], subscription: created.subscription, user: { email: user.email } } };
   });
 }
+
+const collectedPayment = { charges: { where: { attempt: 0 } }, subscription: true, user: { select: { email: true } } } satisfies Prisma.PaymentInclude;
+/** The payment as collectPayment reads it: its first charge (if made), its subscription and its buyer's email. */
+type CollectedPayment = Prisma.PaymentGetPayload<{ include: typeof collectedPayment }>;
+
+/** An order just placed: its ids, and its payment as the transaction left it (no charge yet), so that collecting it reads nothing first. */
+type NewlyPlaced = Placed & { payment: CollectedPayment };
 
 /**
  * After the commit: charges a processor payment still PENDING without a charge (startPayment,
  * idempotent by the payment's charge key), applies an immediate outcome so the answer shows it
- * (the payment workflow applies the same, idempotently), and answers 402 for a decline.
+ * (the payment workflow applies the same, idempotently), and answers 402 for a decline. Returns
+ * the payment's status as it left it. `placed`: the payment as this request's transaction wrote
+ * it; a repeated request reads it.
  */
-async function collectPayment(deps: CheckoutDeps, paymentId: string, source: CardSource): Promise<void> {
+async function collectPayment(deps: CheckoutDeps, paymentId: string, source: CardSource, placed?: CollectedPayment): Promise<PaymentStatus> {
   const { prisma } = deps;
-  const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { charges: { where: { attempt: 0 } }, subscription: true, user: { select: { email: true } } } });
+  const payment = placed ?? (await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: collectedPayment }));
   const given = { card: source.card ?? undefined, paymentMethod: source.paymentMethod ?? undefined };
-  if (payment.status === 'PENDING' && payment.amount === 0 && payment.subscription?.trialInterval && (given.card || given.paymentMethod)) return startTrial(deps, payment, given);
+  if (payment.status === 'PENDING' && payment.amount === 0 && payment.subscription?.trialInterval && (given.card || given.paymentMethod)) {
+    await startTrial(deps, payment, given);
+    return 'PAID';
+  }
+  // Paid by the order's own transaction (a free order: no processor, no charge): nothing to collect or read.
+  if (!payment.processor && payment.status === 'PAID') return 'PAID';
+  // The charge as this call recorded it, else (a retried checkout) as an earlier one did.
+  let recorded: RecordedCharge | null = null;
   if (payment.processor && payment.status === 'PENDING' && payment.charges.length === 0) {
     try {
-      await startPayment(prisma, deps.temporal, deps.processor, { paymentId, ...given });
+      recorded = (await startPayment(prisma, deps.temporal, deps.processor, { paymentId, payment, ...given })).charge;
     } catch (error) {
       // The charge may exist at the processor: the payment stays PENDING; a retry with the same
       // Idempotency-Key (same charge key) or the processor's webhook settles it.
@@ -279,17 +275,21 @@ async function collectPayment(deps: CheckoutDeps, paymentId: string, source: Car
       throw error;
     }
   }
-  const charge = await prisma.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt: 0 } } });
+  const charge = recorded ?? (await prisma.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt: 0 } } }));
+  let applied: PaymentStatus | null = null;
   if (charge) {
     try {
-      await applyRecordedCharge(prisma, paymentId, charge);
+      applied = await applyRecordedCharge(prisma, paymentId, charge);
     } catch (error) {
       // The workflow (or a webhook) moved it first, otherwise: its outcome stands.
       if (!(error instanceof PaymentTransitionRefused)) throw error;
     }
   }
+  // Paid by what was just applied: no read (the read is for a failure's message, or an outcome applied elsewhere).
+  if (applied === 'PAID') return 'PAID';
   const final = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true, failureMessage: true } });
   if (final.status === 'FAILED') throw new PaymentDeclined(final.failureMessage ?? 'The payment was declined');
+  return final.status;
 }
 
 /**
@@ -299,7 +299,7 @@ async function collectPayment(deps: CheckoutDeps, paymentId: string, source: Car
  */
 async function startTrial(
   deps: CheckoutDeps,
-  payment: { id: string; livemode: boolean; orderId: string; subscriptionId: string | null; user: { email: string } | null },
+  payment: { id: string; livemode: boolean; orderId: string; sequence: number; subscriptionId: string | null; user: { email: string } | null },
   source: { card?: CardDetails; paymentMethod?: string },
 ): Promise<void> {
   let setup;
@@ -321,7 +321,7 @@ async function startTrial(
     await tx.subscription.update({ where: { id: payment.subscriptionId! }, data: { paymentMethodRef: ref } });
     await markPaymentPaid(tx, payment.id);
   });
-  await notifyPaymentPaid(deps, payment.id);
+  await notifyPaymentPaid(deps, payment);
 }
 
 /**
@@ -331,11 +331,11 @@ async function startTrial(
  * body with that key is 400. A declined card throws PaymentDeclined (402) after the FAILED order
  * and payment are stored.
  */
-export async function createCheckoutOrder(deps: CheckoutDeps, checkoutElementId: string, request: CheckoutOrderRequest, idempotencyKey?: string): Promise<Placed> {
+export async function createCheckoutOrder(deps: CheckoutDeps, checkoutElementId: string, request: CheckoutOrderRequest, idempotencyKey?: string): Promise<Placed & { status: PaymentStatus }> {
   checkIdempotencyKey(idempotencyKey);
   const checked = checkOrderRequest(request, deps.processor);
   const key = idempotencyKey === undefined ? null : { value: idempotencyKey, hash: requestHash(checked) };
-  let placed = key ? await earlierOrder(deps.prisma, checkoutTarget(checkoutElementId), key.value, key.hash) : null;
+  let placed: Placed | NewlyPlaced | null = key ? await earlierOrder(deps.prisma, checkoutTarget(checkoutElementId), key.value, key.hash) : null;
   if (!placed) {
     try {
       placed = await placeOrder(deps.prisma, deps.processor, checkoutElementId, checked, key, (deps.now ?? systemClock)());
@@ -345,6 +345,6 @@ export async function createCheckoutOrder(deps: CheckoutDeps, checkoutElementId:
       if (!placed) throw new ValidationFailed('Idempotency-Key is in use by a request that has not finished; retry');
     }
   }
-  await collectPayment(deps, placed.paymentId, checked);
-  return placed;
+  const status = await collectPayment(deps, placed.paymentId, checked, 'payment' in placed ? placed.payment : undefined);
+  return { orderId: placed.orderId, paymentId: placed.paymentId, status };
 }

@@ -192,11 +192,18 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, { checkoutElementId, ...request }, ctx, info) => {
       const placed = await sale.createCheckoutOrder(ctx, checkoutElementId, request, ctx.idempotencyKey);
-      const [order, payment] = await Promise.all([
-        ctx.prisma.order.findUniqueOrThrow({ ...queryFromInfo({ context: ctx, info, path: ['order'] }), where: { id: placed.orderId } }),
-        ctx.prisma.payment.findUniqueOrThrow({ ...queryFromInfo({ context: ctx, info, path: ['payment'] }), where: { id: placed.paymentId } }),
-      ]);
-      return { order, payment, nextAction: await paymentNextAction(ctx.prisma, ctx.processor, placed.paymentId) };
+      const read = () =>
+        Promise.all([
+          ctx.prisma.order.findUniqueOrThrow({ ...queryFromInfo({ context: ctx, info, path: ['order'] }), where: { id: placed.orderId } }),
+          ctx.prisma.payment.findUniqueOrThrow({ ...queryFromInfo({ context: ctx, info, path: ['payment'] }), where: { id: placed.paymentId } }),
+        ]);
+      let [order, payment] = await read();
+      // The payment's workflow moves the payment and its order in one transaction, which may commit
+      // between the two reads (a repeated request while the processor's answer is applied): one
+      // PENDING and the other not, read both again, after that commit. The common answer costs no more.
+      if ((order.status === 'PENDING') !== (payment.status === 'PENDING')) [order, payment] = await read();
+      // Only a payment the checkout left PENDING can wait for the buyer (3-D Secure): a final one reads nothing more.
+      return { order, payment, nextAction: placed.status === 'PENDING' ? await paymentNextAction(ctx.prisma, ctx.processor, placed.paymentId) : null };
     },
   }),
 }));

@@ -55,14 +55,25 @@ export async function earlierOrder(prisma: PrismaClient, target: string, key: st
   return row?.orderId && row.paymentId ? { orderId: row.orderId, paymentId: row.paymentId } : null;
 }
 
-/** Takes the key for this transaction; a concurrent holder makes this wait until it commits (then KeyTaken) or rolls back. */
-export async function claimKey(tx: Tx, scope: Scope, target: string, key: string, hash: string): Promise<string> {
-  await tx.idempotencyKey.deleteMany({ where: { target, key, createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_WINDOW_MS) } } });
-  // ON CONFLICT DO NOTHING, in SQL of our own: Prisma compiles a createMany anew at every call.
+/**
+ * Takes the key for this transaction; a concurrent holder makes this wait until it commits (then
+ * KeyTaken) or rolls back. `placed`: the ids of the order and payment the transaction is about to
+ * write, recorded with the key (no update of the key's row after them).
+ */
+export async function claimKey(tx: Tx, scope: Scope, target: string, key: string, hash: string, placed: Placed | null = null): Promise<string> {
+  // One statement, in SQL of our own (Prisma compiles a createMany anew at every call): a new key,
+  // or an expired one (older than the window) taken over as if new; a live one is not returned.
+  const now = new Date();
   const [claimed] = await tx.$queryRaw<{ id: string }[]>`
-    INSERT INTO "IdempotencyKey" (id, "workspaceId", livemode, target, key, "requestHash")
-    VALUES (${uuidv7()}::uuid, ${scope.workspaceId}::uuid, ${scope.livemode}, ${target}, ${key}, ${hash})
-    ON CONFLICT (target, key) DO NOTHING RETURNING id::text`;
+    INSERT INTO "IdempotencyKey" (id, "workspaceId", livemode, target, key, "requestHash", "orderId", "paymentId", "createdAt")
+    VALUES (${uuidv7(now.getTime())}::uuid, ${scope.workspaceId}::uuid, ${scope.livemode}, ${target}, ${key}, ${hash}, ${placed?.orderId ?? null}::uuid, ${placed?.paymentId ?? null}::uuid, ${now})
+    ON CONFLICT (target, key) DO UPDATE SET id = EXCLUDED.id, "workspaceId" = EXCLUDED."workspaceId", livemode = EXCLUDED.livemode,
+      "requestHash" = EXCLUDED."requestHash", "orderId" = EXCLUDED."orderId", "paymentId" = EXCLUDED."paymentId", "createdAt" = EXCLUDED."createdAt"
+    WHERE "IdempotencyKey"."createdAt" < ${new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)}
+    RETURNING id::text`;
   if (!claimed) throw new KeyTaken();
   return claimed.id;
 }
+
+/** Ids for an order and its first payment, chosen before they are written (claimKey records them with the key). */
+export const newPlacedIds = (): Placed => ({ orderId: uuidv7(), paymentId: uuidv7() });

@@ -1,4 +1,5 @@
 // The spec's list parameters as Prisma arguments: pages, archived filters, search terms.
+import { Prisma } from '../generated/prisma/client.js';
 import { ValidationFailed } from './errors.js';
 import { isUuid } from './uuid.js';
 
@@ -41,11 +42,14 @@ export function pagePage(args: { page?: number | null; limit?: number | null }, 
 
 export const pageCount = (count: number, limit: number) => Math.ceil(count / limit);
 
+/** `%`, `_` and the backslash escaped to match themselves in an ILIKE pattern. */
+const escapeLike = (term: string) => term.replace(/[\\%_]/g, '\\$&');
+
 /**
  * A case-insensitive substring filter for search parameters. Prisma passes `contains` to ILIKE
  * unescaped, so `%` and `_` in a search term are escaped to match themselves.
  */
-export const containsText = (term: string) => ({ contains: term.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' as const });
+export const containsText = (term: string) => ({ contains: escapeLike(term), mode: 'insensitive' as const });
 
 /** The spec's `termOrId` search: the trimmed term within any of `fields`, or the record's id when it is a UUID. */
 export function termOrIdWhere<Field extends string>(termOrId: string, fields: readonly Field[]) {
@@ -55,4 +59,13 @@ export function termOrIdWhere<Field extends string>(termOrId: string, fields: re
   );
   if (isUuid(term)) or.push({ id: term.toLowerCase() });
   return { OR: or };
+}
+
+/** termOrIdWhere for a list read in SQL of our own: the same match (ILIKE, as Prisma's `contains` sends it) over `columns`, or `id`. */
+export function termOrIdSql(termOrId: string, columns: readonly Prisma.Sql[], id: Prisma.Sql): Prisma.Sql {
+  const term = termOrId.trim();
+  const pattern = `%${escapeLike(term)}%`;
+  const or = columns.map((column) => Prisma.sql`${column} ILIKE ${pattern}`);
+  if (isUuid(term)) or.push(Prisma.sql`${id} = ${term.toLowerCase()}::uuid`);
+  return Prisma.sql`(${Prisma.join(or, ' OR ')})`;
 }

@@ -161,6 +161,8 @@ export interface SoldItem {
   productId: string;
   variantId: string | null;
   quantity: number;
+  /** Its product's type, as the checkout read it with the offer: a keyed one takes license keys. */
+  productType: ProductType;
 }
 
 /**
@@ -169,10 +171,8 @@ export interface SoldItem {
  * kept). Pools are locked in name order, so two carts never wait on each other in a circle.
  */
 export async function reserveLicenseKeys(tx: Tx, scope: Scope, items: readonly SoldItem[]) {
-  const keyed = await tx.product.findMany({ where: { id: { in: items.map((item) => item.productId) }, type: { in: [...KEYED_PRODUCT_TYPES] } }, select: { id: true } });
-  const keyedIds = new Set(keyed.map((product) => product.id));
   const poolName = (item: SoldItem) => `${item.productId}/${item.variantId ?? ''}`;
-  const sold = items.filter((item) => keyedIds.has(item.productId)).sort((a, b) => poolName(a).localeCompare(poolName(b)));
+  const sold = items.filter((item) => KEYED_PRODUCT_TYPES.includes(item.productType)).sort((a, b) => poolName(a).localeCompare(poolName(b)));
   const now = new Date();
   for (const item of sold) {
     await lockPool(tx, item);

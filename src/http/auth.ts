@@ -3,6 +3,7 @@ import type { Access, Principal } from '../core/scope.js';
 import { workspaceSettings } from '../core/workspace-settings.js';
 import { ApiError } from '../errors.js';
 import { isWellFormedPublicKey, isWellFormedSecretKey, secretKeyMatches } from '../workspaces/keys.js';
+import { keyWithWorkspace } from '../workspaces/service.js';
 
 type HeaderSource = { get(name: string): string | null };
 
@@ -22,7 +23,7 @@ export async function authenticate(prisma: PrismaClient, headers: HeaderSource, 
     if (!isWellFormedSecretKey(secretKey)) throw unauthorized('Malformed secret key');
   }
 
-  const key = await prisma.apiKey.findUnique({ where: { publicKey }, include: { workspace: true } });
+  const key = await keyWithWorkspace(prisma, publicKey);
   if (!key || key.revokedAt) throw unauthorized('Invalid or revoked public key');
   const { workspace } = key;
   if (workspace.offline) throw unauthorized('This workspace is offline');

@@ -104,14 +104,26 @@ function paymentLines(payment: PaymentToBill, names: ReadonlyMap<string, string>
 /** onPaymentPaidInTransaction: the paid payment's invoice, or the record of why none is issued. */
 export async function issueInvoice(tx: Tx, paymentId: string): Promise<void> {
   const key = `invoice/${paymentId}`;
-  if (await tx.invoice.findUnique({ where: { key }, select: { id: true } })) return;
-  const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId }, include: paymentInclude });
-  const workspace = await tx.workspace.findUniqueOrThrow({ where: { id: payment.workspaceId } });
+  // One statement answers whether anything is left to do, with the seller's details as this
+  // transaction sees them, and records the withholding when they are missing (the only statement
+  // then, as for most workspaces in test mode).
+  const [workspace] = await tx.$queryRaw<Array<{ issued: boolean; invoiceLegalName: string | null; invoiceAddress: string | null; invoiceTaxId: string | null; invoicePrefix: string | null }>>`
+    WITH state AS (
+      SELECT p."workspaceId", p.livemode, EXISTS (SELECT 1 FROM "Invoice" i WHERE i.key = ${key}) AS issued,
+        w."invoiceLegalName", w."invoiceAddress", w."invoiceTaxId", w."invoicePrefix"
+      FROM "Payment" p JOIN "Workspace" w ON w.id = p."workspaceId" WHERE p.id = ${paymentId}::uuid
+    ), withheld AS (
+      INSERT INTO "InvoiceWithheld" ("paymentId", "workspaceId", livemode, reason, "createdAt")
+      SELECT ${paymentId}::uuid, "workspaceId", livemode, ${SELLER_DETAILS_MISSING}, ${new Date()} FROM state
+      -- sellerOf's rule: no seller without a legal name and an address.
+      WHERE NOT issued AND (COALESCE("invoiceLegalName", '') = '' OR COALESCE("invoiceAddress", '') = '')
+      ON CONFLICT ("paymentId") DO NOTHING
+    )
+    SELECT issued, "invoiceLegalName", "invoiceAddress", "invoiceTaxId", "invoicePrefix" FROM state`;
+  if (!workspace) throw new Error(`issueInvoice: no payment ${paymentId}`);
   const seller = sellerOf(workspace);
-  if (!seller) {
-    await tx.invoiceWithheld.upsert({ where: { paymentId }, create: { paymentId, workspaceId: payment.workspaceId, livemode: payment.livemode, reason: SELLER_DETAILS_MISSING }, update: {} });
-    return;
-  }
+  if (workspace.issued || !seller) return;
+  const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId }, include: paymentInclude });
   const products = await tx.product.findMany({ where: { id: { in: payment.order.items.map((i) => i.productId) } }, select: { id: true, name: true } });
   const paidAt = payment.paidAt!;
   const charge = payment.charges[0];

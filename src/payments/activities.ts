@@ -23,19 +23,22 @@ export function createPaymentActivities({ prisma, temporal }: ActivityDependenci
   return {
     /** Applies the checkout's charge result: PAID, FAILED, or PENDING to wait for the processor. */
     async recordChargeResult(paymentId: string, attempt: number): Promise<{ status: PaymentStatus; cancelRequested: boolean }> {
-      const charge = await chargeOf(paymentId, attempt);
-      const applied = charge ? await applyRecordedCharge(prisma, paymentId, charge) : null;
-      // The status when no charge is recorded yet, and a cancel requested before the workflow could receive the signal.
-      const { status, cancelRequestedAt } = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true, cancelRequestedAt: true } });
+      // The status (the answer when no charge is recorded yet), a cancel requested before the
+      // workflow could receive the signal, and what the paid hooks are told.
+      const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { id: true, status: true, cancelRequestedAt: true, sequence: true, subscriptionId: true } });
+      // Paid already (the checkout applied its charge's answer before the workflow came to it, as it
+      // mostly does): nothing to apply again.
+      const charge = payment.status === 'PAID' ? null : await chargeOf(paymentId, attempt);
+      const status = charge ? await applyRecordedCharge(prisma, paymentId, charge) : payment.status;
       // Whoever reacts to a paid payment (a subscription's start) hears of it here, retried with the activity until it has.
-      if ((applied ?? status) === 'PAID') await notifyPaymentPaid({ prisma, temporal }, paymentId);
-      return { status: applied ?? status, cancelRequested: cancelRequestedAt !== null };
+      if (status === 'PAID') await notifyPaymentPaid({ prisma, temporal }, payment);
+      return { status, cancelRequested: payment.cancelRequestedAt !== null };
     },
 
     async applyChargeOutcome(paymentId: string, outcome: ChargeOutcome): Promise<PaymentStatus> {
-      const status = await applyChargeOutcome(prisma, paymentId, outcome);
-      if (status === 'PAID') await notifyPaymentPaid({ prisma, temporal }, paymentId);
-      return status;
+      const applied = await applyChargeOutcome(prisma, paymentId, outcome);
+      if (applied.status === 'PAID') await notifyPaymentPaid({ prisma, temporal }, applied);
+      return applied.status;
     },
 
     /**

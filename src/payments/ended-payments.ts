@@ -7,7 +7,7 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import type { PaymentStatus } from '../generated/prisma/enums.js';
 import { logger } from '../logger.js';
 import type { TemporalConnection } from '../temporal/client.js';
-import { applyChargeOutcome, type ChargeOutcome } from './charge-outcomes.js';
+import { applyChargeOutcome, type ChargeOutcome, type PaymentOutcomeState } from './charge-outcomes.js';
 import { notifyPaymentPaid } from './payment-hooks.js';
 import { PaymentTransitionRefused } from './transitions.js';
 
@@ -39,25 +39,27 @@ export async function giveBackStrandedCharge(deps: { prisma: PrismaClient; tempo
  * A charge's outcome applied without the payment's workflow deciding it: the workflow is gone, the
  * payment has ended, or the workflow heard of it only as it expired the payment. For a payment that
  * ended otherwise the transition is refused; a success's money moved all the same and goes back
- * (the stranded-charge handlers: the refunds, once per payment and charge). `amount` is what the
- * processor took when its event says; else the recorded charge's, else the payment's.
+ * (the stranded-charge handlers: the refunds, once per payment and charge). `known.amount` is what
+ * the processor took when its event says; else the recorded charge's, else the payment's.
+ * `known.seen`: the payment as the caller just read it.
  */
 export async function applyOutcomeWithoutWorkflow(
   deps: { prisma: PrismaClient; temporal: TemporalConnection },
   paymentId: string,
   outcome: ChargeOutcome,
-  late: { amount?: number; eventId?: string } = {},
+  known: { amount?: number; eventId?: string; seen?: PaymentOutcomeState } = {},
 ): Promise<void> {
   const { prisma } = deps;
   try {
-    if ((await applyChargeOutcome(prisma, paymentId, outcome)) === 'PAID') await notifyPaymentPaid(deps, paymentId);
+    const applied = await applyChargeOutcome(prisma, paymentId, outcome, { seen: known.seen });
+    if (applied.status === 'PAID') await notifyPaymentPaid(deps, applied);
   } catch (error) {
     // The payment already ended otherwise (a cancelled charge of an EXPIRED payment): nothing to change.
     if (!(error instanceof PaymentTransitionRefused)) throw error;
-    log.warn({ paymentId, chargeId: outcome.chargeId, eventId: late.eventId, type: outcome.type }, 'processor event for a payment that already ended otherwise');
+    log.warn({ paymentId, chargeId: outcome.chargeId, eventId: known.eventId, type: outcome.type }, 'processor event for a payment that already ended otherwise');
     // Money moved all the same: it must go back.
     if (outcome.type === 'charge.succeeded') {
-      const amount = late.amount ?? (await chargedAmount(prisma, paymentId, outcome.chargeId));
+      const amount = known.amount ?? (await chargedAmount(prisma, paymentId, outcome.chargeId));
       await giveBackStrandedCharge(deps, { paymentId, chargeId: outcome.chargeId, amount });
     }
   }

@@ -3,7 +3,7 @@
 
 /** The checkout and the subscriptions start a payment and settle its charge by the payments' state machine. */
 export { startPayment, paymentNextAction, paymentExpiryMsFromEnv, processorKeyWindowMsFromEnv } from './payment-flow.js';
-export { applyRecordedCharge, type ChargeOutcome } from './charge-outcomes.js';
+export { applyRecordedCharge, type ChargeOutcome, type RecordedCharge } from './charge-outcomes.js';
 export {
   markPaymentCancelled,
   markPaymentFailed,
@@ -11,10 +11,11 @@ export {
   markPaymentUnpaid,
   PaymentTransitionRefused,
   recordCharge,
+  recordChargeIfAbsent,
   recordRetryingPaymentFailure,
 } from './transitions.js';
 /** Reactions of other domains: a payment paid, a renewal paid (in its transaction), a charge's outcome, a subscription's first payment, a stranded charge, the processor's refund events. */
-export { notifyPaymentPaid, onChargeOutcome, onPaymentPaid } from './payment-hooks.js';
+export { notifyPaymentPaid, onChargeOutcome, onPaymentPaid, type PaidPayment, type RoutedPayment } from './payment-hooks.js';
 export { onRenewalPaid } from './renewal-paid-hook.js';
 export { handleSubscriptionPayments, type SubscriptionPaymentHandler } from './first-payment-hook.js';
 /** The invoices issue a payment's invoice in the transaction that makes it PAID. */

@@ -9,7 +9,7 @@ import { isUuid } from '../core/uuid.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
 import type { TemporalConnection } from '../temporal/client.js';
-import type { ChargeOutcome } from './charge-outcomes.js';
+import { paymentOutcomeState, type ChargeOutcome } from './charge-outcomes.js';
 import { applyOutcomeWithoutWorkflow, ENDED_OTHERWISE } from './ended-payments.js';
 import { paymentWorkflowId } from './payment-flow.js';
 import { routeChargeOutcome } from './payment-hooks.js';
@@ -49,26 +49,25 @@ export const foreignProcessorEvents = new Counter({
 });
 
 /**
- * Our payment an event is about: the id the processor kept in the object's metadata when it is
- * one of our payments, else the payment whose charge has the event's charge id (Stripe's disputes
- * and refunds carry no metadata we set); null when neither is ours. Another system on the same
- * processor account (a second deployment, another product) sends events with its own ids: they are
- * ignored, not failed, or the processor would retry them until it disables the endpoint.
+ * Our payment an event is about, as it stands (./charge-outcomes.ts): the id the processor kept in
+ * the object's metadata when it is one of our payments, else the payment whose charge has the
+ * event's charge id (Stripe's disputes and refunds carry no metadata we set); null when neither is
+ * ours. Another system on the same processor account (a second deployment, another product) sends
+ * events with its own ids: they are ignored, not failed, or the processor would retry them until
+ * it disables the endpoint.
  */
-async function ourPayment(prisma: PrismaClient, event: ProcessorEvent): Promise<string | null> {
-  if (event.paymentId && isUuid(event.paymentId) && (await prisma.payment.findUnique({ where: { id: event.paymentId }, select: { id: true } }))) return event.paymentId;
-  const charge = await prisma.charge.findUnique({ where: { processor_processorChargeId: { processor: event.processor, processorChargeId: event.chargeId } }, select: { paymentId: true } });
-  return charge?.paymentId ?? null;
-}
+const ourPayment = (prisma: PrismaClient, event: ProcessorEvent) =>
+  paymentOutcomeState(prisma, event.paymentId && isUuid(event.paymentId) ? event.paymentId : null, { chargeId: event.chargeId, processor: event.processor });
 
 export async function handleProcessorEvents(prisma: PrismaClient, temporal: TemporalConnection, received: readonly ProcessorEvent[]): Promise<void> {
   for (const unmapped of received) {
-    const paymentId = await ourPayment(prisma, unmapped);
-    if (!paymentId) {
+    const payment = await ourPayment(prisma, unmapped);
+    if (!payment) {
       foreignProcessorEvents.inc({ processor: unmapped.processor, type: unmapped.type });
       log.warn({ eventId: unmapped.id, processor: unmapped.processor, type: unmapped.type, chargeId: unmapped.chargeId, metadataPaymentId: unmapped.paymentId }, 'processor event about no payment of ours: ignored');
       continue;
     }
+    const paymentId = payment.id;
     const event = { ...unmapped, paymentId };
     if (event.type === 'charge.refunded' || event.type === 'refund.failed') {
       for (const handler of refundEventHandlers) await handler(prisma, event);
@@ -81,12 +80,11 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
     }
     const outcome = outcomeOf(event);
     if (!outcome) continue;
-    if (await routeChargeOutcome({ prisma, temporal }, paymentId, outcome)) continue;
+    if (await routeChargeOutcome({ prisma, temporal }, payment, outcome)) continue;
     // Only a PENDING payment's workflow decides it. One that ended (EXPIRED) may still be open for
     // a moment, and a signal then would be taken by a workflow that no longer reads it: late money
     // would stay with the merchant. An ended payment's event is applied here, as for a closed workflow.
-    const current = await prisma.payment.findUnique({ where: { id: paymentId }, select: { status: true } });
-    if (current?.status === 'PENDING') {
+    if (payment.status === 'PENDING') {
       try {
         await temporal.client.workflow.getHandle(paymentWorkflowId(paymentId)).signal<[ChargeOutcome]>(PROCESSOR_EVENT, outcome);
         // The payment may have ended otherwise (expired) between the read and the signal, its
@@ -98,7 +96,8 @@ export async function handleProcessorEvents(prisma: PrismaClient, temporal: Temp
         if (!(error instanceof WorkflowNotFoundError)) throw error;
       }
     }
-    await applyOutcomeWithoutWorkflow({ prisma, temporal }, paymentId, outcome, { amount: event.type === 'charge.succeeded' ? event.amount : undefined, eventId: event.id });
+    // The payment as read above: an outcome applied already (as the checkout mostly has) costs no further read.
+    await applyOutcomeWithoutWorkflow({ prisma, temporal }, paymentId, outcome, { amount: event.type === 'charge.succeeded' ? event.amount : undefined, eventId: event.id, seen: payment });
   }
 }
 

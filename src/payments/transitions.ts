@@ -14,6 +14,7 @@ import type { Prisma } from '../generated/prisma/client.js';
 import type { OrderStatus, PaymentStatus } from '../generated/prisma/enums.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
+import { uuidv7 } from '../core/uuid.js';
 import { recordEvent } from '../events/event-service.js';
 import { loadOrderForEvent, releaseOrderReservations, paymentRowInclude, type PaymentRow } from '../orders/index.js';
 import { paymentEventData } from './events.js';
@@ -49,6 +50,10 @@ const TO_CANCELLED: Transition = { to: 'CANCELLED', done: ['CANCELLED'], event: 
 const TO_EXPIRED: Transition = { to: 'EXPIRED', done: ['EXPIRED'], event: 'payment_expired', order: 'EXPIRED' };
 // A subscription renewal that dunning gave up on; its last failed attempt is this payment_failed.
 const TO_UNPAID: Transition = { to: 'UNPAID', done: ['UNPAID'], event: 'payment_failed', order: 'FAILED' };
+
+const OUTCOME_TRANSITIONS = { PAID: TO_PAID, FAILED: TO_FAILED, CANCELLED: TO_CANCELLED };
+/** Whether a payment in `status` has been moved to `to` already: asking for it again changes nothing. */
+export const transitionDone = (status: PaymentStatus, to: keyof typeof OUTCOME_TRANSITIONS) => OUTCOME_TRANSITIONS[to].done.includes(status);
 
 export interface TransitionResult {
   /** false when the payment was already there: nothing was written. */
@@ -167,8 +172,28 @@ export interface ChargeRecord {
   disputeStatus?: string | null;
 }
 
-/** Records (or brings up to date) attempt `attempt` at the processor for a payment; a retried activity writes the same row. */
-export function recordCharge(tx: Tx, paymentId: string, attempt: number, charge: ChargeRecord) {
-  const data = { ...charge };
-  return tx.charge.upsert({ where: { paymentId_attempt: { paymentId, attempt } }, create: { ...data, paymentId, attempt }, update: data });
+/**
+ * Records attempt `attempt` at the processor for a payment unless it is recorded already (by a
+ * concurrent caller too); whether this call recorded it. ON CONFLICT without a target: Prisma's
+ * upsert (ON CONFLICT (paymentId, attempt)) guards only that index, and two callers inserting the
+ * same charge at once then collide on the other (processor, processorChargeId), which PostgreSQL
+ * reports as a unique violation. DO NOTHING waits for whichever commits first, on either index.
+ */
+export async function recordChargeIfAbsent(tx: Tx, paymentId: string, attempt: number, charge: ChargeRecord): Promise<boolean> {
+  const now = new Date();
+  const inserted = await tx.$executeRaw`
+    INSERT INTO "Charge" (id, "paymentId", attempt, processor, "processorChargeId", status, amount, currency, "failureCode", "failureMessage", "cardBrand", "cardLast4", "disputeStatus", "createdAt", "updatedAt")
+    VALUES (${uuidv7(now.getTime())}::uuid, ${paymentId}::uuid, ${attempt}, ${charge.processor}::"PaymentProcessor", ${charge.processorChargeId ?? null}, ${charge.status}::"ChargeStatus",
+      ${charge.amount}, ${charge.currency}, ${charge.failureCode ?? null}, ${charge.failureMessage ?? null}, ${charge.cardBrand ?? null}, ${charge.cardLast4 ?? null}, ${charge.disputeStatus ?? null}, ${now}, ${now})
+    ON CONFLICT DO NOTHING`;
+  return inserted === 1;
+}
+
+/**
+ * Records (or brings up to date) attempt `attempt` at the processor for a payment; a retried
+ * activity, or a concurrent caller (a checkout and its retry charging the same payment), writes
+ * the same row: the update, a statement of its own, sees the row a concurrent caller committed.
+ */
+export async function recordCharge(tx: Tx, paymentId: string, attempt: number, charge: ChargeRecord): Promise<void> {
+  if (!(await recordChargeIfAbsent(tx, paymentId, attempt, charge))) await tx.charge.update({ where: { paymentId_attempt: { paymentId, attempt } }, data: charge });
 }

@@ -26,28 +26,34 @@ export const Variant = builder.prismaObject('Variant', {
   }),
 });
 
-/** The spec's product fields (plus slug, projectId, tags, media and timestamps), shared by the list and details types. */
-const productFields = <Model extends PrismaTypes['Product'], Shape extends ProductRow>(t: PothosSchemaTypes.PrismaObjectFieldBuilder<typeof builder.$inferSchemaTypes, Model, Shape>) => ({
+/**
+ * The spec's product fields (plus slug, projectId, tags, media and timestamps), shared by the list
+ * and details types. Exposed, not resolved: a field without a resolver is read in place by the
+ * compiled query (graphql-jit), where a resolver is a call per field per row.
+ */
+type ProductFieldBuilder = PothosSchemaTypes.PrismaObjectFieldBuilder<typeof builder.$inferSchemaTypes, PrismaTypes['Product'], ProductRow>;
+
+const productFields = (t: ProductFieldBuilder) => ({
   object: t.string({ resolve: () => 'product' }),
-  id: t.id({ resolve: (p) => p.id }),
-  type: t.field({ type: ProductTypeEnum, resolve: (p) => p.type }),
-  internalId: t.string({ nullable: true, resolve: (p) => p.internalId }),
-  name: t.string({ resolve: (p) => p.name }),
-  description: t.string({ resolve: (p) => p.description }),
-  developer: t.string({ nullable: true, resolve: (p) => p.developer }),
-  publisher: t.string({ nullable: true, resolve: (p) => p.publisher }),
-  pegiRating: t.string({ resolve: (p) => p.pegiRating }),
-  releaseDate: t.string({ nullable: true, resolve: (p) => p.releaseDate }),
-  systems: t.stringList({ nullable: true, resolve: (p) => p.systems }),
-  genres: t.stringList({ nullable: true, resolve: (p) => p.genres }),
-  status: t.field({ type: ProductStatusEnum, resolve: (p) => p.status }),
-  customFields: t.field({ type: 'JSON', nullable: true, resolve: (p) => p.customFields }),
-  slug: t.string({ resolve: (p) => p.slug }),
-  projectId: t.id({ resolve: (p) => p.projectId }),
-  tags: t.stringList({ resolve: (p) => p.tags }),
-  media: t.field({ type: 'JSON', resolve: (p) => p.media }),
-  createdAt: t.field({ type: 'Timestamp', resolve: (p) => p.createdAt }),
-  updatedAt: t.field({ type: 'Timestamp', resolve: (p) => p.updatedAt }),
+  id: t.exposeID('id'),
+  type: t.expose('type', { type: ProductTypeEnum }),
+  internalId: t.exposeString('internalId', { nullable: true }),
+  name: t.exposeString('name'),
+  description: t.exposeString('description'),
+  developer: t.exposeString('developer', { nullable: true }),
+  publisher: t.exposeString('publisher', { nullable: true }),
+  pegiRating: t.exposeString('pegiRating'),
+  releaseDate: t.exposeString('releaseDate', { nullable: true }),
+  systems: t.exposeStringList('systems', { nullable: true }),
+  genres: t.exposeStringList('genres', { nullable: true }),
+  status: t.expose('status', { type: ProductStatusEnum }),
+  customFields: t.expose('customFields', { type: 'JSON', nullable: true }),
+  slug: t.exposeString('slug'),
+  projectId: t.exposeID('projectId'),
+  tags: t.exposeStringList('tags'),
+  media: t.expose('media', { type: 'JSON' }),
+  createdAt: t.expose('createdAt', { type: 'Timestamp' }),
+  updatedAt: t.expose('updatedAt', { type: 'Timestamp' }),
 });
 
 export const Product = builder.prismaObject('Product', { fields: productFields });
@@ -60,7 +66,8 @@ export const Product = builder.prismaObject('Product', { fields: productFields }
 const ProductDetails = builder.prismaObject('Product', {
   variant: 'ProductDetails',
   fields: (t) => ({
-    ...productFields(t),
+    // The same fields on the same rows: only its type's relation options differ, which these fields do not use.
+    ...productFields(t as unknown as ProductFieldBuilder),
     variants: t.relation('variants', { type: Variant, query: products.liveVariants }),
   }),
 });
@@ -123,8 +130,7 @@ builder.queryFields((t) => ({
       offers: t.arg({ type: ['UUID'], description: 'Products having any of these offers' }),
       orderBy: t.arg({ type: ProductOrderBy, description: 'price = lowest live offer price' }),
     },
-    resolve: async (_root, args, ctx, info) =>
-      products.listProducts(ctx.prisma, await scopeOf(ctx, 'read'), args, queryFromInfo({ context: ctx, info, path: ['products'] })),
+    resolve: async (_root, args, ctx) => products.listProducts(ctx.prisma, await scopeOf(ctx, 'read'), args),
   }),
   product: t.field({
     type: ProductDetailsPayload,

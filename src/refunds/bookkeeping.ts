@@ -13,7 +13,7 @@
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { OrderStatus, PaymentStatus, RefundStatus } from '../generated/prisma/enums.js';
 import { recordEvent } from '../events/event-service.js';
-import { FEE_RULE, feeRuleOf, type FeeRule, loadOrderForEvent, paymentRowInclude, type PaymentRow } from '../orders/index.js';
+import { FEE_RULE, feeRuleOf, type FeeRule, loadOrderForEvent, paymentRowInclude } from '../orders/index.js';
 import { paymentEventData } from '../payments/index.js';
 import { feeToReturn } from './plan.js';
 import { notifyRefundPartSucceeded } from './refund-hooks.js';
@@ -45,7 +45,7 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
     // refund is read after the lock, by a statement of its own: this one's snapshot predates the
     // wait and would show the part as it was before another booking of it (a webhook) committed.
     await tx.$executeRaw`SELECT pg_notify(${REFUND_BOOKED_CHANNEL}, r.id::text) FROM "Order" o JOIN "Refund" r ON r."orderId" = o.id JOIN "RefundPart" p ON p."refundId" = r.id WHERE p.id = ${partId}::uuid FOR UPDATE OF o`;
-    // The part's refund with all its parts and their payments: their only read (settleRefund works on it).
+    // The part's refund with all its parts and their payments: their only read (what the booking changes is worked out from it).
     const before = await tx.refund.findFirstOrThrow({ where: { parts: { some: { id: partId } } }, include: bookingInclude });
     const part = before.parts.find((p) => p.id === partId)!;
     const processorRefundId = outcome.processorRefundId ?? part.processorRefundId;
@@ -56,22 +56,19 @@ export async function applyPartOutcome(prisma: PrismaClient, partId: string, out
         ? part.status === 'pending' && part.processorRefundId === null
         : part.status === 'pending' || part.status === 'requires_attention' || (part.status === 'succeeded' && outcome.status === 'failed');
     if (!moves || (part.status === outcome.status && part.processorRefundId === processorRefundId)) return asRefundRow(before);
-    if (outcome.status === 'pending') {
-      const pending = await tx.refundPart.update({ where: { id: partId }, data: { status: 'pending', processorRefundId } });
-      await tx.refund.updateMany({ where: { id: before.id, settlingSince: null }, data: { settlingSince: now } });
-      return settleRefund(tx, before, { part: pending, orderStatus: before.order.status }, outcome);
-    }
     // A stranded charge's refund (source expired_payment) gives back money its payment never kept:
     // it came after the payment ended, or beside the charge that paid a renewal. Only its part moves.
     const offBooks = before.source !== 'api';
-    const { payment, ...booked } =
-      outcome.status === 'succeeded'
-        ? await succeed(tx, part, processorRefundId, rule, offBooks)
-        : outcome.status === 'failed'
-          ? await fail(tx, part, processorRefundId, offBooks)
-          : await holdForAttention(tx, part);
-    const refund = await settleRefund(tx, before, { part: booked.part, orderStatus: booked.orderStatus ?? before.order.status }, outcome);
+    const booking = outcome.status === 'succeeded' ? succeed(part, rule, offBooks) : outcome.status === 'failed' ? fail(part, offBooks) : { feeRefunded: part.feeRefunded, payment: null, orderFeeDelta: null };
+    const changedPart: Part = { ...asPart(part), status: outcome.status, processorRefundId, feeRefunded: booking.feeRefunded, updatedAt: now };
+    const settled = settleRefund(asRefundRow(before), changedPart, outcome, now);
+    const written = await writeBooking(tx, { part: changedPart, refund: settled, payment: booking.payment, orderFeeDelta: booking.orderFeeDelta, now });
+    const refund = { ...settled, order: { status: written.orderStatus ?? before.order.status } };
+    if (outcome.status === 'failed') await restoreUnits(tx, refund.orderId);
+    if (outcome.status === 'pending') return refund;
     // After the refund's own status, so the event shows the refund as it now is.
+    const { refundParts: _refundParts, ...readPayment } = part.payment;
+    const payment = { ...readPayment, ...written.payment };
     const { order, items } = await loadOrderForEvent(tx, payment.orderId);
     const data = { ...paymentEventData(payment, order, items), refund: refundResource(refund) };
     await recordEvent(tx, { workspaceId: payment.workspaceId, livemode: payment.livemode }, EVENT_OF[outcome.status], data);
@@ -96,35 +93,34 @@ const bookingInclude = {
 } satisfies Prisma.RefundInclude;
 type PartToBook = Prisma.RefundGetPayload<{ include: typeof bookingInclude }>['parts'][number];
 
+const asPart = ({ payment: _payment, ...part }: Part & { payment?: unknown }): Part => part;
+
 /** The refund without the payments booking read with its parts. */
-const asRefundRow = (refund: Omit<RefundRow, 'parts'> & { parts: Array<Part & { payment?: unknown }> }): RefundRow => ({ ...refund, parts: refund.parts.map(({ payment: _payment, ...part }) => part) });
+const asRefundRow = (refund: Omit<RefundRow, 'parts'> & { parts: Array<Part & { payment?: unknown }> }): RefundRow => ({ ...refund, parts: refund.parts.map(asPart) });
 
-/** The money the payment's succeeded refund parts have given back so far. */
-async function succeededOnPayment(tx: Tx, paymentId: string): Promise<number> {
-  const { _sum } = await tx.refundPart.aggregate({ where: { paymentId, status: 'succeeded' }, _sum: { amount: true } });
-  return _sum.amount ?? 0;
+/** What a payment's booking changes: its fee and refunded amount by these, its status (null: as it is). */
+interface PaymentChange {
+  id: string;
+  feeDelta: number;
+  refundedAmountDelta: number;
+  status: PaymentStatus | null;
 }
 
-/** What booking a part changed: the part, its payment as the event shows it, the order's status (null: unchanged). */
-interface Booked {
-  part: Part;
-  payment: PaymentRow;
-  orderStatus: OrderStatus | null;
+/** What booking a part changes beside the part's status: the fee it gives back, its payment, the order's fee (null: the order is not touched). */
+interface Booking {
+  feeRefunded: number;
+  payment: PaymentChange | null;
+  orderFeeDelta: number | null;
 }
 
-/** Books a succeeded part: the fee comes back by the payment's own rule (`rule` for payments made before it was kept). */
-async function succeed(tx: Tx, part: PartToBook, processorRefundId: string | null, rule: FeeRule, offBooks: boolean): Promise<Booked> {
+/** A succeeded part: the fee comes back by the payment's own rule (`rule` for payments made before it was kept). */
+function succeed(part: PartToBook, rule: FeeRule, offBooks: boolean): Booking {
+  if (offBooks) return { feeRefunded: part.feeRefunded, payment: null, orderFeeDelta: null };
   const { refundParts, ...payment } = part.payment;
-  if (offBooks) {
-    return { part: await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId } }), payment, orderStatus: null };
-  }
   const before = refundParts.reduce((total, p) => ({ amount: total.amount + p.amount, feeRefunded: total.feeRefunded + p.feeRefunded }), { amount: 0, feeRefunded: 0 });
   const fee = feeToReturn({ ...payment, feeRefunded: before.feeRefunded }, before.amount + part.amount, feeRuleOf(payment, rule));
-  const booked = await tx.refundPart.update({ where: { id: part.id }, data: { status: 'succeeded', processorRefundId, feeRefunded: fee } });
   const status = paymentStatusFor(before.amount + part.amount, payment.amount);
-  // The order and subscription numbers the event shows do not change: no read after the update.
-  const updated = { ...payment, ...(await tx.payment.update({ where: { id: payment.id }, data: { fee: { decrement: fee }, status } })) };
-  return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, orderFeeDelta(payment, -fee), 'refunded') };
+  return { feeRefunded: fee, payment: { id: payment.id, feeDelta: -fee, refundedAmountDelta: 0, status }, orderFeeDelta: orderFeeDelta(payment, -fee) };
 }
 
 /**
@@ -134,67 +130,31 @@ async function succeed(tx: Tx, part: PartToBook, processorRefundId: string | nul
  */
 const orderFeeDelta = (payment: { sequence: number }, delta: number) => (payment.sequence === 1 ? delta : 0);
 
-/** Books a failed part (its money back on the books). */
-async function fail(tx: Tx, part: PartToBook, processorRefundId: string | null, offBooks: boolean): Promise<Booked> {
-  const { payment } = part;
-  const booked = await tx.refundPart.update({ where: { id: part.id }, data: { status: 'failed', processorRefundId, feeRefunded: 0 } });
-  if (offBooks) return { part: booked, payment, orderStatus: null };
-  const succeeded = await succeededOnPayment(tx, part.paymentId);
-  const updated = await tx.payment.update({
-    where: { id: payment.id },
-    data: {
-      refundedAmount: { decrement: Math.min(part.amount, payment.refundedAmount) },
-      fee: { increment: part.feeRefunded },
-      ...(PAID_STATES.includes(payment.status) ? { status: paymentStatusFor(succeeded, payment.amount) } : {}),
-    },
-    include: paymentRowInclude,
-  });
-  // Only restored from a refund status: an order set otherwise by PATCH update keeps that status.
-  return { part: booked, payment: updated, orderStatus: await updateOrder(tx, payment.orderId, orderFeeDelta(payment, part.feeRefunded), 'refund failed') };
-}
-
-/** A part the processor never answered within its key's window: held as it is (money and units stay reserved) until its word comes. */
-async function holdForAttention(tx: Tx, part: PartToBook): Promise<Booked> {
-  const { refundParts: _refundParts, ...payment } = part.payment;
-  return { part: await tx.refundPart.update({ where: { id: part.id }, data: { status: 'requires_attention' } }), payment, orderStatus: null };
+/** A failed part: its money back on the books, also after an earlier success (its fee charged again). */
+function fail(part: PartToBook, offBooks: boolean): Booking {
+  if (offBooks) return { feeRefunded: 0, payment: null, orderFeeDelta: null };
+  const { refundParts, ...payment } = part.payment;
+  // What the payment's other succeeded parts gave back (this one is among them when it had succeeded).
+  const succeeded = refundParts.reduce((sum, p) => sum + p.amount, 0) - (part.status === 'succeeded' ? part.amount : 0);
+  // Only restored from a refund status: a payment or order set otherwise keeps its status.
+  const status = PAID_STATES.includes(payment.status) ? paymentStatusFor(succeeded, payment.amount) : null;
+  return {
+    feeRefunded: 0,
+    payment: { id: payment.id, feeDelta: part.feeRefunded, refundedAmountDelta: -Math.min(part.amount, payment.refundedAmount), status },
+    orderFeeDelta: orderFeeDelta(payment, part.feeRefunded),
+  };
 }
 
 /**
- * After a part is booked, one statement: the order's fee moves by `feeDelta` and its status
- * follows its paid payments (as this transaction left them): REFUNDED when all are,
- * PARTIALLY_REFUNDED when some money came back, PAID otherwise. After a refund, every unit of the
- * order is refunded once the whole order is (also when partial amounts got there). After a failed
- * one, only an order that is REFUNDED or PARTIALLY_REFUNDED now changes status: one set otherwise
- * by PATCH update keeps it. Returns the order's status after it.
+ * The refund's status from its parts (`changed` as booked now): failed when every part failed
+ * (its units go back), pending while one is, then requires_attention while one does,
+ * partially_failed when some failed and the others succeeded (never "succeeded" for less money
+ * than its amount), succeeded otherwise; the fee given back is the parts' sum. A pending answer
+ * starts the refund's settling time (the workspace's settling limit counts it).
  */
-async function updateOrder(tx: Tx, orderId: string, feeDelta: number, after: 'refunded' | 'refund failed'): Promise<OrderStatus> {
-  const refunded = after === 'refunded';
-  const [order] = await tx.$queryRaw<{ status: OrderStatus }[]>`
-    WITH paid AS (
-      SELECT CASE WHEN count(*) > 0 AND bool_and(p.status = 'REFUNDED') THEN 'REFUNDED' WHEN bool_or(p.status <> 'PAID') THEN 'PARTIALLY_REFUNDED' ELSE 'PAID' END::"OrderStatus" AS status
-      FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid AND p.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED')
-    ), units AS (
-      UPDATE "OrderItem" SET "refundedQuantity" = quantity
-      WHERE "orderId" = ${orderId}::uuid AND ${refunded} AND (SELECT status FROM paid) = 'REFUNDED'
-    )
-    UPDATE "Order" o SET fee = o.fee + ${feeDelta}, "updatedAt" = ${new Date()},
-      status = CASE WHEN ${refunded} OR o.status IN ('REFUNDED', 'PARTIALLY_REFUNDED') THEN (SELECT status FROM paid) ELSE o.status END
-    WHERE o.id = ${orderId}::uuid
-    RETURNING o.status::text AS status`;
-  return order!.status;
-}
-
-/**
- * The refund's status from its parts: failed when every part failed (its units go back), pending
- * while one is, then requires_attention while one does, partially_failed when some failed and
- * the others succeeded (never "succeeded" for less money than its amount), succeeded otherwise;
- * the fee given back is the parts' sum.
- */
-async function settleRefund(tx: Tx, before: RefundRow, changed: { part: Part; orderStatus: OrderStatus }, outcome: PartOutcome): Promise<RefundRow> {
-  // The refund as read at the start with what this transaction changed since: its part and the order's status.
-  const read = asRefundRow(before);
-  const refund = { ...read, parts: read.parts.map((p) => (p.id === changed.part.id ? changed.part : p)), order: { status: changed.orderStatus } };
-  const statuses = refund.parts.map((p) => p.status);
+function settleRefund(read: RefundRow, changed: Part, outcome: PartOutcome, now: Date): RefundRow {
+  const parts = read.parts.map((p) => (p.id === changed.id ? changed : p));
+  const statuses = parts.map((p) => p.status);
   const status: RefundStatus = statuses.every((s) => s === 'failed')
     ? 'failed'
     : statuses.some((s) => s === 'pending')
@@ -208,9 +168,57 @@ async function settleRefund(tx: Tx, before: RefundRow, changed: { part: Part; or
     outcome.status === 'failed' || outcome.status === 'requires_attention'
       ? { failureCode: outcome.failureCode ?? 'refund_failed', failureMessage: outcome.failureMessage ?? 'The processor failed the refund' }
       : {};
-  const settled = { ...refund, ...(await tx.refund.update({ where: { id: refund.id }, data: { status, feeRefunded: refund.parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure } })) };
-  if (outcome.status === 'failed') await restoreUnits(tx, refund.orderId);
-  return settled;
+  const settlingSince = outcome.status === 'pending' ? (read.settlingSince ?? now) : read.settlingSince;
+  return { ...read, parts, status, feeRefunded: parts.reduce((sum, p) => sum + p.feeRefunded, 0), ...failure, settlingSince, updatedAt: now };
+}
+
+/**
+ * A booking's writes in one statement: the part and the refund as settled, the payment's change,
+ * and, unless `orderFeeDelta` is null, the order's fee and status, which follows its paid payments (with this payment's new
+ * status): REFUNDED when all are, PARTIALLY_REFUNDED when some money came back, PAID otherwise.
+ * After a refund, every unit of the order is refunded once the whole order is (also when partial
+ * amounts got there). After a failed one, only an order that is REFUNDED or PARTIALLY_REFUNDED
+ * now changes status: one set otherwise by PATCH update keeps it. Returns the order's status
+ * after it (null: not touched) and the payment's changed columns.
+ */
+async function writeBooking(
+  tx: Tx,
+  { part, refund, payment, orderFeeDelta, now }: { part: Part; refund: RefundRow; payment: PaymentChange | null; orderFeeDelta: number | null; now: Date },
+): Promise<{ orderStatus: OrderStatus | null; payment: { fee: number; refundedAmount: number; status: PaymentStatus; updatedAt: Date } | null }> {
+  // The order is booked after a part succeeded (refunded) or failed (given back).
+  const orderId = orderFeeDelta === null ? null : refund.orderId;
+  const refunded = part.status === 'succeeded';
+  const paymentId = payment?.id ?? null;
+  const [written] = await tx.$queryRaw<Array<{ orderStatus: OrderStatus | null; fee: number | null; refundedAmount: number | null; paymentStatus: PaymentStatus | null }>>`
+    WITH part AS (
+      UPDATE "RefundPart" SET status = ${part.status}::"RefundStatus", "processorRefundId" = ${part.processorRefundId}, "feeRefunded" = ${part.feeRefunded}, "updatedAt" = ${now}
+      WHERE id = ${part.id}::uuid
+    ), refund AS (
+      UPDATE "Refund" SET status = ${refund.status}::"RefundStatus", "feeRefunded" = ${refund.feeRefunded}, "failureCode" = ${refund.failureCode},
+        "failureMessage" = ${refund.failureMessage}, "settlingSince" = ${refund.settlingSince}, "updatedAt" = ${now}
+      WHERE id = ${refund.id}::uuid
+    ), payment AS (
+      UPDATE "Payment" SET fee = fee + ${payment?.feeDelta ?? 0}, "refundedAmount" = "refundedAmount" + ${payment?.refundedAmountDelta ?? 0},
+        status = COALESCE(${payment?.status ?? null}::"PaymentStatus", status), "updatedAt" = ${now}
+      WHERE id = ${paymentId}::uuid
+      RETURNING fee, "refundedAmount", status
+    ), paid AS (
+      SELECT CASE WHEN count(*) > 0 AND bool_and(s.status = 'REFUNDED') THEN 'REFUNDED' WHEN bool_or(s.status <> 'PAID') THEN 'PARTIALLY_REFUNDED' ELSE 'PAID' END::"OrderStatus" AS status
+      FROM (SELECT COALESCE((SELECT status FROM payment WHERE p.id = ${paymentId}::uuid), p.status) AS status FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid) s
+      WHERE s.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED')
+    ), units AS (
+      UPDATE "OrderItem" SET "refundedQuantity" = quantity
+      WHERE "orderId" = ${orderId}::uuid AND ${refunded} AND (SELECT status FROM paid) = 'REFUNDED'
+    ), "order" AS (
+      UPDATE "Order" o SET fee = o.fee + ${orderFeeDelta ?? 0}, "updatedAt" = ${now},
+        status = CASE WHEN ${refunded} OR o.status IN ('REFUNDED', 'PARTIALLY_REFUNDED') THEN (SELECT status FROM paid) ELSE o.status END
+      WHERE o.id = ${orderId}::uuid
+      RETURNING o.status
+    )
+    SELECT (SELECT status::text FROM "order") AS "orderStatus", p.fee, p."refundedAmount", p.status::text AS "paymentStatus"
+    FROM (SELECT 1) one LEFT JOIN payment p ON true`;
+  const changed = written!.paymentStatus === null ? null : { fee: written!.fee!, refundedAmount: written!.refundedAmount!, status: written!.paymentStatus, updatedAt: now };
+  return { orderStatus: written!.orderStatus, payment: changed };
 }
 
 /**

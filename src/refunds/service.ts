@@ -7,6 +7,7 @@ import type { OrderStatus } from '../generated/prisma/enums.js';
 import type { Db } from '../db/client.js';
 import { FeatureDisabled, TemporarilyUnavailable, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
+import { uuidv7 } from '../core/uuid.js';
 import type { Clock } from '../core/time.js';
 import type { WorkspaceSettings } from '../core/workspace-settings.js';
 import { FEE_RULE, type FeeRule, findOrder } from '../orders/index.js';
@@ -152,21 +153,18 @@ export async function requestRefund(deps: RefundDeps, scope: Scope, settings: Pi
       throw new ValidationFailed(`Refunds on this workspace are temporarily limited: ${settling} earlier refunds are still settling at the processor; retry once they settle`);
     }
     const key = body.idempotencyKey != null ? { idempotencyKey: body.idempotencyKey } : { fingerprint, at: now };
-    // The refund and each of its parts written and returned by one statement: no row is read back.
-    const created = await tx.refund.create({
-      data: {
-        ...inScope(scope), orderId: order.id, amount: plan.amount, currency: order.currency, reason: body.reason ?? null,
-        metadata: (body.metadata ?? {}) as Prisma.InputJsonObject, items: plan.items, idempotencyKey: body.idempotencyKey ?? null, fingerprint,
-        workflowId: refundWorkflowId(scope.workspaceId, order.id, key), createdAt: now,
-      },
-    });
-    // One create per part (one payment, mostly): Prisma compiles a createManyAndReturn anew at every call.
-    const parts = [];
-    for (const share of plan.shares) {
-      parts.push(await tx.refundPart.create({ data: { refundId: created.id, paymentId: share.paymentId, processor: share.processor, processorChargeId: share.processorChargeId, amount: share.amount } }));
-    }
-    await reserve(tx, plan.shares, plan.items);
-    return { refund: { ...created, parts: parts.sort(partOrder), order: { status: locked!.status } }, replayed: false };
+    const id = uuidv7(now.getTime());
+    const refund: Omit<RefundRow, 'order'> = {
+      ...inScope(scope), id, orderId: order.id, amount: plan.amount, currency: order.currency, status: 'pending', reason: body.reason ?? null,
+      metadata: body.metadata ?? {}, items: plan.items, idempotencyKey: body.idempotencyKey ?? null, fingerprint,
+      workflowId: refundWorkflowId(scope.workspaceId, order.id, key), source: 'api', feeRefunded: 0, failureCode: null, failureMessage: null,
+      createdAt: now, updatedAt: now, settlingSince: null, outboxCheckedAt: null,
+      parts: plan.shares
+        .map((share) => ({ id: uuidv7(now.getTime()), refundId: id, ...share, status: 'pending' as const, processorRefundId: null, feeRefunded: 0, createdAt: now, updatedAt: now }))
+        .sort(partOrder),
+    };
+    await writeRefund(tx, refund);
+    return { refund: { ...refund, order: { status: locked!.status } }, replayed: false };
   });
 }
 
@@ -192,10 +190,28 @@ function checkKeyReplay(earlier: RefundRow, fingerprint: string, body: RefundBod
   if (earlier.amount > view.amount) throw new ValidationFailed(`idempotencyKey belongs to a refund of ${earlier.amount}, more than the ${view.amount} still refundable`);
 }
 
-/** Reserves the refund's money on its payments and its units on the items (given back if the processor fails it). */
-async function reserve(tx: Tx, shares: ReadonlyArray<{ paymentId: string; amount: number }>, items: ReadonlyArray<{ id: string; quantity: number }>): Promise<void> {
-  for (const share of shares) await tx.payment.update({ where: { id: share.paymentId }, data: { refundedAmount: { increment: share.amount } } });
-  for (const item of items) await tx.orderItem.update({ where: { id: item.id }, data: { refundedQuantity: { increment: item.quantity } } });
+/**
+ * The new refund and its parts written, its money reserved on the payments and its units on the
+ * items (given back if the processor fails it), in one statement: the rows are as `refund` has
+ * them, nothing is read back. In SQL of our own: Prisma compiles a multi-row insert anew at every call.
+ */
+async function writeRefund(tx: Tx, refund: Omit<RefundRow, 'order'>): Promise<void> {
+  const parts = JSON.stringify(refund.parts.map(({ id, paymentId, processor, processorChargeId, amount }) => ({ id, paymentId, processor, processorChargeId, amount })));
+  await tx.$executeRaw`
+    WITH refund AS (
+      INSERT INTO "Refund" (id, "workspaceId", livemode, "orderId", amount, currency, status, reason, metadata, items, "idempotencyKey", fingerprint, "workflowId", source, "feeRefunded", "createdAt", "updatedAt")
+      VALUES (${refund.id}::uuid, ${refund.workspaceId}::uuid, ${refund.livemode}, ${refund.orderId}::uuid, ${refund.amount}, ${refund.currency}, ${refund.status}::"RefundStatus", ${refund.reason},
+        ${JSON.stringify(refund.metadata)}::jsonb, ${JSON.stringify(refund.items)}::jsonb, ${refund.idempotencyKey}, ${refund.fingerprint}, ${refund.workflowId}, ${refund.source}, ${refund.feeRefunded}, ${refund.createdAt}, ${refund.updatedAt})
+    ), parts AS (
+      INSERT INTO "RefundPart" (id, "refundId", "paymentId", processor, "processorChargeId", amount, status, "feeRefunded", "createdAt", "updatedAt")
+      SELECT x.id, ${refund.id}::uuid, x."paymentId", x.processor::"PaymentProcessor", x."processorChargeId", x.amount, 'pending', 0, ${refund.createdAt}, ${refund.updatedAt}
+      FROM jsonb_to_recordset(${parts}::jsonb) AS x(id uuid, "paymentId" uuid, processor text, "processorChargeId" text, amount int)
+    ), payments AS (
+      UPDATE "Payment" p SET "refundedAmount" = p."refundedAmount" + x.amount, "updatedAt" = ${refund.updatedAt}
+      FROM jsonb_to_recordset(${parts}::jsonb) AS x("paymentId" uuid, amount int) WHERE p.id = x."paymentId"
+    )
+    UPDATE "OrderItem" i SET "refundedQuantity" = i."refundedQuantity" + x.quantity
+    FROM jsonb_to_recordset(${JSON.stringify(refund.items)}::jsonb) AS x(id uuid, quantity int) WHERE i.id = x.id`;
 }
 
 /** What the processor is asked for one part of a refund (the workflow's input carries it: no read of the part before the call). */

@@ -3,7 +3,7 @@
 // workflow owns as a checkout's: the first period of a subscription created by the API and a plan
 // change's payment.
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { applyRecordedCharge, startPayment, processorFor, ProcessorError, type PaymentProcessor, markPaymentFailed, PaymentTransitionRefused } from '../payments/index.js';
+import { applyRecordedCharge, startPayment, processorFor, ProcessorError, type PaymentProcessor, markPaymentFailed, PaymentTransitionRefused, recordChargeIfAbsent, type RecordedCharge } from '../payments/index.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { AttemptOutcome } from './service.js';
 
@@ -18,6 +18,8 @@ import type { AttemptOutcome } from './service.js';
 export async function chargeThroughPaymentWorkflow(deps: { prisma: PrismaClient; temporal: TemporalConnection; processor: PaymentProcessor }, paymentId: string): Promise<void> {
   const { prisma } = deps;
   const payment = await prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, include: { charges: { where: { attempt: 0 } }, subscription: true } });
+  // The charge as this call recorded it, else (a retried call) as an earlier one did.
+  let recorded: RecordedCharge | null = null;
   if (payment.status === 'PENDING' && payment.charges.length === 0) {
     // The processor that saved the card, whatever PAYMENT_PROCESSOR says today (as renewals).
     const processor = payment.processor ? processorFor(payment.processor, deps.processor, { prisma }) : null;
@@ -26,14 +28,14 @@ export async function chargeThroughPaymentWorkflow(deps: { prisma: PrismaClient;
       await refused({ failureCode: 'payment_method_not_found', failureMessage: 'The subscription has no saved payment method this deployment can charge' });
     } else {
       try {
-        await startPayment(prisma, deps.temporal, processor, { paymentId, savedPaymentMethod: payment.subscription?.paymentMethodRef ?? undefined });
+        recorded = (await startPayment(prisma, deps.temporal, processor, { paymentId, savedPaymentMethod: payment.subscription?.paymentMethodRef ?? undefined })).charge;
       } catch (error) {
         if (!(error instanceof ProcessorError) || error.retryable) throw error;
         await refused({ failureCode: error.code, failureMessage: error.message });
       }
     }
   }
-  const charge = await prisma.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt: 0 } } });
+  const charge = recorded ?? (await prisma.charge.findUnique({ where: { paymentId_attempt: { paymentId, attempt: 0 } } }));
   if (!charge) return;
   try {
     await applyRecordedCharge(prisma, paymentId, charge);
@@ -81,11 +83,7 @@ export async function chargeSavedMethod(prisma: PrismaClient, configured: Paymen
     }
   }
   if (outcome.status === 'pending') {
-    await prisma.charge.upsert({
-      where: { paymentId_attempt: { paymentId, attempt } },
-      create: { paymentId, attempt, processor: payment.processor!, processorChargeId: outcome.chargeId, status: 'pending', amount: payment.amount, currency: payment.currency },
-      update: {},
-    });
+    await recordChargeIfAbsent(prisma, paymentId, attempt, { processor: payment.processor!, processorChargeId: outcome.chargeId, status: 'pending', amount: payment.amount, currency: payment.currency });
   }
   return outcome;
 }

@@ -8,7 +8,7 @@ import type { Offer, PrismaClient, Subscription } from '../generated/prisma/clie
 import { NotFound, TemporarilyUnavailable, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { createOrder } from '../orders/index.js';
-import { bodyHash, checkIdempotencyKey, claimKey, earlierOrder, earlierRequest, KeyTaken, type Placed } from '../core/idempotency.js';
+import { bodyHash, checkIdempotencyKey, claimKey, earlierOrder, earlierRequest, KeyTaken, newPlacedIds, type Placed } from '../core/idempotency.js';
 import { notifyPaymentPaid, ProcessorError, type PaymentProcessor, markPaymentPaid } from '../payments/index.js';
 import type { BillingDetails } from '../users/index.js';
 import { checkItemsTotal, itemLine, MAX_ITEMS, type SubscriptionItemInput } from './items.js';
@@ -166,11 +166,12 @@ export async function createSubscription(deps: LifecycleDeps & { processor: Paym
     if (error instanceof ProcessorError) throw new TemporarilyUnavailable('The payment processor is unavailable; retry with the same Idempotency-Key');
     throw error;
   }
-  const { subscriptionId, status } = await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { subscriptionId: true, status: true } });
+  // The payment as the answer shows it: starting the subscription's workflow does not change it.
+  const payment = await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } });
   // Its first period began with the payment's PAID; the workflow starts before the answer.
-  if (status === 'PAID') await notifyPaymentPaid(deps, paymentId);
-  const subscription: Subscription = await deps.prisma.subscription.findUniqueOrThrow({ where: { id: subscriptionId! } });
-  return { subscription, payment: await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId } }) };
+  if (payment.status === 'PAID') await notifyPaymentPaid(deps, payment);
+  const subscription: Subscription = await deps.prisma.subscription.findUniqueOrThrow({ where: { id: payment.subscriptionId! } });
+  return { subscription, payment };
 }
 
 /** The order, its first payment and the subscription on the buyer's saved card, in one transaction with the key's row; a trial's payment (of 0) is PAID at once. */
@@ -188,9 +189,11 @@ async function placeSubscription(deps: LifecycleDeps, scope: Scope, userId: stri
   };
   const { lineTaxes, taxReason } = await priceLines(deps.prisma, items, address, terms.currency, new Date());
   return deps.prisma.$transaction(async (tx) => {
-    const keyRowId = key ? await claimKey(tx, scope, createTarget(scope), key.value, key.hash) : null;
+    const ids = key ? newPlacedIds() : undefined;
+    if (key) await claimKey(tx, scope, createTarget(scope), key.value, key.hash, ids);
     const order = await createOrder(tx, scope, {
-      userId: user.id, currency: terms.currency, country: address.country, billingState: address.billingState, billingPostalCode: address.billingPostalCode,
+      ids,
+      user, currency: terms.currency, country: address.country, billingState: address.billingState, billingPostalCode: address.billingPostalCode,
       taxInclusive: address.taxInclusive, taxReason,
       items: items.map((item, index) => {
         const offer = offers[index]!;
@@ -202,7 +205,6 @@ async function placeSubscription(deps: LifecycleDeps, scope: Scope, userId: stri
     await tx.subscription.update({ where: { id: order.subscription!.id }, data: { paymentMethodRef: card.paymentMethodRef } });
     // A trial charges nothing now: its payment of 0 is paid at once (the trial's end charges the saved card).
     if (order.payment.amount === 0) await markPaymentPaid(tx, order.payment.id);
-    if (keyRowId) await tx.idempotencyKey.update({ where: { id: keyRowId }, data: { orderId: order.order.id, paymentId: order.payment.id } });
     return { orderId: order.order.id, paymentId: order.payment.id };
   });
 }

@@ -11,7 +11,7 @@ import { TemporarilyUnavailable, Unauthenticated, ValidationFailed } from '../co
 import type { Notifications } from '../db/notifications.js';
 import type { Scope } from '../core/scope.js';
 import { logger } from '../logger.js';
-import type { ChargeOutcome } from '../payments/index.js';
+import type { ChargeOutcome, PaidPayment, RoutedPayment } from '../payments/index.js';
 import { temporalUnreachable, type TemporalConnection } from '../temporal/client.js';
 import type { subscriptionWorkflow } from '../../workflows/subscription.js';
 import { SUBSCRIPTION_CLOCK_CHANNEL, subscriptionWorkflowId, type AttemptOutcome, type LifecycleCommand, type LifecycleState } from './service.js';
@@ -143,10 +143,11 @@ export const replacePaymentMethod = (deps: LifecycleDeps, scope: Scope, idOrNumb
   requestChange(deps, scope, idOrNumber, { type: 'paymentMethodReplaced', paymentMethodRef });
 
 /** onPaymentPaid: a subscription's first payment is paid, its workflow starts (unless a request started it first). */
-export async function startSubscriptionWorkflow(deps: LifecycleDeps, paymentId: string): Promise<void> {
-  const payment = await deps.prisma.payment.findUniqueOrThrow({ where: { id: paymentId }, select: { sequence: true, subscription: true } });
-  const subscription = payment.subscription;
-  if (payment.sequence !== 1 || !subscription || NOT_STARTED.includes(subscription.status)) return;
+export async function startSubscriptionWorkflow(deps: LifecycleDeps, payment: PaidPayment): Promise<void> {
+  // Only a subscription's first payment starts it: any other payment reads nothing.
+  if (payment.sequence !== 1 || !payment.subscriptionId) return;
+  const subscription = await deps.prisma.subscription.findUnique({ where: { id: payment.subscriptionId } });
+  if (!subscription || NOT_STARTED.includes(subscription.status)) return;
   try {
     await deps.temporal.client.workflow.start<typeof subscriptionWorkflow>('subscriptionWorkflow', workflowStart(deps, subscription));
   } catch (error) {
@@ -166,7 +167,10 @@ const CHARGE_STATUS = { 'charge.succeeded': 'succeeded', 'charge.failed': 'faile
  * not keep goes back), also when it ended between the read and the signal (its workflow may
  * close without reading it; applying it twice gives the money back once).
  */
-export async function routeRenewalOutcome(deps: LifecycleDeps, paymentId: string, outcome: ChargeOutcome): Promise<boolean> {
+export async function routeRenewalOutcome(deps: LifecycleDeps, routed: RoutedPayment, outcome: ChargeOutcome): Promise<boolean> {
+  // Not a renewal (no period of a subscription): nothing to read.
+  if (routed.subscriptionPeriod === null) return false;
+  const paymentId = routed.id;
   const payment = await deps.prisma.payment.findUnique({
     where: { id: paymentId },
     select: { subscriptionPeriod: true, subscription: true, charges: { where: { processorChargeId: outcome.chargeId }, select: { status: true } } },

@@ -6,7 +6,7 @@ import type { Event, PrismaClient } from '../generated/prisma/client.js';
 import { logger } from '../logger.js';
 import type { TemporalConnection } from '../temporal/client.js';
 import type { webhookDelivery, WebhookDeliveryInput } from '../../workflows/webhook-delivery.js';
-import { subscribedWebhooks } from './subscribers.js';
+import { webhooksByEvent } from './subscribers.js';
 
 // Hands the event outbox to Temporal. Events are committed with the state change that caused
 // them (dispatchedAt null); a loop in every worker process takes them in batches, starts one
@@ -51,10 +51,8 @@ export async function dispatchPendingEvents(prisma: PrismaClient, temporal: Temp
       SELECT id, "workspaceId", livemode, type FROM "Event"
       WHERE "dispatchedAt" IS NULL ORDER BY "createdAt" LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
     if (events.length === 0) return 0;
-    const deliveries: Array<[string, string]> = [];
-    for (const event of events) {
-      for (const webhook of await subscribedWebhooks(tx, event)) deliveries.push([event.id, webhook.id]);
-    }
+    const subscribed = await webhooksByEvent(tx, events);
+    const deliveries = events.flatMap((event, n) => subscribed[n]!.map((webhook): [string, string] => [event.id, webhook.id]));
     await Promise.all(deliveries.map(([eventId, webhookId]) => startDelivery(temporal, eventId, webhookId)));
     await tx.event.updateMany({ where: { id: { in: events.map((event) => event.id) } }, data: { dispatchedAt: new Date() } });
     return events.length;

@@ -33,17 +33,21 @@ export async function newBuyer(ws: Workspace, email = `buyer-${randomUUID()}@exa
   return (await ok(restClient(ws, key).POST('/v0/users/create', { body: { email } }))).user;
 }
 
-export type OrderSeed = Partial<NewOrder> & { items?: NewOrderItem[] };
+/** A NewOrder in part, its buyer by id (seedOrder reads the row in the order's transaction). */
+export type OrderSeed = Partial<Omit<NewOrder, 'user'>> & { userId?: string | null; items?: NewOrderItem[] };
 
 /** An order made as checkout makes it (one transaction), in the key's mode. */
-export async function seedOrder(ws: Workspace, seed: OrderSeed = {}, key: KeyChoice = {}) {
-  const input: NewOrder = {
-    currency: 'USD',
-    items: [{ offerId: randomUUID(), productId: randomUUID(), quantity: 1, unitPrice: 1000 }],
-    payment: { processor: 'sandbox', methodType: 'card' },
-    ...seed,
-  };
-  return salesDb().$transaction((tx) => createOrder(tx, scopeOf(ws, key), input));
+export async function seedOrder(ws: Workspace, { userId, ...seed }: OrderSeed = {}, key: KeyChoice = {}) {
+  return salesDb().$transaction(async (tx) => {
+    const input: NewOrder = {
+      user: userId ? await tx.user.findUniqueOrThrow({ where: { id: userId } }) : null,
+      currency: 'USD',
+      items: [{ offerId: randomUUID(), productId: randomUUID(), quantity: 1, unitPrice: 1000 }],
+      payment: { processor: 'sandbox', methodType: 'card' },
+      ...seed,
+    };
+    return createOrder(tx, scopeOf(ws, key), input);
+  });
 }
 
 /** The stored events of a type about one record (`payload[subjectKey].id`), oldest first. */

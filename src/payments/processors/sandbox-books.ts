@@ -1,9 +1,9 @@
 // The sandbox processor's books (./sandbox.ts): its constants, the locks that serialise changes of
 // one charge, the replays of an idempotency key and the shapes its rows take in the processor's
 // answers. Apart from the processor's class so that each reads on its own.
-import { Prisma, type SandboxCharge } from '../../generated/prisma/client.js';
-import { ChargeNotFound, InvalidProcessorRequest, type ChargeRequest, type ChargeResult, type DisputeInfo, type DisputeStatus, type RefundRequest, type RefundResult } from './processor.js';
-import { recordEvent, sandboxId, type EventFields } from './sandbox-events.js';
+import { Prisma, type PrismaClient, type SandboxCharge, type SandboxPaymentMethod } from '../../generated/prisma/client.js';
+import { ChargeNotFound, InvalidProcessorRequest, type ChargeRequest, type ChargeResult, type DisputeInfo, type DisputeStatus, type ProcessorEvent, type RefundRequest, type RefundResult } from './processor.js';
+import { recordEvent, sandboxEvent, sandboxId, type EventFields } from './sandbox-events.js';
 import { DECLINE_MESSAGES, TEST_CARDS, type CardBehaviour } from './test-cards.js';
 
 
@@ -21,12 +21,79 @@ export interface Outcome {
   status: 'succeeded' | 'pending' | 'failed';
   failureCode?: string;
   behaviour: CardBehaviour | null;
-  paymentMethodId?: string;
-  newPaymentMethod?: Prisma.SandboxPaymentMethodCreateInput;
+  /** The card charged: a saved one, or the request's, new (written with the charge). */
+  paymentMethod?: SandboxPaymentMethod;
+  newPaymentMethod?: boolean;
+}
+
+const DISPUTE_REASON = 'fraudulent';
+
+/**
+ * A new charge as written (every column), with its card and its events: the status's, and for
+ * Stripe's 4000000000000259, disputed at once (the whole amount), the dispute's as openDispute writes it.
+ */
+export function newCharge(request: ChargeRequest, outcome: Outcome, now: Date): { charge: ChargeWithMethod; events: ProcessorEvent[] } {
+  const disputed = outcome.status === 'succeeded' && outcome.behaviour === 'dispute';
+  const charge: ChargeWithMethod = {
+    id: sandboxId('ch'),
+    idempotencyKey: request.idempotencyKey,
+    paymentId: request.paymentId,
+    livemode: request.livemode,
+    amount: request.amount,
+    currency: request.currency.toLowerCase(),
+    method: request.method,
+    status: outcome.status,
+    failureCode: outcome.failureCode ?? null,
+    failureMessage: outcome.failureCode ? failureMessage(outcome.failureCode) : null,
+    paymentMethodId: outcome.paymentMethod?.id ?? null,
+    paymentMethod: outcome.paymentMethod ?? null,
+    behaviour: outcome.behaviour,
+    email: request.email,
+    metadata: request.metadata ?? {},
+    amountRefunded: 0,
+    disputeId: disputed ? sandboxId('dp') : null,
+    disputeStatus: disputed ? 'needs_response' : null,
+    disputeReason: disputed ? DISPUTE_REASON : null,
+    disputeCheckFails: false,
+    createdAt: now,
+    updatedAt: new Date(),
+  };
+  const fields: EventFields[] = [statusEvent(charge), ...(disputed ? [{ type: 'charge.disputed' as const, dispute: disputeInfo(charge)! }] : [])];
+  return { charge, events: fields.map((f) => sandboxEvent(charge, f, now)) };
+}
+
+/**
+ * Writes a new charge, its new card and its events (in their order) in one statement, unless its
+ * idempotency key is taken (a replay, or a concurrent call with the key that won): then nothing is
+ * written and the answer is false. One statement instead of seven (a read of the key, then a
+ * transaction of four): a checkout's card payment costs one round trip here. The foreign key to
+ * the card is checked at the end of the statement, when the card's row is there.
+ */
+export async function writeCharge(prisma: PrismaClient, charge: ChargeWithMethod, events: ProcessorEvent[], newPaymentMethod: boolean): Promise<boolean> {
+  const methods = JSON.stringify(newPaymentMethod && charge.paymentMethod ? [charge.paymentMethod] : []);
+  const inserted = await prisma.$queryRaw<{ id: string }[]>`
+    WITH charge AS (
+      INSERT INTO "SandboxCharge" (id, "idempotencyKey", "paymentId", livemode, amount, currency, method, status, "failureCode", "failureMessage", "paymentMethodId", behaviour, email, metadata,
+        "amountRefunded", "disputeId", "disputeStatus", "disputeReason", "disputeCheckFails", "createdAt", "updatedAt")
+      VALUES (${charge.id}, ${charge.idempotencyKey}, ${charge.paymentId}, ${charge.livemode}, ${charge.amount}, ${charge.currency}, ${charge.method}, ${charge.status}, ${charge.failureCode},
+        ${charge.failureMessage}, ${charge.paymentMethodId}, ${charge.behaviour}, ${charge.email}, ${JSON.stringify(charge.metadata)}::jsonb, ${charge.amountRefunded}, ${charge.disputeId},
+        ${charge.disputeStatus}, ${charge.disputeReason}, ${charge.disputeCheckFails}, ${charge.createdAt}, ${charge.updatedAt})
+      ON CONFLICT ("idempotencyKey") DO NOTHING
+      RETURNING id
+    ), method AS (
+      INSERT INTO "SandboxPaymentMethod" (id, brand, last4, "expMonth", "expYear", behaviour, reusable, "createdAt")
+      SELECT m.* FROM charge, jsonb_to_recordset(${methods}::jsonb) AS m(id text, brand text, last4 text, "expMonth" int, "expYear" int, behaviour text, reusable boolean, "createdAt" timestamptz)
+    ), events AS (
+      INSERT INTO "SandboxEvent" (id, "chargeId", type, payload, "createdAt")
+      SELECT e.payload->>'id', charge.id, e.payload->>'type', e.payload, ${charge.createdAt}::timestamptz
+      FROM charge, jsonb_array_elements(${JSON.stringify(events)}::jsonb) WITH ORDINALITY AS e(payload, n) ORDER BY e.n
+    )
+    SELECT id FROM charge`;
+  return inserted.length > 0;
 }
 
 /** Stripe's 4000000000000259 and the dispute test helper: the cardholder disputes the whole remaining amount. */
-export async function openDispute(tx: Prisma.TransactionClient, charge: SandboxCharge, now: Date, reason = 'fraudulent') {
+export async function openDispute(tx: Prisma.TransactionClient, charge: SandboxCharge, now: Date, reason = DISPUTE_REASON) {
   const disputed = await tx.sandboxCharge.update({
     where: { id: charge.id },
     data: { disputeId: sandboxId('dp'), disputeStatus: 'needs_response', disputeReason: reason },

@@ -9,7 +9,7 @@ import type { ProcessorChargeRecord, ProcessorEvent, ProcessorRefundRecord, Reco
 import { sandboxCharges, sandboxRefunds } from './sandbox-ledger.js';
 import { SANDBOX_SIGNATURE_HEADER } from './sandbox-signature.js';
 import { SandboxWebhooks, recordEvent, sandboxEvent, sandboxId, type SignedWebhook } from './sandbox-events.js';
-import { AUTHENTICATION_FAILED, chargeResult, declineCodeOf, disputeInfo, failureMessage, lockCharge, lockChargeForRefund, openDispute, REFUND_BLOCKING_DISPUTES, replay, replayRefund, SETUP_PREFIX, statusEvent, type Outcome } from './sandbox-books.js';
+import { AUTHENTICATION_FAILED, chargeResult, declineCodeOf, disputeInfo, failureMessage, lockCharge, lockChargeForRefund, newCharge, openDispute, REFUND_BLOCKING_DISPUTES, replay, replayRefund, SETUP_PREFIX, statusEvent, writeCharge, type Outcome } from './sandbox-books.js';
 import { checkCard, isExpired, normalizeCardNumber, TEST_CARDS, type CardBehaviour, type CheckedCard } from './test-cards.js';
 
 // The embedded default processor: a stateful simulation of a card processor whose books live in
@@ -51,44 +51,26 @@ export class SandboxProcessor implements PaymentProcessor {
 
   async createCharge(request: ChargeRequest): Promise<ChargeResult> {
     checkChargeRequest(request, this.capabilities);
-    const existing = await this.prisma.sandboxCharge.findUnique({ where: { idempotencyKey: request.idempotencyKey }, include: { paymentMethod: true } });
-    if (existing) return replay(existing, request);
-    const outcome = await this.decide(request);
-    const now = this.now();
+    let outcome: Outcome;
     try {
-      const charge = await this.prisma.$transaction(async (tx) => {
-        if (outcome.newPaymentMethod) await tx.sandboxPaymentMethod.create({ data: outcome.newPaymentMethod });
-        const created = await tx.sandboxCharge.create({
-          data: {
-            id: sandboxId('ch'),
-            idempotencyKey: request.idempotencyKey,
-            paymentId: request.paymentId,
-            livemode: request.livemode,
-            amount: request.amount,
-            currency: request.currency.toLowerCase(),
-            method: request.method,
-            status: outcome.status,
-            failureCode: outcome.failureCode ?? null,
-            failureMessage: outcome.failureCode ? failureMessage(outcome.failureCode) : null,
-            paymentMethodId: outcome.paymentMethodId ?? null,
-            behaviour: outcome.behaviour,
-            email: request.email,
-            metadata: request.metadata ?? {},
-            createdAt: now,
-          },
-          include: { paymentMethod: true },
-        });
-        await recordEvent(tx, created, statusEvent(created), now);
-        if (created.status === 'succeeded' && created.behaviour === 'dispute') return (await openDispute(tx, created, now)).charge;
-        return created;
-      });
-      return chargeResult(charge);
+      outcome = await this.decide(request);
     } catch (error) {
-      // A concurrent call with the same key won the insert: its charge is the answer.
-      if (!isUniqueViolation(error)) throw error;
-      const winner = await this.prisma.sandboxCharge.findUniqueOrThrow({ where: { idempotencyKey: request.idempotencyKey }, include: { paymentMethod: true } });
-      return replay(winner, request);
+      // A replay answers with its charge whatever its card says now (a saved card no longer reusable, a token's card expired since).
+      const replayed = await this.replayOfKey(request);
+      if (replayed) return replayed;
+      throw error;
     }
+    // Written in one statement unless the key is taken (writeCharge): the key's charge, a replay's
+    // or a concurrent call's that won the insert, is then the answer.
+    const { charge, events } = newCharge(request, outcome, this.now());
+    if (await writeCharge(this.prisma, charge, events, outcome.newPaymentMethod === true)) return chargeResult(charge);
+    return (await this.replayOfKey(request))!;
+  }
+
+  /** The answer of the charge that holds the request's idempotency key (replay's checks), or null when none does. */
+  private async replayOfKey(request: ChargeRequest): Promise<ChargeResult | null> {
+    const existing = await this.prisma.sandboxCharge.findUnique({ where: { idempotencyKey: request.idempotencyKey }, include: { paymentMethod: true } });
+    return existing ? replay(existing, request) : null;
   }
 
   /** Card checks and the test card's behaviour; a saved method is charged off-session. */
@@ -109,7 +91,7 @@ export class SandboxProcessor implements PaymentProcessor {
             : behaviour === 'decline'
               ? declineCodeOf(saved.brand, saved.last4)
               : undefined;
-      return { status: failureCode ? 'failed' : 'succeeded', failureCode, behaviour, paymentMethodId: saved.id };
+      return { status: failureCode ? 'failed' : 'succeeded', failureCode, behaviour, paymentMethod: saved };
     }
     const card = request.paymentMethod ? await this.token(request.paymentMethod) : checkCard(request.card!, this.now());
     const status = card.declineCode ? 'failed' : card.behaviour === 'authenticate' ? 'pending' : 'succeeded';
@@ -122,8 +104,9 @@ export class SandboxProcessor implements PaymentProcessor {
       behaviour: card.behaviour,
       // A declined card is not kept for later, as with Stripe's setup_future_usage.
       reusable: Boolean(request.savePaymentMethod) && status !== 'failed',
+      createdAt: new Date(),
     };
-    return { status, failureCode: card.declineCode, behaviour: card.behaviour, paymentMethodId: paymentMethod.id, newPaymentMethod: paymentMethod };
+    return { status, failureCode: card.declineCode, behaviour: card.behaviour, paymentMethod, newPaymentMethod: true };
   }
 
   /**
