@@ -7,12 +7,17 @@
 // keep paying for BENCH_DURATION seconds (default 20); the level's throughput is its paid orders
 // over the time from its first request to its last order paid. Prints orders/s, the latencies of
 // the POST and of paid (request to PAID seen), CPU per order, and both processes' RSS, idle (before
-// the first request) and peak.
+// the first request) and peak; beside each level, the floor: empty workflows
+// (workflows/bench-noop.ts) started and awaited on the same dev server and worker at the same
+// concurrency for as long, just before the level. Targets (issue 36), at concurrency 20: CPU per paid order at most 30 ms
+// (API, worker and PostgreSQL together), paid orders/s at least 70 % of the floor's workflows/s.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runCli, startServerProcess, startWorkerProcess } from '../test/support/processes.js';
-import { type BenchWorkspace, CARD, cpuSeconds, keyHeaders, post, postgresCpuSeconds, postgresCpuSince, processesMemory, quantile, withBenchEnvironment } from './support.js';
+import type { Client } from '@temporalio/client';
+
+import { runCli } from '../test/support/processes.js';
+import { type BenchWorkspace, CARD, cpuSeconds, keyHeaders, post, postgresCpuSeconds, postgresCpuSince, quantile, startApiAndWorker, withBenchEnvironment } from './support.js';
 
 const CONCURRENCIES = (process.env.BENCH_CHECKOUT_CONCURRENCY ?? '1,5,20').split(',').map(Number);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 20);
@@ -21,6 +26,10 @@ const WARMUP_ORDERS = 10;
 const PAID_TIMEOUT_MS = 60_000;
 const BUYERS = 1000;
 const TARGET_RSS_MB = 250;
+/** Issue 36's targets, at TARGET_CONCURRENCY. */
+const TARGET_CONCURRENCY = 20;
+const TARGET_CPU_MS = 30;
+const TARGET_FLOOR_RATIO = 0.7;
 
 interface OrderShape {
   id: string;
@@ -74,14 +83,27 @@ async function checkout(url: string, elementId: string, readHeaders: Record<stri
 
 const fmt = (n: number, digits = 0, width = 10) => n.toFixed(digits).padStart(width);
 
-await withBenchEnvironment(async ({ env, databaseName, stopLater }) => {
-  // Production's shape: an API process and a worker process (the charge's workflow runs there).
-  const server = await startServerProcess({ ...env, LOG_LEVEL: 'info', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS: 'false' });
-  stopLater(server);
-  const worker = await startWorkerProcess({ ...env, LOG_LEVEL: 'info' });
-  stopLater(worker);
+/** Workflows/s of `concurrency` callers each starting an empty workflow and awaiting its result, again and again for `seconds`. */
+async function floorRate(client: Client, taskQueue: string, concurrency: number, seconds: number): Promise<number> {
+  let done = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) {
+        await client.workflow.execute('benchNoop', { taskQueue, workflowId: `bench-noop-${randomUUID()}`, args: [] });
+        done += 1;
+      }
+    }),
+  );
+  return done / ((performance.now() - started) / 1000);
+}
+
+await withBenchEnvironment(async (environment) => {
+  const { env, databaseName } = environment;
+  // Production's shape: an API process and a worker process (the charge's workflow runs there), logging at info as `npm start` does.
+  const { server, worker, taskQueue, client, memory } = await startApiAndWorker(environment, { logLevel: 'info' });
   const pids = { server: server.child.pid!, worker: worker.child.pid! };
-  const memory = processesMemory({ 'API process': pids.server, worker: pids.worker });
   const ws = await runCli<BenchWorkspace>(['workspace', 'create', '--name', 'Bench'], env);
   const elementId = await newCheckoutElement(server.url, ws);
   const readHeaders = keyHeaders(ws, { write: false });
@@ -94,11 +116,14 @@ await withBenchEnvironment(async ({ env, databaseName, stopLater }) => {
   console.log(`${DURATION_S} s per concurrency, ${BUYERS} buyer emails; paid = the response or GET /v0/orders/{id} says PAID\n`);
   console.log(
     `${'concurrency'.padEnd(12)}${'paid'.padStart(7)}${'polled'.padStart(8)}${'failed'.padStart(8)}${'orders/s'.padStart(10)}${'POST p50'.padStart(10)}${'POST p99'.padStart(10)}` +
-      `${'paid p50'.padStart(10)}${'paid p99'.padStart(10)}${'CPU ms/order (api, worker, pg)'.padStart(32)}`,
+      `${'paid p50'.padStart(10)}${'paid p99'.padStart(10)}${'CPU ms/order (api, worker, pg)'.padStart(32)}${'floor/s'.padStart(9)}${'of floor'.padStart(10)}`,
   );
 
   let failed = 0;
+  let atTarget: { cpuMs: number; ratio: number } | undefined;
   for (const concurrency of CONCURRENCIES) {
+    // Before the level, so that it runs on a worker with nothing left to do.
+    const floor = await floorRate(client, taskQueue, concurrency, DURATION_S);
     const outcomes: Outcome[] = [];
     const cpuBefore = { server: cpuSeconds(pids.server), worker: cpuSeconds(pids.worker), postgres: postgresCpuSeconds(databaseName) };
     const started = performance.now();
@@ -113,6 +138,7 @@ await withBenchEnvironment(async ({ env, databaseName, stopLater }) => {
         }
       }),
     );
+    const load = os.loadavg()[0]!;
     const paid = outcomes.filter((outcome) => outcome.paidMs !== undefined);
     const failures = outcomes.filter((outcome) => outcome.failure);
     failed += failures.length;
@@ -124,10 +150,12 @@ await withBenchEnvironment(async ({ env, databaseName, stopLater }) => {
     ];
     const postMs = outcomes.map((outcome) => outcome.postMs);
     const paidMs = paid.map((outcome) => outcome.paidMs!);
+    const rate = paid.length / ((lastPaid - started) / 1000);
+    if (concurrency === TARGET_CONCURRENCY) atTarget = { cpuMs: cpu.reduce((a, b) => a + b, 0), ratio: rate / floor };
     console.log(
-      `${String(concurrency).padEnd(12)}${String(paid.length).padStart(7)}${String(paid.filter((outcome) => outcome.polled).length).padStart(8)}${String(failures.length).padStart(8)}${fmt(paid.length / ((lastPaid - started) / 1000), 1)}` +
+      `${String(concurrency).padEnd(12)}${String(paid.length).padStart(7)}${String(paid.filter((outcome) => outcome.polled).length).padStart(8)}${String(failures.length).padStart(8)}${fmt(rate, 1)}` +
         `${fmt(quantile(postMs, 0.5))}${fmt(quantile(postMs, 0.99))}${fmt(paidMs.length ? quantile(paidMs, 0.5) : NaN)}${fmt(paidMs.length ? quantile(paidMs, 0.99) : NaN)}` +
-        `${cpu.map((ms) => ms.toFixed(1)).join(', ').padStart(32)}   load ${os.loadavg()[0]!.toFixed(1)}`,
+        `${cpu.map((ms) => ms.toFixed(1)).join(', ').padStart(32)}${fmt(floor, 1, 9)}${`${((rate / floor) * 100).toFixed(0)} %`.padStart(10)}   load ${load.toFixed(1)}`,
     );
     for (const failure of new Set(failures.map((outcome) => outcome.failure))) console.log(`  failed: ${failure}`);
   }
@@ -135,7 +163,15 @@ await withBenchEnvironment(async ({ env, databaseName, stopLater }) => {
   const { peaks, line } = memory.stop();
   const apiPeak = peaks[0]!.rootRss;
   const rssOk = apiPeak < TARGET_RSS_MB;
-  console.log(`\npolled: paid orders whose POST answered before PAID; latencies in ms; CPU per paid order: the API process, the worker process, PostgreSQL's backends; load: the machine's 1-minute load average after the level`);
+  console.log(
+    `\npolled: paid orders whose POST answered before PAID; latencies in ms; CPU per paid order: the API process, the worker process, PostgreSQL's backends; ` +
+      `floor: empty workflows/s at the same concurrency on the same dev server and worker, measured just before the level; load: the machine's 1-minute load average at the level's end`,
+  );
+  if (atTarget) {
+    const cpuOk = atTarget.cpuMs <= TARGET_CPU_MS;
+    const floorOk = atTarget.ratio >= TARGET_FLOOR_RATIO;
+    console.log(`concurrency ${TARGET_CONCURRENCY}: CPU per paid order ${atTarget.cpuMs.toFixed(1)} ms (target <= ${TARGET_CPU_MS} ms) ${cpuOk ? 'PASS' : 'FAIL'}; paid orders/s ${(atTarget.ratio * 100).toFixed(0)} % of the floor's (target >= ${TARGET_FLOOR_RATIO * 100} %) ${floorOk ? 'PASS' : 'FAIL'}`);
+  }
   console.log(line);
   console.log(`API process peak RSS: ${apiPeak.toFixed(1)} MB (target < ${TARGET_RSS_MB} MB) ${rssOk ? 'PASS' : 'FAIL'}; machine load ${os.loadavg().map((load) => load.toFixed(1)).join(' ')}`);
   if (failed || !rssOk) process.exitCode = 1;

@@ -21,6 +21,7 @@ await withBenchEnvironment(async (environment) => {
     },
     path: ORDERS_PATH,
     listKey: 'orders',
+    targetRatio: 0.4,
     describe: `${ORDERS.toLocaleString('en')} orders (90% live), newest paid USD orders`,
   });
   if (!ratioOk || !rssOk) process.exitCode = 1;

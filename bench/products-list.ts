@@ -1,6 +1,6 @@
 // `npm run bench`: GET /v0/products/list?take=20 over 1,000 products, the full stack (the real
 // server, started as `npm start` does) against a bare node:http + pg handler running the same SQL
-// and writing the same bytes. Targets: the full stack reaches 40% of the bare handler's
+// and writing the same bytes. Targets: the full stack reaches 55% of the bare handler's
 // throughput, and the server's RSS stays under 250 MB. Then the same load on the whole default
 // tree (server with worker, embedded PostgreSQL, Temporal dev server): its memory under 600 MB.
 import path from 'node:path';
@@ -11,10 +11,12 @@ import { CONNECTIONS, DURATION_S, listSideBySide, ROUNDS } from './side-by-side.
 import { sampleMemory, withBenchEnvironment } from './support.js';
 
 const TARGET_TREE_MB = 600;
+// Issue 36: the list path at 55% of the bare handler at least.
+const TARGET_RATIO = 0.55;
 
 await withBenchEnvironment(async (environment) => {
   const { env, stopLater } = environment;
-  const { ratioOk, rssOk } = await listSideBySide(environment, { seed: seedProducts, path: PATH, listKey: 'products', describe: `${PRODUCTS} products` });
+  const { ratioOk, rssOk } = await listSideBySide(environment, { seed: seedProducts, path: PATH, listKey: 'products', describe: `${PRODUCTS} products`, targetRatio: TARGET_RATIO });
 
   const tree = await measureDefaultTree(path.join(env.DATA_DIR, 'default-tree'), stopLater);
   const treeOk = tree.treePss < TARGET_TREE_MB;

@@ -48,15 +48,15 @@ export async function withBenchEnvironment<T>(bench: (environment: BenchEnvironm
  * and a worker process, and a Temporal client for the floor's empty workflows on the worker's queue;
  * `memory` samples both processes' RSS from their start (print `memory.stop().line` at the end).
  */
-export async function startApiAndWorker({ env, stopLater }: BenchEnvironment) {
-  const server = await startServerProcess({ ...env, LOG_LEVEL: 'warn', RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS: 'false' });
+export async function startApiAndWorker({ env, stopLater }: BenchEnvironment, { logLevel = 'warn' }: { logLevel?: string } = {}) {
+  const server = await startServerProcess({ ...env, LOG_LEVEL: logLevel, RATE_LIMIT_POINTS: '1000000000', WORKER_IN_PROCESS: 'false' });
   stopLater(server);
-  const worker = await startWorkerProcess({ ...env, LOG_LEVEL: 'warn' });
+  const worker = await startWorkerProcess({ ...env, LOG_LEVEL: logLevel });
   stopLater(worker);
   const memory = processesMemory({ 'API process': server.child.pid!, worker: worker.child.pid! });
   const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
   stopLater({ stop: () => connection.close() });
-  return { server, taskQueue: worker.ready[1]!, client: new Client({ connection }), memory };
+  return { server, worker, taskQueue: worker.ready[1]!, client: new Client({ connection }), memory };
 }
 
 /** The value at quantile q (0..1) of the values, nearest rank. */
