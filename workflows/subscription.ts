@@ -22,6 +22,8 @@ export interface SubscriptionInput {
   clockOffsetMs: number;
   /** False for the first run (its first period gets its end); true after continue-as-new. */
   begun: boolean;
+  /** After continue-as-new: the state the previous run ended with, the state query's answer until this run has loaded its own. */
+  lastState?: LifecycleState;
 }
 
 /** A request (cancel, undo, pause, resume, payment method replaced, a charge, an items change): answered with the state after it, or failed with the reason (400). */
@@ -68,7 +70,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   let advanced = false;
   // Set by a payment method replaced: a past_due renewal is retried at once; an unpaid subscription renews now.
   let retryNow = false;
-  let state: LifecycleState | undefined;
+  let state: LifecycleState | undefined = input.lastState;
 
   setHandler(advanceClockSignal, (toMs) => {
     offset = Math.max(offset, toMs - Date.now());
@@ -150,7 +152,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   /** Continues as new (the next run carries the clock on), unless a request or an outcome came meanwhile: the loop takes it first. */
   const continueOnceSettled = async () => {
     await condition(allHandlersFinished);
-    if (requests.length === 0 && laterOutcomes.size === 0) await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, clockOffsetMs: offset, begun: true });
+    if (requests.length === 0 && laterOutcomes.size === 0) await continueAsNew<typeof subscriptionWorkflow>({ subscriptionId, clockOffsetMs: offset, begun: true, lastState: state });
   };
   for (;;) {
     while (requests.length > 0) {
