@@ -112,6 +112,14 @@ describe('renewals on the test clock', () => {
     expect(await paymentsOf(subscription.id)).toHaveLength(1);
   }, SLOW);
 
+  test("an advance to the second the API shows as the period's end renews it (the end is stored with its milliseconds)", async () => {
+    const { order, subscription } = await subscribe(ws, monthly);
+    // Its end is within that second (milliseconds after it, shown rounded down), yet due by then.
+    const { subscription: after } = await ok(advance(ws, order.number, seconds(subscription.currentPeriodEnd!)));
+    expect(after).toMatchObject({ status: 'active', currentPeriodStart: seconds(subscription.currentPeriodEnd!) });
+    expect((await paymentsOf(subscription.id)).map((p) => p.status)).toEqual(['PAID', 'PAID']);
+  }, SLOW);
+
   test("an advance is answered from its clock's record, which notifies the subscription's channel once (the API waits on it, not reading in a loop)", async () => {
     const { order, subscription } = await subscribe(ws, monthly);
     const heard = await notifications.subscribe('subscription_clock', subscription.id);
