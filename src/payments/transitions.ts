@@ -10,7 +10,7 @@
 // The first payment of an order moves the order from PENDING with it, and a subscription's
 // first payment starts it with its first period (incomplete -> active or trialing;
 // subscription_created) or ends it before it started (incomplete -> incomplete_expired).
-import type { Prisma } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import type { OrderStatus, PaymentStatus } from '../generated/prisma/enums.js';
 import { NotFound, ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
@@ -63,18 +63,55 @@ export interface TransitionResult {
 
 const scopeOfRow = (row: { workspaceId: string; livemode: boolean }): Scope => ({ workspaceId: row.workspaceId, livemode: row.livemode });
 
-async function transition(tx: Tx, paymentId: string, t: Transition, data: Prisma.PaymentUpdateManyMutationInput = {}): Promise<TransitionResult> {
+/** What an outcome writes on a payment besides its status. */
+interface OutcomeColumns {
+  paidAt?: Date;
+  processorChargeId?: string;
+  failureCode?: string | null;
+  failureMessage?: string | null;
+}
+
+/**
+ * Every column of the payment as Prisma reads it (enums as text), with its order's and
+ * subscription's numbers (paymentRowInclude): the row an UPDATE … RETURNING wrote, in the
+ * statement that wrote it (test/payment-transition-row.test.ts compares it with Prisma's read).
+ */
+const PAYMENT_ROW_RETURNING = Prisma.sql`p.id, p."workspaceId", p.livemode, p."orderId", p.sequence, p.number, p.status::text AS status, p.amount, p.tax, p.fee,
+  p."feeBasisPoints", p."feeFixed", p.currency, p.processor::text AS processor, p."methodType"::text AS "methodType", p."processorChargeId", p."failureCode",
+  p."failureMessage", p."refundedAmount", p.disputed, p."planChange", p."cancelRequestedAt", p."expiresAt", p."paidAt", p."userId", p."subscriptionId",
+  p."subscriptionPeriod", p."createdAt", p."updatedAt", (SELECT o.number FROM "Order" o WHERE o.id = p."orderId") AS "orderNumber",
+  (SELECT s.number FROM "Subscription" s WHERE s.id = p."subscriptionId") AS "subscriptionNumber"`;
+
+/**
+ * Writes `columns` (and `status`, when given) on the payment if it is PENDING, in one statement
+ * with the read of the row it wrote (Prisma took two: an updateMany, then a findUnique); null when
+ * it is not PENDING. Of concurrent callers, the first takes the row lock and changes it; the others
+ * then find it changed.
+ */
+async function updatePendingPayment(tx: Tx, paymentId: string, columns: OutcomeColumns & { status?: PaymentStatus }): Promise<PaymentRow | null> {
   const now = new Date();
-  // Conditional on PENDING: of concurrent callers, the first takes the row lock and changes it;
-  // the others then find it changed and fall through to the checks below.
-  const { count } = await tx.payment.updateMany({ where: { id: paymentId, status: 'PENDING' }, data: { ...data, status: t.to } });
-  if (count === 0) {
+  const sets = [Prisma.sql`"updatedAt" = ${now}`];
+  if (columns.status) sets.push(Prisma.sql`status = ${columns.status}::"PaymentStatus"`);
+  if (columns.paidAt) sets.push(Prisma.sql`"paidAt" = ${columns.paidAt}`);
+  if (columns.processorChargeId) sets.push(Prisma.sql`"processorChargeId" = ${columns.processorChargeId}`);
+  if (columns.failureCode !== undefined) sets.push(Prisma.sql`"failureCode" = ${columns.failureCode}`);
+  if (columns.failureMessage !== undefined) sets.push(Prisma.sql`"failureMessage" = ${columns.failureMessage}`);
+  const [row] = await tx.$queryRaw<(Omit<PaymentRow, 'order' | 'subscription'> & { orderNumber: string; subscriptionNumber: string | null })[]>`
+    UPDATE "Payment" p SET ${Prisma.join(sets, ', ')} WHERE p.id = ${paymentId}::uuid AND p.status = 'PENDING' RETURNING ${PAYMENT_ROW_RETURNING}`;
+  if (!row) return null;
+  const { orderNumber, subscriptionNumber, ...payment } = row;
+  return { ...payment, order: { number: orderNumber }, subscription: subscriptionNumber === null ? null : { number: subscriptionNumber } };
+}
+
+async function transition(tx: Tx, paymentId: string, t: Transition, columns: OutcomeColumns = {}): Promise<TransitionResult> {
+  const now = new Date();
+  const payment = await updatePendingPayment(tx, paymentId, { ...columns, status: t.to });
+  if (!payment) {
     const current = await tx.payment.findUnique({ where: { id: paymentId }, include: paymentRowInclude });
     if (!current) throw new NotFound('Payment');
     if (t.done.includes(current.status)) return { changed: false, payment: current };
     throw new PaymentTransitionRefused(paymentId, current.status, t.to);
   }
-  const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId }, include: paymentRowInclude });
   const scope = scopeOfRow(payment);
   let started = false;
   if (payment.sequence === 1) {
@@ -131,12 +168,12 @@ export function markPaymentUnpaid(tx: Tx, paymentId: string, failure: { failureC
  * not failed before.
  */
 export async function recordRetryingPaymentFailure(tx: Tx, paymentId: string, failure: { failureCode: string; failureMessage: string; processorChargeId?: string | null }) {
-  const { count } = await tx.payment.updateMany({
-    where: { id: paymentId, status: 'PENDING' },
-    data: { failureCode: failure.failureCode, failureMessage: failure.failureMessage, ...(failure.processorChargeId ? { processorChargeId: failure.processorChargeId } : {}) },
+  const payment = await updatePendingPayment(tx, paymentId, {
+    failureCode: failure.failureCode,
+    failureMessage: failure.failureMessage,
+    ...(failure.processorChargeId ? { processorChargeId: failure.processorChargeId } : {}),
   });
-  if (count === 0) return;
-  const payment = await tx.payment.findUniqueOrThrow({ where: { id: paymentId }, include: paymentRowInclude });
+  if (!payment) return;
   const { order, items } = await loadOrderForEvent(tx, payment.orderId);
   await recordEvent(tx, scopeOfRow(payment), 'payment_failed', paymentEventData(payment, order, items));
 }
