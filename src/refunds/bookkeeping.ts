@@ -175,7 +175,9 @@ function settleRefund(read: RefundRow, changed: Part, outcome: PartOutcome, now:
 /**
  * A booking's writes in one statement: the part and the refund as settled, the payment's change,
  * and, unless `orderFeeDelta` is null, the order's fee and status, which follows its paid payments (with this payment's new
- * status): REFUNDED when all are, PARTIALLY_REFUNDED when some money came back, PAID otherwise.
+ * status): REFUNDED when all are, PARTIALLY_REFUNDED when some money came back, PAID otherwise. A
+ * payment of 0 (a trial's first) has nothing to refund and stays PAID: it does not hold the order
+ * back from REFUNDED.
  * After a refund, every unit of the order is refunded once the whole order is (also when partial
  * amounts got there). After a failed one, only an order that is REFUNDED or PARTIALLY_REFUNDED
  * now changes status: one set otherwise by PATCH update keeps it. Returns the order's status
@@ -204,7 +206,7 @@ async function writeBooking(
       RETURNING fee, "refundedAmount", status
     ), paid AS (
       SELECT CASE WHEN count(*) > 0 AND bool_and(s.status = 'REFUNDED') THEN 'REFUNDED' WHEN bool_or(s.status <> 'PAID') THEN 'PARTIALLY_REFUNDED' ELSE 'PAID' END::"OrderStatus" AS status
-      FROM (SELECT COALESCE((SELECT status FROM payment WHERE p.id = ${paymentId}::uuid), p.status) AS status FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid) s
+      FROM (SELECT COALESCE((SELECT status FROM payment WHERE p.id = ${paymentId}::uuid), p.status) AS status FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid AND p.amount > 0) s
       WHERE s.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED')
     ), units AS (
       UPDATE "OrderItem" SET "refundedQuantity" = quantity
@@ -235,7 +237,7 @@ async function restoreUnits(tx: Tx, orderId: string): Promise<void> {
       SELECT sum((e->>'quantity')::int) FROM "Refund" r CROSS JOIN LATERAL jsonb_array_elements(r.items) e
       WHERE r."orderId" = i."orderId" AND r.status NOT IN ('failed', 'canceled') AND e->>'id' = i.id::text), 0))
     WHERE i."orderId" = ${orderId}::uuid
-      AND NOT (SELECT count(*) > 0 AND bool_and(p.status = 'REFUNDED') FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid AND p.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'))`;
+      AND NOT (SELECT count(*) > 0 AND bool_and(p.status = 'REFUNDED') FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid AND p.amount > 0 AND p.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'))`;
 }
 
 /**

@@ -140,7 +140,7 @@ export function nothingRefundableReason(payments: readonly PaymentState[], block
   const block = blocks.find((b): b is Exclude<PaymentBlock, null | 'not_paid'> => b !== null && b !== 'not_paid');
   if (block) return BLOCK_MESSAGES[block];
   if (paid.length > 0) {
-    return paid.some((p) => p.status !== 'REFUNDED') ? 'Nothing is left to refund: earlier refunds take (or are taking) the whole amount paid' : 'The order is fully refunded: nothing is left to refund';
+    return paid.some((p) => p.status !== 'REFUNDED' && p.amount > 0) ? 'Nothing is left to refund: earlier refunds take (or are taking) the whole amount paid' : 'The order is fully refunded: nothing is left to refund';
   }
   if (payments.length === 0 || payments.every((p) => !p.processor)) return 'This order was free (no payment through a card processor): nothing to refund';
   const latest = payments[payments.length - 1]!;

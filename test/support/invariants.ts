@@ -65,8 +65,8 @@ const CHECKS: readonly Check[] = [
                  WHERE rp."paymentId" = p.id AND rp.status = 'succeeded' AND r.source <> ${STRANDED}))`,
   },
   {
-    name: "a refunded order's status follows its paid payments (REFUNDED: all refunded, PARTIALLY_REFUNDED: some money back, PAID: none)",
-    sql: `SELECT o.id, o.status, array_agg(p.status) AS payments FROM "Order" o JOIN "Payment" p ON p."orderId" = o.id AND p.status IN ${PAID}
+    name: "a refunded order's status follows its paid payments of more than 0 (REFUNDED: all refunded, PARTIALLY_REFUNDED: some money back, PAID: none)",
+    sql: `SELECT o.id, o.status, array_agg(p.status) AS payments FROM "Order" o JOIN "Payment" p ON p."orderId" = o.id AND p.status IN ${PAID} AND p.amount > 0
           WHERE ${IN_SCOPE.replace('"workspaceId"', 'o."workspaceId"')} AND o.status IN ${PAID}
           GROUP BY o.id HAVING o.status::text <> CASE WHEN bool_and(p.status = 'REFUNDED') THEN 'REFUNDED' WHEN bool_or(p.status <> 'PAID') THEN 'PARTIALLY_REFUNDED' ELSE 'PAID' END`,
   },

@@ -90,8 +90,9 @@ export function paymentStatus(order: MOrder, p: MPayment) {
 
 export function orderStatus(order: MOrder) {
   if (order.unpaid) return order.unpaid;
-  const statuses = order.payments.map((p) => paymentStatus(order, p));
-  return statuses.every((s) => s === 'REFUNDED') ? 'REFUNDED' : statuses.some((s) => s !== 'PAID') ? 'PARTIALLY_REFUNDED' : 'PAID';
+  // A payment of 0 (a trial's first) has nothing to refund: it does not hold the order back from REFUNDED.
+  const statuses = order.payments.filter((p) => p.amount > 0).map((p) => paymentStatus(order, p));
+  return statuses.length > 0 && statuses.every((s) => s === 'REFUNDED') ? 'REFUNDED' : statuses.some((s) => s !== 'PAID') ? 'PARTIALLY_REFUNDED' : 'PAID';
 }
 
 export function refundStatus(refund: MRefund) {
