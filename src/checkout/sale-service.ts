@@ -22,7 +22,7 @@ import { lockOffers, sellingElement, type ElementOffer, type TaxSettings } from 
 import { discountResource } from '../discounts/index.js';
 import { reserveLicenseKeys } from '../delivery/index.js';
 import { userEventData } from '../users/index.js';
-import { checkIdempotencyKey, claimKey, earlierOrder, KeyTaken, newPlacedIds, type Placed } from '../core/idempotency.js';
+import { checkIdempotencyKey, claimKeyForOrder, earlierOrder, KeyTaken, type Placed } from '../core/idempotency.js';
 import { checkoutTarget, requestHash } from './idempotency.js';
 import { checkBillingDetails, checkOrderRequest, type CheckedBillingDetails, type CheckedOrderRequest, type CheckoutOrderRequest, type QuoteRequest } from './order-request.js';
 import { checkQuantity, normalizeDiscountCode, priceCheckout, type CheckoutPrice, type PricingDiscount, type PricingOffer, type PricingTax } from './pricing.js';
@@ -170,8 +170,7 @@ async function buyerFor(tx: Tx, scope: Scope, email: string, { countryCode, post
 async function placeOrder(prisma: PrismaClient, processor: PaymentProcessor, checkoutElementId: string, request: CheckedOrderRequest, key: { value: string; hash: string } | null, at: Date): Promise<NewlyPlaced> {
   return prisma.$transaction(async (tx) => {
     const { element, scope, offers: elementOffers, workspace } = await sellingElement(tx, checkoutElementId);
-    const ids = key ? newPlacedIds() : undefined;
-    if (key) await claimKey(tx, scope, checkoutTarget(element.id), key.value, key.hash, ids);
+    const ids = key ? await claimKeyForOrder(tx, scope, checkoutTarget(element.id), key.value, key.hash) : undefined;
     const offerIds = elementOffers.map((offer) => offer.id);
     for (const offerId of Object.keys(request.customFields)) {
       if (!offerIds.includes(offerId)) throw new ValidationFailed(`customFields: ${offerId} is not an offer of this checkout element`);

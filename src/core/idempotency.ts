@@ -75,5 +75,12 @@ export async function claimKey(tx: Tx, scope: Scope, target: string, key: string
   return claimed.id;
 }
 
-/** Ids for an order and its first payment, chosen before they are written (claimKey records them with the key). */
-export const newPlacedIds = (): Placed => ({ orderId: uuidv7(), paymentId: uuidv7() });
+/**
+ * claimKey for a request that places an order: the ids its order and first payment will be written
+ * with are chosen here and recorded with the key; returned for the caller to write them with.
+ */
+export async function claimKeyForOrder(tx: Tx, scope: Scope, target: string, key: string, hash: string): Promise<Placed> {
+  const placed = { orderId: uuidv7(), paymentId: uuidv7() };
+  await claimKey(tx, scope, target, key, hash, placed);
+  return placed;
+}

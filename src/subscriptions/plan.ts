@@ -8,7 +8,7 @@ import type { Offer, PrismaClient, Subscription } from '../generated/prisma/clie
 import { NotFound, TemporarilyUnavailable, ValidationFailed } from '../core/errors.js';
 import { inScope, type Scope } from '../core/scope.js';
 import { createOrder } from '../orders/index.js';
-import { bodyHash, checkIdempotencyKey, claimKey, earlierOrder, earlierRequest, KeyTaken, newPlacedIds, type Placed } from '../core/idempotency.js';
+import { bodyHash, checkIdempotencyKey, claimKey, claimKeyForOrder, earlierOrder, earlierRequest, KeyTaken, type Placed } from '../core/idempotency.js';
 import { notifyPaymentPaid, ProcessorError, type PaymentProcessor, markPaymentPaid } from '../payments/index.js';
 import type { BillingDetails } from '../users/index.js';
 import { checkItemsTotal, itemLine, MAX_ITEMS, type SubscriptionItemInput } from './items.js';
@@ -189,8 +189,7 @@ async function placeSubscription(deps: LifecycleDeps, scope: Scope, userId: stri
   };
   const { lineTaxes, taxReason } = await priceLines(deps.prisma, items, address, terms.currency, new Date());
   return deps.prisma.$transaction(async (tx) => {
-    const ids = key ? newPlacedIds() : undefined;
-    if (key) await claimKey(tx, scope, createTarget(scope), key.value, key.hash, ids);
+    const ids = key ? await claimKeyForOrder(tx, scope, createTarget(scope), key.value, key.hash) : undefined;
     const order = await createOrder(tx, scope, {
       ids,
       user, currency: terms.currency, country: address.country, billingState: address.billingState, billingPostalCode: address.billingPostalCode,
