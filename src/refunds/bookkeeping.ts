@@ -10,7 +10,7 @@
 //              again, refund_requires_attention is recorded; the processor's word (its webhook, the
 //              reconciliation) still settles it as succeeded or failed.
 // Idempotent: the same answer twice (a retried activity, a redelivered webhook) changes nothing.
-import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.js';
 import type { OrderStatus, PaymentStatus, RefundStatus } from '../generated/prisma/enums.js';
 import { recordEvent } from '../events/event-service.js';
 import { FEE_RULE, feeRuleOf, type FeeRule, loadOrderForEvent, paymentRowInclude } from '../orders/index.js';
@@ -173,11 +173,17 @@ function settleRefund(read: RefundRow, changed: Part, outcome: PartOutcome, now:
 }
 
 /**
+ * The payments an order's refund status follows (`s`, a payment row): paid, with money in them (a
+ * payment of 0, a trial's first, has nothing to refund and stays PAID). The order is REFUNDED when
+ * there are some and all of them are (ALL_REFUNDED, over them).
+ */
+const COUNTED_PAYMENT = Prisma.sql`s.amount > 0 AND s.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED')`;
+const ALL_REFUNDED = Prisma.sql`count(*) > 0 AND bool_and(s.status = 'REFUNDED')`;
+
+/**
  * A booking's writes in one statement: the part and the refund as settled, the payment's change,
  * and, unless `orderFeeDelta` is null, the order's fee and status, which follows its paid payments (with this payment's new
- * status): REFUNDED when all are, PARTIALLY_REFUNDED when some money came back, PAID otherwise. A
- * payment of 0 (a trial's first) has nothing to refund and stays PAID: it does not hold the order
- * back from REFUNDED.
+ * status; COUNTED_PAYMENT): REFUNDED when all are, PARTIALLY_REFUNDED when some money came back, PAID otherwise.
  * After a refund, every unit of the order is refunded once the whole order is (also when partial
  * amounts got there). After a failed one, only an order that is REFUNDED or PARTIALLY_REFUNDED
  * now changes status: one set otherwise by PATCH update keeps it. Returns the order's status
@@ -205,9 +211,9 @@ async function writeBooking(
       WHERE id = ${paymentId}::uuid
       RETURNING fee, "refundedAmount", status
     ), paid AS (
-      SELECT CASE WHEN count(*) > 0 AND bool_and(s.status = 'REFUNDED') THEN 'REFUNDED' WHEN bool_or(s.status <> 'PAID') THEN 'PARTIALLY_REFUNDED' ELSE 'PAID' END::"OrderStatus" AS status
-      FROM (SELECT COALESCE((SELECT status FROM payment WHERE p.id = ${paymentId}::uuid), p.status) AS status FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid AND p.amount > 0) s
-      WHERE s.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED')
+      SELECT CASE WHEN ${ALL_REFUNDED} THEN 'REFUNDED' WHEN bool_or(s.status <> 'PAID') THEN 'PARTIALLY_REFUNDED' ELSE 'PAID' END::"OrderStatus" AS status
+      FROM (SELECT COALESCE((SELECT status FROM payment WHERE p.id = ${paymentId}::uuid), p.status) AS status, p.amount FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid) s
+      WHERE ${COUNTED_PAYMENT}
     ), units AS (
       UPDATE "OrderItem" SET "refundedQuantity" = quantity
       WHERE "orderId" = ${orderId}::uuid AND ${refunded} AND (SELECT status FROM paid) = 'REFUNDED'
@@ -237,7 +243,7 @@ async function restoreUnits(tx: Tx, orderId: string): Promise<void> {
       SELECT sum((e->>'quantity')::int) FROM "Refund" r CROSS JOIN LATERAL jsonb_array_elements(r.items) e
       WHERE r."orderId" = i."orderId" AND r.status NOT IN ('failed', 'canceled') AND e->>'id' = i.id::text), 0))
     WHERE i."orderId" = ${orderId}::uuid
-      AND NOT (SELECT count(*) > 0 AND bool_and(p.status = 'REFUNDED') FROM "Payment" p WHERE p."orderId" = ${orderId}::uuid AND p.amount > 0 AND p.status IN ('PAID', 'PARTIALLY_REFUNDED', 'REFUNDED'))`;
+      AND NOT (SELECT ${ALL_REFUNDED} FROM "Payment" s WHERE s."orderId" = ${orderId}::uuid AND ${COUNTED_PAYMENT})`;
 }
 
 /**
