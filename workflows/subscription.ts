@@ -4,6 +4,7 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
+  currentUpdateInfo,
   defineQuery,
   defineSignal,
   defineUpdate,
@@ -64,7 +65,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   const { subscriptionId } = input;
   let offset = input.clockOffsetMs;
   const clock = () => Date.now() + offset;
-  const requests: { command: LifecycleCommand; resolve: (state: LifecycleState) => void; reject: (error: Error) => void }[] = [];
+  const requests: { id: string; command: LifecycleCommand; resolve: (state: LifecycleState) => void; reject: (error: Error) => void }[] = [];
   // The processor's word on renewal charges, by charge id: the one a pending attempt waits for, or a late one.
   const laterOutcomes = new Map<string, { paymentId: string; outcome: AttemptOutcome }>();
   let advanced = false;
@@ -76,7 +77,11 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     offset = Math.max(offset, toMs - Date.now());
     advanced = true;
   });
-  setHandler(commandUpdate, (command) => new Promise<LifecycleState>((resolve, reject) => requests.push({ command, resolve, reject })));
+  // The update's id names the request: applied once however often its workflow task runs.
+  setHandler(commandUpdate, (command) => {
+    const id = currentUpdateInfo()!.id;
+    return new Promise<LifecycleState>((resolve, reject) => requests.push({ id, command, resolve, reject }));
+  });
   setHandler(renewalChargeSignal, (late) => {
     if (late.outcome.chargeId) laterOutcomes.set(late.outcome.chargeId, late);
   });
@@ -167,7 +172,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
           // The next renewal prices from the new items: they are the subscription's once this returns.
           await acts.changeItems(subscriptionId, request.command.changeId, request.command.items, clock());
           state = await acts.loadSubscription(subscriptionId);
-        } else state = await acts.applySubscriptionCommand(subscriptionId, request.command, clock());
+        } else state = await acts.applySubscriptionCommand(subscriptionId, request.id, request.command, clock());
         if (request.command.type === 'paymentMethodReplaced' && (state.dunning || state.status === 'unpaid')) retryNow = true;
         if (request.command.type === 'endTrial') answerAfterStep.push(request.resolve);
         else request.resolve(state);

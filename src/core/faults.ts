@@ -1,9 +1,10 @@
 // Test-only fault injection: FAULT_INJECTION lists points (comma-separated) where the process
 // kills itself with SIGKILL, so that a test can make a crash land exactly between two steps, e.g.
-// a refund committed and its workflow not started yet. Refused in production.
+// a refund committed and its workflow not started yet, or a subscription's request committed and its
+// workflow task not completed. Refused in production.
 
 /** The points the code offers. */
-export type FaultPoint = 'refund-before-workflow-start';
+export type FaultPoint = 'refund-before-workflow-start' | 'subscription-command-applied';
 
 function parseFaults(env: NodeJS.ProcessEnv): ReadonlySet<string> {
   const points = new Set((env.FAULT_INJECTION ?? '').split(',').map((p) => p.trim()).filter(Boolean));

@@ -8,10 +8,12 @@ import { chargeSavedMethod, chargeThroughPaymentWorkflow } from './off-session.j
 import { applyLateRenewalOutcome, markAttemptRequiresAttention } from './renewal-outcomes.js';
 import { bookOneOffCharge, createOneOffPayment, finishPlanChange, startPlanChange } from './off-period-payments.js';
 import {
-  applyCommand, beginPeriods, bookAttempt, endAtPeriodEnd, lifecycleState, recordClock, renewalChargeKey, startRenewal, type AttemptOutcome, type ChargeTimings,
+  beginPeriods, bookAttempt, endAtPeriodEnd, lifecycleState, recordClock, renewalChargeKey, startRenewal, type AttemptOutcome, type ChargeTimings,
   type LifecycleCommand, type PlanItem,
 } from './service.js';
+import { applyCommand } from './commands.js';
 import { ValidationFailed } from '../core/errors.js';
+import { crashPoint } from '../core/faults.js';
 import { ApplicationFailure } from '@temporalio/activity';
 
 export function createSubscriptionActivities({ prisma, temporal }: ActivityDependencies) {
@@ -33,9 +35,11 @@ export function createSubscriptionActivities({ prisma, temporal }: ActivityDepen
     endAtPeriodEnd: (subscriptionId: string, clockMs: number) => endAtPeriodEnd(prisma, subscriptionId, clockMs),
     recordClock: (subscriptionId: string, clockOffsetMs: number) => recordClock(prisma, subscriptionId, clockOffsetMs),
 
-    /** A request: its new state, or a non-retryable failure with the reason the API answers 400 with. */
-    async applySubscriptionCommand(subscriptionId: string, command: LifecycleCommand, clockMs: number) {
-      return refusalsAsFailures(() => applyCommand(prisma, subscriptionId, command, clockMs));
+    /** Request `commandId` (its update's id), once: its new state, or a non-retryable failure with the reason the API answers 400 with. */
+    async applySubscriptionCommand(subscriptionId: string, commandId: string, command: LifecycleCommand, clockMs: number) {
+      const state = await refusalsAsFailures(() => applyCommand(prisma, subscriptionId, commandId, command, clockMs));
+      crashPoint('subscription-command-applied');
+      return state;
     },
 
     /**

@@ -7,15 +7,14 @@
 import type { Discount, Prisma, PrismaClient, Subscription, SubscriptionStatus } from '../generated/prisma/client.js';
 import { discountShares, orderTaxReason } from '../checkout/index.js';
 import { formatAmount } from '../discounts/index.js';
-import { ValidationFailed } from '../core/errors.js';
 import type { Scope } from '../core/scope.js';
 import { recordEvent } from '../events/event-service.js';
 import { paymentFee, FEE_RULE, orderItemResource, paymentNumber, loadOrderForEvent } from '../orders/index.js';
-import { markPaymentCancelled, markPaymentPaid, markPaymentUnpaid, recordCharge, recordRetryingPaymentFailure } from '../payments/index.js';
+import { markPaymentPaid, markPaymentUnpaid, recordCharge, recordRetryingPaymentFailure } from '../payments/index.js';
 import { calculateTax, type TaxReason, taxRegistrations } from '../tax/index.js';
 import { userResource } from '../users/index.js';
 import { subscriptionEventData } from './events.js';
-import { beginFirstPeriod, firstPaidPeriodEnd, periodEnd } from './first-period.js';
+import { beginFirstPeriod, periodEnd } from './first-period.js';
 import { HARD_DECLINES, retryAt } from './periods.js';
 
 type Tx = Prisma.TransactionClient;
@@ -311,72 +310,6 @@ export async function endAtPeriodEnd(prisma: PrismaClient, subscriptionId: strin
     if (s.status === 'cancelled') return;
     const at = new Date(clockMs);
     await change(tx, s, { status: 'cancelled', cancelledAt: s.cancelledAt ?? at, endedAt: at, nextRetryAt: null, pausedAt: null });
-  });
-  return lifecycleState(prisma, subscriptionId);
-}
-
-const BILLING: readonly SubscriptionStatus[] = ['active', 'trialing', 'past_due', 'unpaid', 'paused'];
-
-/**
- * A request, under the row lock: its change and event, or ValidationFailed when the
- * subscription's state does not allow it (the API answers 400 with the message).
- */
-export async function applyCommand(prisma: PrismaClient, subscriptionId: string, command: LifecycleCommand, clockMs: number): Promise<LifecycleState> {
-  await prisma.$transaction(async (tx) => {
-    const s = await lock(tx, subscriptionId);
-    const at = new Date(clockMs);
-    if (!BILLING.includes(s.status)) throw new ValidationFailed(`A subscription in status ${s.status} cannot change`);
-    switch (command.type) {
-      case 'cancel': {
-        // Nothing of the period is paid while past_due or unpaid, nor once a pause outlasted the
-        // period: there is no end of interval to wait for. Paused within its paid period, it ends
-        // at that period's end, still paused (the workflow's next step then).
-        const periodPaid = s.status === 'active' || s.status === 'trialing' || (s.status === 'paused' && s.currentPeriodEnd !== null && s.currentPeriodEnd.getTime() > clockMs);
-        if (command.atPeriodEnd && periodPaid) {
-          if (!s.cancelAtPeriodEnd) await change(tx, s, { cancelAtPeriodEnd: true, cancelledAt: at });
-          return;
-        }
-        // A renewal still being retried is given up: no charge after a cancel.
-        const pending = await tx.payment.findMany({ where: { subscriptionId, status: 'PENDING', subscriptionPeriod: { not: null } }, select: { id: true } });
-        for (const { id } of pending) await markPaymentCancelled(tx, id);
-        await change(tx, s, { status: 'cancelled', cancelledAt: at, endedAt: at, nextRetryAt: null, pausedAt: null });
-        return;
-      }
-      case 'undoCancel':
-        if (!s.cancelAtPeriodEnd) throw new ValidationFailed('No cancellation is scheduled for this subscription');
-        await change(tx, s, { cancelAtPeriodEnd: false, cancelledAt: null });
-        return;
-      case 'pause':
-        if (s.status !== 'active') throw new ValidationFailed(`Only an active subscription can be paused; this one is ${s.status}`);
-        await change(tx, s, { status: 'paused', pausedAt: at });
-        return;
-      case 'resume': {
-        if (s.status !== 'paused') throw new ValidationFailed(`Only a paused subscription can be resumed; this one is ${s.status}`);
-        // Paused past its period's end: billing restarts now, with a new period charged at once.
-        const restart = s.currentPeriodEnd !== null && s.currentPeriodEnd.getTime() <= clockMs;
-        await change(tx, s, { status: 'active', pausedAt: null, ...(restart ? { currentPeriodEnd: at, billingAnchor: at } : {}) });
-        return;
-      }
-      case 'charge':
-      case 'changeItems':
-        // Made by chargeOnce and changeItems (the processor call is outside this transaction).
-        return;
-      case 'endTrial': {
-        // The trial's end moves to now: the workflow charges the first period at once, a once
-        // discount with it (it covers the first paid period, which now starts here).
-        if (s.status !== 'trialing') throw new ValidationFailed(`Only a trialing subscription can end its trial; this one is ${s.status}`);
-        const { discount } = await planOf(tx, s);
-        const discountEndsAt = discount?.duration === 'once' ? { discountEndsAt: new Date(firstPaidPeriodEnd(s, clockMs)) } : {};
-        await tx.subscription.update({ where: { id: s.id }, data: { trialEndsAt: at, currentPeriodEnd: at, billingAnchor: at, ...discountEndsAt } });
-        return;
-      }
-      case 'paymentMethodReplaced': {
-        // Unpaid: billing restarts now with a new period, charged at once on the new method.
-        const restart = s.status === 'unpaid';
-        await tx.subscription.update({ where: { id: s.id }, data: { paymentMethodRef: command.paymentMethodRef, ...(restart ? { currentPeriodEnd: at, billingAnchor: at } : {}) } });
-        return;
-      }
-    }
   });
   return lifecycleState(prisma, subscriptionId);
 }

@@ -119,6 +119,11 @@ export type Charge = Prisma.ChargeModel
  */
 export type Subscription = Prisma.SubscriptionModel
 /**
+ * Model SubscriptionCommand
+ * 
+ */
+export type SubscriptionCommand = Prisma.SubscriptionCommandModel
+/**
  * Model Webhook
  * 
  */

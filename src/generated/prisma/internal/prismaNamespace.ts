@@ -417,6 +417,7 @@ export const ModelName = {
   Payment: 'Payment',
   Charge: 'Charge',
   Subscription: 'Subscription',
+  SubscriptionCommand: 'SubscriptionCommand',
   Webhook: 'Webhook',
   WebhookAttempt: 'WebhookAttempt',
   Event: 'Event',
@@ -451,7 +452,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "idempotencyKey" | "payment" | "charge" | "subscription" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession" | "portalSession" | "portalSignInLink" | "invoice" | "invoiceCounter" | "invoiceWithheld" | "reconciliationRun" | "reconciliationFinding"
+    modelProps: "workspace" | "project" | "apiKey" | "product" | "variant" | "offer" | "licenseKey" | "licenseKeyActivation" | "licenseKeyPolicy" | "downloadFile" | "discount" | "user" | "checkoutElement" | "checkoutElementOffer" | "order" | "orderItem" | "idempotencyKey" | "payment" | "charge" | "subscription" | "subscriptionCommand" | "webhook" | "webhookAttempt" | "event" | "email" | "sandboxAccount" | "sandboxPaymentMethod" | "sandboxCharge" | "sandboxRefund" | "refund" | "refundPart" | "sandboxEvent" | "paymentMethodSession" | "portalSession" | "portalSignInLink" | "invoice" | "invoiceCounter" | "invoiceWithheld" | "reconciliationRun" | "reconciliationFinding"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1932,6 +1933,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.SubscriptionCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.SubscriptionCountAggregateOutputType> | number
+        }
+      }
+    }
+    SubscriptionCommand: {
+      payload: Prisma.$SubscriptionCommandPayload<ExtArgs>
+      fields: Prisma.SubscriptionCommandFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SubscriptionCommandFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SubscriptionCommandFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload>
+        }
+        findFirst: {
+          args: Prisma.SubscriptionCommandFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SubscriptionCommandFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload>
+        }
+        findMany: {
+          args: Prisma.SubscriptionCommandFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload>[]
+        }
+        create: {
+          args: Prisma.SubscriptionCommandCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload>
+        }
+        createMany: {
+          args: Prisma.SubscriptionCommandCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SubscriptionCommandCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload>[]
+        }
+        delete: {
+          args: Prisma.SubscriptionCommandDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload>
+        }
+        update: {
+          args: Prisma.SubscriptionCommandUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload>
+        }
+        deleteMany: {
+          args: Prisma.SubscriptionCommandDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SubscriptionCommandUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SubscriptionCommandUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload>[]
+        }
+        upsert: {
+          args: Prisma.SubscriptionCommandUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SubscriptionCommandPayload>
+        }
+        aggregate: {
+          args: Prisma.SubscriptionCommandAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSubscriptionCommand>
+        }
+        groupBy: {
+          args: Prisma.SubscriptionCommandGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SubscriptionCommandGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SubscriptionCommandCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SubscriptionCommandCountAggregateOutputType> | number
         }
       }
     }
@@ -3808,6 +3883,17 @@ export const SubscriptionScalarFieldEnum = {
 export type SubscriptionScalarFieldEnum = (typeof SubscriptionScalarFieldEnum)[keyof typeof SubscriptionScalarFieldEnum]
 
 
+export const SubscriptionCommandScalarFieldEnum = {
+  id: 'id',
+  subscriptionId: 'subscriptionId',
+  type: 'type',
+  refusal: 'refusal',
+  createdAt: 'createdAt'
+} as const
+
+export type SubscriptionCommandScalarFieldEnum = (typeof SubscriptionCommandScalarFieldEnum)[keyof typeof SubscriptionCommandScalarFieldEnum]
+
+
 export const WebhookScalarFieldEnum = {
   id: 'id',
   workspaceId: 'workspaceId',
@@ -4740,6 +4826,7 @@ export type GlobalOmitConfig = {
   payment?: Prisma.PaymentOmit
   charge?: Prisma.ChargeOmit
   subscription?: Prisma.SubscriptionOmit
+  subscriptionCommand?: Prisma.SubscriptionCommandOmit
   webhook?: Prisma.WebhookOmit
   webhookAttempt?: Prisma.WebhookAttemptOmit
   event?: Prisma.EventOmit

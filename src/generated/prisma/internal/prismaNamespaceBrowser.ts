@@ -71,6 +71,7 @@ export const ModelName = {
   Payment: 'Payment',
   Charge: 'Charge',
   Subscription: 'Subscription',
+  SubscriptionCommand: 'SubscriptionCommand',
   Webhook: 'Webhook',
   WebhookAttempt: 'WebhookAttempt',
   Event: 'Event',
@@ -534,6 +535,17 @@ export const SubscriptionScalarFieldEnum = {
 } as const
 
 export type SubscriptionScalarFieldEnum = (typeof SubscriptionScalarFieldEnum)[keyof typeof SubscriptionScalarFieldEnum]
+
+
+export const SubscriptionCommandScalarFieldEnum = {
+  id: 'id',
+  subscriptionId: 'subscriptionId',
+  type: 'type',
+  refusal: 'refusal',
+  createdAt: 'createdAt'
+} as const
+
+export type SubscriptionCommandScalarFieldEnum = (typeof SubscriptionCommandScalarFieldEnum)[keyof typeof SubscriptionCommandScalarFieldEnum]
 
 
 export const WebhookScalarFieldEnum = {

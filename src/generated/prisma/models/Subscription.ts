@@ -431,6 +431,7 @@ export type SubscriptionWhereInput = {
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
   orders?: Prisma.OrderListRelationFilter
   payments?: Prisma.PaymentListRelationFilter
+  commands?: Prisma.SubscriptionCommandListRelationFilter
 }
 
 export type SubscriptionOrderByWithRelationInput = {
@@ -467,6 +468,7 @@ export type SubscriptionOrderByWithRelationInput = {
   user?: Prisma.UserOrderByWithRelationInput
   orders?: Prisma.OrderOrderByRelationAggregateInput
   payments?: Prisma.PaymentOrderByRelationAggregateInput
+  commands?: Prisma.SubscriptionCommandOrderByRelationAggregateInput
 }
 
 export type SubscriptionWhereUniqueInput = Prisma.AtLeast<{
@@ -507,6 +509,7 @@ export type SubscriptionWhereUniqueInput = Prisma.AtLeast<{
   user?: Prisma.XOR<Prisma.UserNullableScalarRelationFilter, Prisma.UserWhereInput> | null
   orders?: Prisma.OrderListRelationFilter
   payments?: Prisma.PaymentListRelationFilter
+  commands?: Prisma.SubscriptionCommandListRelationFilter
 }, "id" | "workspaceId_livemode_number">
 
 export type SubscriptionOrderByWithAggregationInput = {
@@ -616,6 +619,7 @@ export type SubscriptionCreateInput = {
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
   orders?: Prisma.OrderCreateNestedManyWithoutSubscriptionInput
   payments?: Prisma.PaymentCreateNestedManyWithoutSubscriptionInput
+  commands?: Prisma.SubscriptionCommandCreateNestedManyWithoutSubscriptionInput
 }
 
 export type SubscriptionUncheckedCreateInput = {
@@ -651,6 +655,7 @@ export type SubscriptionUncheckedCreateInput = {
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutSubscriptionInput
+  commands?: Prisma.SubscriptionCommandUncheckedCreateNestedManyWithoutSubscriptionInput
 }
 
 export type SubscriptionUpdateInput = {
@@ -686,6 +691,7 @@ export type SubscriptionUpdateInput = {
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
   orders?: Prisma.OrderUpdateManyWithoutSubscriptionNestedInput
   payments?: Prisma.PaymentUpdateManyWithoutSubscriptionNestedInput
+  commands?: Prisma.SubscriptionCommandUpdateManyWithoutSubscriptionNestedInput
 }
 
 export type SubscriptionUncheckedUpdateInput = {
@@ -721,6 +727,7 @@ export type SubscriptionUncheckedUpdateInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutSubscriptionNestedInput
+  commands?: Prisma.SubscriptionCommandUncheckedUpdateManyWithoutSubscriptionNestedInput
 }
 
 export type SubscriptionCreateManyInput = {
@@ -955,6 +962,11 @@ export type SubscriptionSumOrderByAggregateInput = {
   credit?: Prisma.SortOrder
 }
 
+export type SubscriptionScalarRelationFilter = {
+  is?: Prisma.SubscriptionWhereInput
+  isNot?: Prisma.SubscriptionWhereInput
+}
+
 export type SubscriptionCreateNestedManyWithoutUserInput = {
   create?: Prisma.XOR<Prisma.SubscriptionCreateWithoutUserInput, Prisma.SubscriptionUncheckedCreateWithoutUserInput> | Prisma.SubscriptionCreateWithoutUserInput[] | Prisma.SubscriptionUncheckedCreateWithoutUserInput[]
   connectOrCreate?: Prisma.SubscriptionCreateOrConnectWithoutUserInput | Prisma.SubscriptionCreateOrConnectWithoutUserInput[]
@@ -1037,6 +1049,20 @@ export type EnumRecurringIntervalFieldUpdateOperationsInput = {
   set?: $Enums.RecurringInterval
 }
 
+export type SubscriptionCreateNestedOneWithoutCommandsInput = {
+  create?: Prisma.XOR<Prisma.SubscriptionCreateWithoutCommandsInput, Prisma.SubscriptionUncheckedCreateWithoutCommandsInput>
+  connectOrCreate?: Prisma.SubscriptionCreateOrConnectWithoutCommandsInput
+  connect?: Prisma.SubscriptionWhereUniqueInput
+}
+
+export type SubscriptionUpdateOneRequiredWithoutCommandsNestedInput = {
+  create?: Prisma.XOR<Prisma.SubscriptionCreateWithoutCommandsInput, Prisma.SubscriptionUncheckedCreateWithoutCommandsInput>
+  connectOrCreate?: Prisma.SubscriptionCreateOrConnectWithoutCommandsInput
+  upsert?: Prisma.SubscriptionUpsertWithoutCommandsInput
+  connect?: Prisma.SubscriptionWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.SubscriptionUpdateToOneWithWhereWithoutCommandsInput, Prisma.SubscriptionUpdateWithoutCommandsInput>, Prisma.SubscriptionUncheckedUpdateWithoutCommandsInput>
+}
+
 export type SubscriptionCreateWithoutUserInput = {
   id?: string
   workspaceId: string
@@ -1069,6 +1095,7 @@ export type SubscriptionCreateWithoutUserInput = {
   updatedAt?: Date | string
   orders?: Prisma.OrderCreateNestedManyWithoutSubscriptionInput
   payments?: Prisma.PaymentCreateNestedManyWithoutSubscriptionInput
+  commands?: Prisma.SubscriptionCommandCreateNestedManyWithoutSubscriptionInput
 }
 
 export type SubscriptionUncheckedCreateWithoutUserInput = {
@@ -1103,6 +1130,7 @@ export type SubscriptionUncheckedCreateWithoutUserInput = {
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutSubscriptionInput
+  commands?: Prisma.SubscriptionCommandUncheckedCreateNestedManyWithoutSubscriptionInput
 }
 
 export type SubscriptionCreateOrConnectWithoutUserInput = {
@@ -1199,6 +1227,7 @@ export type SubscriptionCreateWithoutOrdersInput = {
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
   payments?: Prisma.PaymentCreateNestedManyWithoutSubscriptionInput
+  commands?: Prisma.SubscriptionCommandCreateNestedManyWithoutSubscriptionInput
 }
 
 export type SubscriptionUncheckedCreateWithoutOrdersInput = {
@@ -1233,6 +1262,7 @@ export type SubscriptionUncheckedCreateWithoutOrdersInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutSubscriptionInput
+  commands?: Prisma.SubscriptionCommandUncheckedCreateNestedManyWithoutSubscriptionInput
 }
 
 export type SubscriptionCreateOrConnectWithoutOrdersInput = {
@@ -1283,6 +1313,7 @@ export type SubscriptionUpdateWithoutOrdersInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
   payments?: Prisma.PaymentUpdateManyWithoutSubscriptionNestedInput
+  commands?: Prisma.SubscriptionCommandUpdateManyWithoutSubscriptionNestedInput
 }
 
 export type SubscriptionUncheckedUpdateWithoutOrdersInput = {
@@ -1317,6 +1348,7 @@ export type SubscriptionUncheckedUpdateWithoutOrdersInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutSubscriptionNestedInput
+  commands?: Prisma.SubscriptionCommandUncheckedUpdateManyWithoutSubscriptionNestedInput
 }
 
 export type SubscriptionCreateWithoutPaymentsInput = {
@@ -1351,6 +1383,7 @@ export type SubscriptionCreateWithoutPaymentsInput = {
   updatedAt?: Date | string
   user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
   orders?: Prisma.OrderCreateNestedManyWithoutSubscriptionInput
+  commands?: Prisma.SubscriptionCommandCreateNestedManyWithoutSubscriptionInput
 }
 
 export type SubscriptionUncheckedCreateWithoutPaymentsInput = {
@@ -1385,6 +1418,7 @@ export type SubscriptionUncheckedCreateWithoutPaymentsInput = {
   createdAt?: Date | string
   updatedAt?: Date | string
   orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
+  commands?: Prisma.SubscriptionCommandUncheckedCreateNestedManyWithoutSubscriptionInput
 }
 
 export type SubscriptionCreateOrConnectWithoutPaymentsInput = {
@@ -1435,6 +1469,7 @@ export type SubscriptionUpdateWithoutPaymentsInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
   orders?: Prisma.OrderUpdateManyWithoutSubscriptionNestedInput
+  commands?: Prisma.SubscriptionCommandUpdateManyWithoutSubscriptionNestedInput
 }
 
 export type SubscriptionUncheckedUpdateWithoutPaymentsInput = {
@@ -1469,6 +1504,163 @@ export type SubscriptionUncheckedUpdateWithoutPaymentsInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
+  commands?: Prisma.SubscriptionCommandUncheckedUpdateManyWithoutSubscriptionNestedInput
+}
+
+export type SubscriptionCreateWithoutCommandsInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  number: string
+  status?: $Enums.SubscriptionStatus
+  currency: string
+  amount: number
+  recurringInterval: $Enums.RecurringInterval
+  recurringIntervalCount?: number
+  trialInterval?: $Enums.RecurringInterval | null
+  trialIntervalCount?: number | null
+  processor?: $Enums.PaymentProcessor | null
+  methodType?: $Enums.PaymentMethodType | null
+  paymentMethodRef?: string | null
+  currentPeriodStart?: Date | string | null
+  currentPeriodEnd?: Date | string | null
+  trialEndsAt?: Date | string | null
+  cancelAtPeriodEnd?: boolean
+  cancelledAt?: Date | string | null
+  endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  user?: Prisma.UserCreateNestedOneWithoutSubscriptionsInput
+  orders?: Prisma.OrderCreateNestedManyWithoutSubscriptionInput
+  payments?: Prisma.PaymentCreateNestedManyWithoutSubscriptionInput
+}
+
+export type SubscriptionUncheckedCreateWithoutCommandsInput = {
+  id?: string
+  workspaceId: string
+  livemode: boolean
+  number: string
+  status?: $Enums.SubscriptionStatus
+  userId?: string | null
+  currency: string
+  amount: number
+  recurringInterval: $Enums.RecurringInterval
+  recurringIntervalCount?: number
+  trialInterval?: $Enums.RecurringInterval | null
+  trialIntervalCount?: number | null
+  processor?: $Enums.PaymentProcessor | null
+  methodType?: $Enums.PaymentMethodType | null
+  paymentMethodRef?: string | null
+  currentPeriodStart?: Date | string | null
+  currentPeriodEnd?: Date | string | null
+  trialEndsAt?: Date | string | null
+  cancelAtPeriodEnd?: boolean
+  cancelledAt?: Date | string | null
+  endedAt?: Date | string | null
+  clockOffsetMs?: bigint | number
+  billingAnchor?: Date | string | null
+  pausedAt?: Date | string | null
+  nextRetryAt?: Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: number
+  discountEndsAt?: Date | string | null
+  createdAt?: Date | string
+  updatedAt?: Date | string
+  orders?: Prisma.OrderUncheckedCreateNestedManyWithoutSubscriptionInput
+  payments?: Prisma.PaymentUncheckedCreateNestedManyWithoutSubscriptionInput
+}
+
+export type SubscriptionCreateOrConnectWithoutCommandsInput = {
+  where: Prisma.SubscriptionWhereUniqueInput
+  create: Prisma.XOR<Prisma.SubscriptionCreateWithoutCommandsInput, Prisma.SubscriptionUncheckedCreateWithoutCommandsInput>
+}
+
+export type SubscriptionUpsertWithoutCommandsInput = {
+  update: Prisma.XOR<Prisma.SubscriptionUpdateWithoutCommandsInput, Prisma.SubscriptionUncheckedUpdateWithoutCommandsInput>
+  create: Prisma.XOR<Prisma.SubscriptionCreateWithoutCommandsInput, Prisma.SubscriptionUncheckedCreateWithoutCommandsInput>
+  where?: Prisma.SubscriptionWhereInput
+}
+
+export type SubscriptionUpdateToOneWithWhereWithoutCommandsInput = {
+  where?: Prisma.SubscriptionWhereInput
+  data: Prisma.XOR<Prisma.SubscriptionUpdateWithoutCommandsInput, Prisma.SubscriptionUncheckedUpdateWithoutCommandsInput>
+}
+
+export type SubscriptionUpdateWithoutCommandsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumSubscriptionStatusFieldUpdateOperationsInput | $Enums.SubscriptionStatus
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  amount?: Prisma.IntFieldUpdateOperationsInput | number
+  recurringInterval?: Prisma.EnumRecurringIntervalFieldUpdateOperationsInput | $Enums.RecurringInterval
+  recurringIntervalCount?: Prisma.IntFieldUpdateOperationsInput | number
+  trialInterval?: Prisma.NullableEnumRecurringIntervalFieldUpdateOperationsInput | $Enums.RecurringInterval | null
+  trialIntervalCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
+  methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
+  paymentMethodRef?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  currentPeriodStart?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  currentPeriodEnd?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  trialEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  user?: Prisma.UserUpdateOneWithoutSubscriptionsNestedInput
+  orders?: Prisma.OrderUpdateManyWithoutSubscriptionNestedInput
+  payments?: Prisma.PaymentUpdateManyWithoutSubscriptionNestedInput
+}
+
+export type SubscriptionUncheckedUpdateWithoutCommandsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  livemode?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  number?: Prisma.StringFieldUpdateOperationsInput | string
+  status?: Prisma.EnumSubscriptionStatusFieldUpdateOperationsInput | $Enums.SubscriptionStatus
+  userId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  currency?: Prisma.StringFieldUpdateOperationsInput | string
+  amount?: Prisma.IntFieldUpdateOperationsInput | number
+  recurringInterval?: Prisma.EnumRecurringIntervalFieldUpdateOperationsInput | $Enums.RecurringInterval
+  recurringIntervalCount?: Prisma.IntFieldUpdateOperationsInput | number
+  trialInterval?: Prisma.NullableEnumRecurringIntervalFieldUpdateOperationsInput | $Enums.RecurringInterval | null
+  trialIntervalCount?: Prisma.NullableIntFieldUpdateOperationsInput | number | null
+  processor?: Prisma.NullableEnumPaymentProcessorFieldUpdateOperationsInput | $Enums.PaymentProcessor | null
+  methodType?: Prisma.NullableEnumPaymentMethodTypeFieldUpdateOperationsInput | $Enums.PaymentMethodType | null
+  paymentMethodRef?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  currentPeriodStart?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  currentPeriodEnd?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  trialEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  cancelAtPeriodEnd?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  cancelledAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  clockOffsetMs?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  billingAnchor?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  pausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  nextRetryAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  items?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  credit?: Prisma.IntFieldUpdateOperationsInput | number
+  discountEndsAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
+  payments?: Prisma.PaymentUncheckedUpdateManyWithoutSubscriptionNestedInput
 }
 
 export type SubscriptionCreateManyUserInput = {
@@ -1535,6 +1727,7 @@ export type SubscriptionUpdateWithoutUserInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUpdateManyWithoutSubscriptionNestedInput
   payments?: Prisma.PaymentUpdateManyWithoutSubscriptionNestedInput
+  commands?: Prisma.SubscriptionCommandUpdateManyWithoutSubscriptionNestedInput
 }
 
 export type SubscriptionUncheckedUpdateWithoutUserInput = {
@@ -1569,6 +1762,7 @@ export type SubscriptionUncheckedUpdateWithoutUserInput = {
   updatedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   orders?: Prisma.OrderUncheckedUpdateManyWithoutSubscriptionNestedInput
   payments?: Prisma.PaymentUncheckedUpdateManyWithoutSubscriptionNestedInput
+  commands?: Prisma.SubscriptionCommandUncheckedUpdateManyWithoutSubscriptionNestedInput
 }
 
 export type SubscriptionUncheckedUpdateManyWithoutUserInput = {
@@ -1611,11 +1805,13 @@ export type SubscriptionUncheckedUpdateManyWithoutUserInput = {
 export type SubscriptionCountOutputType = {
   orders: number
   payments: number
+  commands: number
 }
 
 export type SubscriptionCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   orders?: boolean | SubscriptionCountOutputTypeCountOrdersArgs
   payments?: boolean | SubscriptionCountOutputTypeCountPaymentsArgs
+  commands?: boolean | SubscriptionCountOutputTypeCountCommandsArgs
 }
 
 /**
@@ -1640,6 +1836,13 @@ export type SubscriptionCountOutputTypeCountOrdersArgs<ExtArgs extends runtime.T
  */
 export type SubscriptionCountOutputTypeCountPaymentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.PaymentWhereInput
+}
+
+/**
+ * SubscriptionCountOutputType without action
+ */
+export type SubscriptionCountOutputTypeCountCommandsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.SubscriptionCommandWhereInput
 }
 
 
@@ -1677,6 +1880,7 @@ export type SubscriptionSelect<ExtArgs extends runtime.Types.Extensions.Internal
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
   orders?: boolean | Prisma.Subscription$ordersArgs<ExtArgs>
   payments?: boolean | Prisma.Subscription$paymentsArgs<ExtArgs>
+  commands?: boolean | Prisma.Subscription$commandsArgs<ExtArgs>
   _count?: boolean | Prisma.SubscriptionCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["subscription"]>
 
@@ -1786,6 +1990,7 @@ export type SubscriptionInclude<ExtArgs extends runtime.Types.Extensions.Interna
   user?: boolean | Prisma.Subscription$userArgs<ExtArgs>
   orders?: boolean | Prisma.Subscription$ordersArgs<ExtArgs>
   payments?: boolean | Prisma.Subscription$paymentsArgs<ExtArgs>
+  commands?: boolean | Prisma.Subscription$commandsArgs<ExtArgs>
   _count?: boolean | Prisma.SubscriptionCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type SubscriptionIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1801,6 +2006,7 @@ export type $SubscriptionPayload<ExtArgs extends runtime.Types.Extensions.Intern
     user: Prisma.$UserPayload<ExtArgs> | null
     orders: Prisma.$OrderPayload<ExtArgs>[]
     payments: Prisma.$PaymentPayload<ExtArgs>[]
+    commands: Prisma.$SubscriptionCommandPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2230,6 +2436,7 @@ export interface Prisma__SubscriptionClient<T, Null = never, ExtArgs extends run
   user<T extends Prisma.Subscription$userArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Subscription$userArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
   orders<T extends Prisma.Subscription$ordersArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Subscription$ordersArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$OrderPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   payments<T extends Prisma.Subscription$paymentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Subscription$paymentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$PaymentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  commands<T extends Prisma.Subscription$commandsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Subscription$commandsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SubscriptionCommandPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2763,6 +2970,30 @@ export type Subscription$paymentsArgs<ExtArgs extends runtime.Types.Extensions.I
   take?: number
   skip?: number
   distinct?: Prisma.PaymentScalarFieldEnum | Prisma.PaymentScalarFieldEnum[]
+}
+
+/**
+ * Subscription.commands
+ */
+export type Subscription$commandsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the SubscriptionCommand
+   */
+  select?: Prisma.SubscriptionCommandSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the SubscriptionCommand
+   */
+  omit?: Prisma.SubscriptionCommandOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SubscriptionCommandInclude<ExtArgs> | null
+  where?: Prisma.SubscriptionCommandWhereInput
+  orderBy?: Prisma.SubscriptionCommandOrderByWithRelationInput | Prisma.SubscriptionCommandOrderByWithRelationInput[]
+  cursor?: Prisma.SubscriptionCommandWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.SubscriptionCommandScalarFieldEnum | Prisma.SubscriptionCommandScalarFieldEnum[]
 }
 
 /**
