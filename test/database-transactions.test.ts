@@ -78,3 +78,44 @@ test('a statement error passes through unchanged (the aborted transaction is not
   expect(error).toMatchObject({ code: 'P2002' });
   await prisma.workspace.delete({ where: { id } });
 });
+
+test('a deadlock met by statements of our own (raw SQL, which Prisma reports as P2010, not P2034) is busy too: 503, and the survivor commits', async () => {
+  const patient = createPrismaClient(process.env.DATABASE_URL!, { maxWait: 5_000, timeout: 20_000 });
+  try {
+    const [a, b] = [randomUUID(), randomUUID()];
+    await patient.workspace.createMany({ data: [{ id: a, name: 'a' }, { id: b, name: 'b' }] });
+    let bothLocked!: () => void;
+    const locked = new Promise<void>((resolve) => {
+      let count = 0;
+      bothLocked = () => {
+        count += 1;
+        if (count === 2) resolve();
+      };
+    });
+    // Each locks its first row, waits until the other has too, then asks for the other's row.
+    const crossing = (first: string, second: string) =>
+      patient
+        .$transaction(async (tx) => {
+          await tx.$executeRaw`UPDATE "Workspace" SET name = 'locked' WHERE id = ${first}::uuid`;
+          bothLocked();
+          await locked;
+          await tx.$executeRaw`UPDATE "Workspace" SET name = 'crossed' WHERE id = ${second}::uuid`;
+        })
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+    const outcomes = await Promise.all([crossing(a, b), crossing(b, a)]);
+    const failed = outcomes.filter((outcome) => outcome !== null);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ code: 'P2010' });
+    expect(isDatabaseBusy(failed[0])).toBe(true);
+    expect((asApiError(failed[0]) as ApiError).status).toBe(503);
+    // The survivor's two updates, and nothing of the other's.
+    const names = (await patient.workspace.findMany({ where: { id: { in: [a, b] } } })).map((w) => w.name).sort();
+    expect(names).toEqual(['crossed', 'locked']);
+    await patient.workspace.deleteMany({ where: { id: { in: [a, b] } } });
+  } finally {
+    await patient.$disconnect();
+  }
+});

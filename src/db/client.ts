@@ -7,20 +7,25 @@ import { Prisma, PrismaClient } from '../generated/prisma/client.js';
 /** The client or a transaction: what a service function that may run inside a caller's transaction takes. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
+/** The driver adapter's kind of a raw statement's error (P2010), e.g. UniqueConstraintViolation. */
+const adapterErrorKind = (error: Prisma.PrismaClientKnownRequestError) => (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause?.kind;
+
 /** Whether a write failed on a unique constraint: Prisma's P2002, or a raw statement's (P2010) that the driver adapter says was one. */
 export const isUniqueViolation = (error: unknown): boolean =>
-  error instanceof Prisma.PrismaClientKnownRequestError &&
-  (error.code === 'P2002' || (error.code === 'P2010' && (error.meta?.driverAdapterError as { cause?: { kind?: string } } | undefined)?.cause?.kind === 'UniqueConstraintViolation'));
+  error instanceof Prisma.PrismaClientKnownRequestError && (error.code === 'P2002' || (error.code === 'P2010' && adapterErrorKind(error) === 'UniqueConstraintViolation'));
 
 /**
  * Prisma's codes for a database too busy to serve the request now, with nothing written: no
  * pooled connection in time (P2024), a transaction that could not start within `maxWait` or
- * outlived `timeout` and was rolled back (P2028), a deadlock or serialization failure (P2034).
+ * outlived `timeout` and was rolled back (P2028), a deadlock or serialization failure (P2034;
+ * met by a statement of our own, P2010 with the adapter's TransactionWriteConflict: PostgreSQL's
+ * 40P01 or 40001).
  */
 const BUSY_CODES = new Set(['P2024', 'P2028', 'P2034']);
 
 /** Whether a request failed only because the database was overloaded: the caller may retry it. */
-export const isDatabaseBusy = (error: unknown): boolean => error instanceof Prisma.PrismaClientKnownRequestError && BUSY_CODES.has(error.code);
+export const isDatabaseBusy = (error: unknown): boolean =>
+  error instanceof Prisma.PrismaClientKnownRequestError && (BUSY_CODES.has(error.code) || (error.code === 'P2010' && adapterErrorKind(error) === 'TransactionWriteConflict'));
 
 /** Statement texts named at most; past it, new texts run unnamed (a runaway of query shapes cannot grow memory). */
 const MAX_NAMED_STATEMENTS = 2000;
