@@ -22,19 +22,29 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([prisma.$disconnect(), holder.end()]));
 
-/** Holds an uncommitted workspace row with this id (an insert of the same id waits on it) for `ms`, then rolls it back. */
-async function holdWorkspaceId(id: string, ms: number): Promise<{ released: Promise<void> }> {
+/**
+ * Holds an uncommitted workspace row with this id (an insert of the same id waits on it), until
+ * `releaseAfter(ms)` rolls it back `ms` later. Counted from inside the transaction under test (its
+ * timeout runs from its start): on a busy machine its start (a new connection, BEGIN) can take
+ * longer than the whole hold, and its insert then found the row released and succeeded in time.
+ */
+async function holdWorkspaceId(id: string): Promise<{ releaseAfter: (ms: number) => void; released: Promise<void> }> {
   await holder.query('BEGIN');
   await holder.query(`INSERT INTO "Workspace" (id, name, "updatedAt") VALUES ($1, 'held', now())`, [id]);
-  return { released: new Promise((resolve, reject) => setTimeout(() => holder.query('ROLLBACK').then(() => resolve(), reject), ms)) };
+  let releaseAfter!: (ms: number) => void;
+  const released = new Promise<void>((resolve, reject) => {
+    releaseAfter = (ms) => void setTimeout(() => holder.query('ROLLBACK').then(() => resolve(), reject), ms);
+  });
+  return { releaseAfter, released };
 }
 
 test('a create still running at the timeout: the transaction fails as busy (503), not on the null it answered, and nothing is written', async () => {
   const id = randomUUID();
-  const { released } = await holdWorkspaceId(id, TIMEOUT_MS * 3);
+  const { releaseAfter, released } = await holdWorkspaceId(id);
   const answered: unknown[] = [];
   const outcome = prisma
     .$transaction(async (tx) => {
+      releaseAfter(TIMEOUT_MS * 3);
       const created = await tx.workspace.create({ data: { id, name: 'mine' }, include: { projects: true, apiKeys: true } });
       answered.push(created);
       return created.projects.length;
