@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
 import { newWorkspace, type Workspace } from './support/api.js';
-import { eventually, orderBody } from './support/checkout.js';
-import { buyerClient, restClient } from './support/client.js';
+import { eventually, orderBody, placeOrder } from './support/checkout.js';
+import { restClient } from './support/client.js';
 import { ownTaskQueueEnv, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
 import { salesDb } from './support/sales.js';
 import { subscriptionElement, subscriptionEvents, TEST } from './support/subscriptions.js';
@@ -46,12 +46,7 @@ async function worker(extra: Record<string, string> = {}): Promise<StartedProces
 
 /** A subscription bought through the API under test, its workflow started (it is what the request is sent to). */
 async function bought() {
-  const { data, response } = await buyerClient({ 'idempotency-key': randomUUID() }, api.url).POST('/checkout/{checkoutElementId}/orders', {
-    params: { path: { checkoutElementId: elementId } },
-    body: orderBody(),
-  });
-  if (response.status !== 200) throw new Error(`checkout answered ${response.status}`);
-  return data!.data.order.number;
+  return (await placeOrder(elementId, orderBody(), randomUUID(), api.url)).order.number;
 }
 
 const path = (number: string) => ({ params: { path: { subscriptionIdOrNumber: number } } });

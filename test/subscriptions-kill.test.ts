@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
 import { newWorkspace, type Workspace } from './support/api.js';
-import { orderBody, eventually } from './support/checkout.js';
-import { buyerClient, restClient } from './support/client.js';
+import { orderBody, eventually, placeOrder } from './support/checkout.js';
+import { restClient } from './support/client.js';
 import { lockWaiters } from './support/database.js';
 import { ownTaskQueueEnv, startServerProcess, startWorkerProcess, type ServerProcess, type StartedProcess } from './support/processes.js';
 import { suiteTemporal } from './support/refunds.js';
@@ -77,12 +77,7 @@ async function killWorker() {
 
 /** One subscription bought through the API under test (its workflows run on this test's worker); waits for its first period's end. */
 async function buy(elementId: string) {
-  const { data, response } = await buyerClient({ 'idempotency-key': randomUUID() }, api.url).POST('/checkout/{checkoutElementId}/orders', {
-    params: { path: { checkoutElementId: elementId } },
-    body: orderBody(),
-  });
-  if (response.status !== 200) throw new Error(`checkout answered ${response.status}`);
-  const number = data!.data.order.number;
+  const { number } = (await placeOrder(elementId, orderBody(), randomUUID(), api.url)).order;
   return eventually(
     () => salesDb().subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number } }),
     (s) => s.currentPeriodEnd !== null,

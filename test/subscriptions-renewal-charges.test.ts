@@ -8,8 +8,8 @@ import { chargeSavedMethod } from '../src/subscriptions/off-session.js';
 import { renewalChargeKey } from '../src/subscriptions/service.js';
 import type { TemporalConnection } from '../src/temporal/client.js';
 import { newWorkspace, type Workspace } from './support/api.js';
-import { card, eventually, orderBody } from './support/checkout.js';
-import { buyerClient, restClient } from './support/client.js';
+import { card, eventually, orderBody, placeOrder } from './support/checkout.js';
+import { restClient } from './support/client.js';
 import { ownTaskQueueEnv, startServerProcess, type ServerProcess } from './support/processes.js';
 import { deliverSandboxWebhooks } from './support/refunds.js';
 import { ok } from './support/responses.js';
@@ -102,12 +102,8 @@ const client = () => restClient(ws, TEST, api.url);
 
 /** A subscription bought through the API under test, its first renewal attempt at the processor `mode`. */
 async function buy(mode: Mode) {
-  const { data, response } = await buyerClient({ 'idempotency-key': randomUUID() }, api.url).POST('/checkout/{checkoutElementId}/orders', {
-    params: { path: { checkoutElementId: monthly } },
-    body: orderBody(),
-  });
-  if (response.status !== 200) throw new Error(`checkout answered ${response.status}`);
-  const subscription = await salesDb().subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number: data!.data.order.number } });
+  const { order } = await placeOrder(monthly, orderBody(), randomUUID(), api.url);
+  const subscription = await salesDb().subscription.findFirstOrThrow({ where: { workspaceId: ws.workspaceId, number: order.number } });
   modes.set(subscription.id, mode);
   return subscription;
 }

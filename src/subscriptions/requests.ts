@@ -113,9 +113,10 @@ export async function advanceClock(deps: LifecycleDeps & { notifications: Notifi
   // To the end of second `to`: the API shows times in whole seconds, so everything it shows at or
   // before `to` (a period's end stored with its milliseconds, shown rounded down) is due by then.
   const toMs = to * 1000 + 999;
-  const clockSecond = Math.floor(clockOf(subscription) / 1000);
+  const clockMs = clockOf(subscription);
+  const clockSecond = Math.floor(clockMs / 1000);
   if (to <= clockSecond) throw new ValidationFailed(`to must be after the subscription's clock (${clockSecond})`);
-  if (toMs > clockOf(subscription) + MAX_ADVANCE_MS) throw new ValidationFailed('to may be at most 5 years after the subscription\'s clock (advance again for more)');
+  if (toMs > clockMs + MAX_ADVANCE_MS) throw new ValidationFailed('to may be at most 5 years after the subscription\'s clock (advance again for more)');
   if (NOT_STARTED.includes(subscription.status) || subscription.status === 'cancelled') throw new ValidationFailed(`A ${subscription.status} subscription has no clock to advance`);
   // Listening before the signal: the clock's record cannot commit unheard.
   const notices = await deps.notifications.subscribe(SUBSCRIPTION_CLOCK_CHANNEL, subscription.id);

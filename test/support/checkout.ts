@@ -37,9 +37,9 @@ async function answered(pending: Promise<{ data?: unknown; error?: unknown; resp
 }
 
 /** POST /checkout/{id}/orders through the typed buyer client; `idempotencyKey` becomes the Idempotency-Key header. */
-export const payCheckout = (checkoutElementId: string, body: CheckoutBody, idempotencyKey?: string): Promise<ApiResponse> =>
+export const payCheckout = (checkoutElementId: string, body: CheckoutBody, idempotencyKey?: string, url?: string): Promise<ApiResponse> =>
   answered(
-    buyerClient().POST('/checkout/{checkoutElementId}/orders', {
+    buyerClient({}, url).POST('/checkout/{checkoutElementId}/orders', {
       params: { path: { checkoutElementId }, header: idempotencyKey === undefined ? undefined : { 'Idempotency-Key': idempotencyKey } },
       body,
     }),
@@ -52,8 +52,8 @@ export interface PlacedOrder {
 }
 
 /** A checkout that must be answered 200 (a test's setup; tests of the answer itself use payCheckout): its order and payment. */
-export async function placeOrder(checkoutElementId: string, body: CheckoutBody = orderBody(), idempotencyKey?: string): Promise<PlacedOrder> {
-  const { status, body: answer } = await payCheckout(checkoutElementId, body, idempotencyKey);
+export async function placeOrder(checkoutElementId: string, body: CheckoutBody = orderBody(), idempotencyKey?: string, url?: string): Promise<PlacedOrder> {
+  const { status, body: answer } = await payCheckout(checkoutElementId, body, idempotencyKey, url);
   if (status !== 200) throw new Error(`checkout answered ${status}: ${JSON.stringify(answer)}`);
   return answer.data as PlacedOrder;
 }
