@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import {
   CardDeclined,
@@ -174,4 +176,22 @@ describe('Stripe webhooks', () => {
     await expect(verifier.parseWebhook(genuine.payload.replace('5000', '9'), genuine.headers)).rejects.toBeInstanceOf(InvalidProcessorSignature);
     await expect(verifier.parseWebhook(genuine.payload, {})).rejects.toBeInstanceOf(InvalidProcessorSignature);
   });
+});
+
+test("a refund is one call per try, whatever Stripe answers: the SDK's own retries could land past the refund key's window its activity checks before each try", async () => {
+  let calls = 0;
+  const failing = createServer((request, response) => {
+    calls += 1;
+    request.resume();
+    response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { type: 'api_error', message: 'An unknown error occurred' } }));
+  });
+  await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+  try {
+    const processor = new StripeProcessor({ secretKey: KEY, webhookSecret: WEBHOOK_SECRET, apiBase: `http://127.0.0.1:${(failing.address() as AddressInfo).port}` });
+    const error = await processor.refund({ chargeId: 'pi_123', idempotencyKey: randomUUID() }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ retryable: true });
+    expect(calls).toBe(1);
+  } finally {
+    await new Promise((resolve) => failing.close(resolve));
+  }
 });

@@ -185,7 +185,9 @@ export class StripeProcessor implements PaymentProcessor {
     try {
       const refund = await this.stripe.refunds.create(
         { payment_intent: request.chargeId, amount: request.amount, ...(request.metadata ? { metadata: request.metadata } : {}) },
-        { idempotencyKey: request.idempotencyKey },
+        // One call per try, no retries of the SDK's own: the refund's activity retries, and checks
+        // the key's window before each call (an SDK retry seconds later could land past it).
+        { idempotencyKey: request.idempotencyKey, maxNetworkRetries: 0 },
       );
       const status = refund.status === 'succeeded' ? 'succeeded' : refund.status === 'failed' || refund.status === 'canceled' ? 'failed' : 'pending';
       return { refundId: refund.id, status, amount: refund.amount };
