@@ -116,6 +116,8 @@ describe('webhook delivery', () => {
     expect((await deployment.webhookRow(archivedLater.id)).consecutiveFailures).toBe(0);
   });
 
+  // Two deliveries through the workflows, one of them six tries: over the default 60 s in a CI run
+  // whose two cores were fully busy.
   test('a URL that becomes unusable is recorded as blocked and emailed once; fixing it clears the block and emails again', async () => {
     const url = receiver.on('/blockable', () => ({ status: 200, body: { ok: true } }));
     const webhook = await createWebhook(url);
@@ -145,7 +147,7 @@ describe('webhook delivery', () => {
       ['webhook_unblocked', CONTACT],
     ]);
     expect(receiver.received('/blockable')).toHaveLength(1);
-  });
+  }, SLOW);
 
   test('a 307 to another port of the allowed host is not followed: the try records the 307 and the block reason', async () => {
     const elsewhere = otherPort.on('/elsewhere', () => ({ status: 200 }));
