@@ -6,8 +6,8 @@ import path from 'node:path';
 import { importCycles } from '../scripts/import-cycles.js';
 import { ROOT as root } from './support/processes.js';
 
-// The check behind `npm run lint` (scripts/import-cycles.ts), run by the suite too, so that a
-// cycle fails CI as well as lint.
+// The check behind `npm run lint` (scripts/import-cycles.ts): that it finds what it must. The
+// project itself is checked by `npm run lint` alone (CI runs it; here it cost 10 s more of CPU).
 
 describe('import cycles', () => {
   let fixture: string;
@@ -33,10 +33,6 @@ describe('import cycles', () => {
 
   afterAll(async () => {
     await rm(fixture, { recursive: true, force: true });
-  });
-
-  test('the project has none, and every relative import resolves', async () => {
-    expect(await importCycles(root)).toEqual({ cycles: [], unresolved: [] });
   });
 
   test('a loop is found through type-only and dynamic imports, and an unresolvable import is reported', async () => {
