@@ -178,7 +178,8 @@ describe('Stripe webhooks', () => {
   });
 });
 
-test("a refund is one call per try, whatever Stripe answers: the SDK's own retries could land past the refund key's window its activity checks before each try", async () => {
+/** A Stripe that answers every call 500: the processor on it, and how many calls it got. */
+async function withFailingStripe(use: (processor: StripeProcessor, calls: () => number) => Promise<void>) {
   let calls = 0;
   const failing = createServer((request, response) => {
     calls += 1;
@@ -187,11 +188,27 @@ test("a refund is one call per try, whatever Stripe answers: the SDK's own retri
   });
   await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
   try {
-    const processor = new StripeProcessor({ secretKey: KEY, webhookSecret: WEBHOOK_SECRET, apiBase: `http://127.0.0.1:${(failing.address() as AddressInfo).port}` });
-    const error = await processor.refund({ chargeId: 'pi_123', idempotencyKey: randomUUID() }).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ retryable: true });
-    expect(calls).toBe(1);
+    await use(new StripeProcessor({ secretKey: KEY, webhookSecret: WEBHOOK_SECRET, apiBase: `http://127.0.0.1:${(failing.address() as AddressInfo).port}` }), () => calls);
   } finally {
     await new Promise((resolve) => failing.close(resolve));
   }
+}
+
+test("a refund is one call per try, whatever Stripe answers: the SDK's own retries could land past the refund key's window its activity checks before each try", async () => {
+  await withFailingStripe(async (processor, calls) => {
+    const error = await processor.refund({ chargeId: 'pi_123', idempotencyKey: randomUUID() }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ retryable: true });
+    expect(calls()).toBe(1);
+  });
+});
+
+test("a renewal's off-session charge is one call per try (its activity checks the key's window before each); a checkout's charge keeps the SDK's retries", async () => {
+  await withFailingStripe(async (processor, calls) => {
+    const renewal = { paymentId: randomUUID(), amount: 1000, currency: 'USD', method: 'card' as const, savedPaymentMethod: 'cus_123:pm_123', email: 'buyer@example.com', livemode: false };
+    const error = await processor.createCharge({ ...renewal, idempotencyKey: randomUUID(), oneCallPerTry: true }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ retryable: true });
+    expect(calls()).toBe(1);
+    await processor.createCharge({ ...renewal, idempotencyKey: randomUUID() }).catch(() => undefined);
+    expect(calls() - 1).toBeGreaterThan(1);
+  });
 });

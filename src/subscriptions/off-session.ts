@@ -72,6 +72,8 @@ export async function chargeSavedMethod(prisma: PrismaClient, configured: Paymen
         email: payment.user?.email ?? '',
         livemode: payment.livemode,
         metadata: { orderId: payment.orderId },
+        // The workflow's activity retries it, within the key's window (workflows/subscription.ts).
+        oneCallPerTry: true,
       });
       outcome =
         result.status === 'failed'

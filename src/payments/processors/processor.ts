@@ -37,6 +37,12 @@ export interface ChargeRequest {
   email: string;
   livemode: boolean;
   metadata?: Record<string, string>;
+  /**
+   * The caller retries the charge itself and checks the key's window before each try (a renewal's
+   * activity): one call to the processor per try, none of its client's own retries, which could
+   * land past that window.
+   */
+  oneCallPerTry?: boolean;
 }
 
 /** A card saved for later off-session charges without charging it (a trial): Stripe's SetupIntent. */

@@ -110,7 +110,7 @@ export class StripeProcessor implements PaymentProcessor {
           ...(request.savedPaymentMethod ? { off_session: true } : {}),
           ...(request.savePaymentMethod ? { setup_future_usage: 'off_session' as const } : {}),
         },
-        { idempotencyKey: key },
+        { idempotencyKey: key, ...(request.oneCallPerTry ? { maxNetworkRetries: 0 } : {}) },
       );
       return chargeResult(intent);
     } catch (error) {
