@@ -95,8 +95,12 @@ export async function ordersOfCheckout(ws: Workspace, checkoutElementId: string,
   return { orders, count };
 }
 
-/** Polls `read` until `done` holds and returns that value; throws, with the last value read, when the time is up first. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000, intervalMs = 200): Promise<T> {
+/**
+ * Polls `read` until `done` holds and returns that value; throws, with the last value read, when the
+ * time is up first. A minute: what it waits for (a workflow, a dispatcher's round) runs in processes
+ * that a CI machine with both cores busy can slow several times over.
+ */
+export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000, intervalMs = 200): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

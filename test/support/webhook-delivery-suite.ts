@@ -80,7 +80,8 @@ export class Receiver {
   }
 }
 
-export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+/** Polls `probe` until it gives a value; a minute at most, as `eventually` (./checkout.ts). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
