@@ -143,7 +143,7 @@ async function renderFromSchema(): Promise<Files> {
   const { client, subgraph } = await buildSchemas();
   const files: Files = new Map();
   const clientSdl = printSchema(client);
-  const subgraphSdl = printSubgraphSchema(subgraph);
+  const subgraphSdl = printSubgraphSchema(subgraph());
   files.set('schema/schema.graphql', sdlFile(clientSdl));
   files.set('schema/subgraph.graphql', sdlFile(subgraphSdl));
 

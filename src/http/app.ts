@@ -32,8 +32,8 @@ export interface AppDependencies {
   notifications: Notifications;
   /** The client schema: what /v0 exposes. */
   schema: GraphQLSchema;
-  /** The same schema as a federation subgraph: what /graphql serves. */
-  subgraphSchema: GraphQLSchema;
+  /** The same schema as a federation subgraph: what /graphql serves, built at its first request (src/graphql/schema.ts). */
+  subgraphSchema: () => GraphQLSchema;
   metrics: Metrics;
   /** The edge limit per client IP. */
   rateLimiter: RateLimiter;
@@ -91,7 +91,7 @@ export async function createApp(deps: AppDependencies) {
   const graphqlServer = () =>
     (yoga ??= import('graphql-yoga').then(({ createYoga }) =>
       createYoga<GraphqlServerContext, Context>({
-        schema: deps.subgraphSchema,
+        schema: deps.subgraphSchema(),
         graphqlEndpoint: '/graphql',
         logging: false,
         landingPage: false,
